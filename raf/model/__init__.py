@@ -1,0 +1,35 @@
+"""raf's data model, with the names of the RAF design (raf-spec section 1). No IO.
+
+Variant families are namespaced by module, the way Rust namespaces enum variants:
+``updates.TextDelta`` (an ``AgentResponseUpdate``), ``contents.Text`` (a ``Content``),
+``events.Custom`` (an ``Event``). Canonical JSON lives in :mod:`raf.model.canonical`.
+"""
+
+from raf.model import contents, events, updates
+from raf.model.codes import ErrorCode
+from raf.model.contents import Content
+from raf.model.events import Event
+from raf.model.messages import ChatMessage, MessageRole, MessageSource, ToolCall
+from raf.model.metadata import ResponseMetadata
+from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import FinishReason, Usage
+
+__all__ = [
+    "AgentResponse",
+    "AgentResponseResult",
+    "AgentResponseUpdate",
+    "ChatMessage",
+    "Content",
+    "ErrorCode",
+    "Event",
+    "FinishReason",
+    "MessageRole",
+    "MessageSource",
+    "ResponseMetadata",
+    "ToolCall",
+    "Usage",
+    "contents",
+    "events",
+    "updates",
+]

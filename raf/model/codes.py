@@ -1,0 +1,31 @@
+"""Machine-readable error codes carried by ``updates.Error`` and ``contents.Error``. No IO."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """What went wrong, as a stable string a program can branch on.
+
+    RAF itself only ever uses ``sse_parse_error``; raf keeps that code for payloads that are
+    not JSON and adds the others (docs/deviations.md). Codes are plain strings in the model, so
+    an implementation may report codes not listed here.
+    """
+
+    SSE_PARSE_ERROR = "sse_parse_error"
+    """A ``data`` payload is not valid JSON."""
+    INVALID_CHUNK = "invalid_chunk"
+    """A payload is valid JSON but not a chunk of the dialect (e.g. ``"choices": "x"``)."""
+    PROVIDER_ERROR = "provider_error"
+    """The provider reported an error inside the stream (``{"error": ...}``, ``event: error``)."""
+    STREAM_TRUNCATED = "stream_truncated"
+    """The stream ended without its end marker, or inside an unfinished event."""
+    SSE_LIMIT_EXCEEDED = "sse_limit_exceeded"
+    """A line or an event exceeded the decoder's size limit; the stream was abandoned."""
+    INVALID_TOOL_ARGUMENTS = "invalid_tool_arguments"
+    """A tool call's accumulated arguments are not one JSON document."""
+    HTTP_ERROR = "http_error"
+    """The HTTP request failed or returned a non-success status."""
+    CANCELLED = "cancelled"
+    """The run was cancelled."""

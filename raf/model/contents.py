@@ -1,0 +1,156 @@
+"""``Content``: what an agent run streams to its caller (raf-spec 1.3).
+
+The 12 variants of RAF, namespaced by this module (``contents.Text``, ``contents.Usage``...);
+the union is :data:`Content`. Every content carries optional :class:`ResponseMetadata`
+(``meta``), filled by the converter and left out of canonical JSON unless asked for. No IO.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from raf.model import usage as _usage
+from raf.model._base import JSONValue, Value
+from raf.model.metadata import ResponseMetadata
+
+
+class Text(Value, frozen=True, kw_only=True):
+    """A fragment of assistant text."""
+
+    delta: str
+    meta: ResponseMetadata | None = None
+
+
+class Reasoning(Value, frozen=True, kw_only=True):
+    """A fragment of reasoning text."""
+
+    delta: str
+    meta: ResponseMetadata | None = None
+
+
+class Uri(Value, frozen=True, kw_only=True):
+    """A link (never produced by the streaming pipeline)."""
+
+    uri: str
+    label: str | None = None
+    meta: ResponseMetadata | None = None
+
+
+class ToolCallStart(Value, frozen=True, kw_only=True):
+    """Lifecycle step 1: a tool call began; its id and name are known."""
+
+    call_id: str
+    name: str
+    meta: ResponseMetadata | None = None
+
+
+class ToolCallArgs(Value, frozen=True, kw_only=True):
+    """Lifecycle step 2: a raw fragment of the call's JSON arguments."""
+
+    call_id: str
+    args_delta: str
+    meta: ResponseMetadata | None = None
+
+
+class ToolCallArgsParsed(Value, frozen=True, kw_only=True):
+    """Lifecycle step 2b: the value of top-level argument ``name`` is complete."""
+
+    call_id: str
+    name: str
+    value: JSONValue
+    meta: ResponseMetadata | None = None
+
+
+class ToolCallArgsProgress(Value, frozen=True, kw_only=True):
+    """Lifecycle step 2c: more of the still-open string argument ``name`` arrived.
+
+    ``value`` is the newly decoded text since the previous progress of that argument and
+    ``received`` the number of characters decoded so far (RAF repeats the whole prefix in
+    every event; see docs/deviations.md).
+    """
+
+    call_id: str
+    name: str
+    received: int
+    value: str
+    meta: ResponseMetadata | None = None
+
+
+class ToolCallEnd(Value, frozen=True, kw_only=True):
+    """Lifecycle step 3: the call's arguments are complete."""
+
+    call_id: str
+    meta: ResponseMetadata | None = None
+
+
+class ToolCalling(Value, frozen=True, kw_only=True):
+    """Lifecycle step 4: the complete call, with its parsed arguments."""
+
+    call_id: str
+    name: str
+    arguments: JSONValue
+    meta: ResponseMetadata | None = None
+
+
+class ToolCalled(Value, frozen=True, kw_only=True):
+    """Lifecycle step 5: the outcome of executing the call."""
+
+    call_id: str
+    result: str | None = None
+    error: str | None = None
+    meta: ResponseMetadata | None = None
+
+
+class Usage(Value, frozen=True, kw_only=True):
+    """Token usage."""
+
+    usage: _usage.Usage
+    meta: ResponseMetadata | None = None
+
+
+class Error(Value, frozen=True, kw_only=True):
+    """A problem the run reported without stopping.
+
+    ``error_code`` is machine-readable (:class:`raf.model.codes.ErrorCode`); ``call_id`` names
+    the tool call the error is about, if any; ``raw`` keeps the offending input (e.g. the
+    unparseable argument text) so nothing that arrived is lost.
+    """
+
+    error_code: str
+    message: str
+    call_id: str | None = None
+    raw: str | None = None
+    meta: ResponseMetadata | None = None
+
+
+Content: TypeAlias = (
+    Text
+    | Reasoning
+    | Uri
+    | ToolCallStart
+    | ToolCallArgs
+    | ToolCallArgsParsed
+    | ToolCallArgsProgress
+    | ToolCallEnd
+    | ToolCalling
+    | ToolCalled
+    | Usage
+    | Error
+)
+"""Any content."""
+
+VARIANTS: tuple[type[Value], ...] = (
+    Text,
+    Reasoning,
+    Uri,
+    ToolCallStart,
+    ToolCallArgs,
+    ToolCallArgsParsed,
+    ToolCallArgsProgress,
+    ToolCallEnd,
+    ToolCalling,
+    ToolCalled,
+    Usage,
+    Error,
+)
+"""Every content class, in RAF's order."""

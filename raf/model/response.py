@@ -1,0 +1,45 @@
+"""Streamed results and the aggregated response (raf-spec 1.5 and 1.6). No IO."""
+
+from __future__ import annotations
+
+from raf.model import contents
+from raf.model._base import Value
+from raf.model.contents import Content
+from raf.model.events import Event
+from raf.model.messages import ChatMessage, ToolCall
+from raf.model.usage import Usage
+
+
+class AgentResponseResult(Value, frozen=True, kw_only=True):
+    """One streamed chunk of an agent run: contents and events, and at the end the finish."""
+
+    id: str | None = None
+    model: str | None = None
+    finish_reason: str | None = None
+    contents: tuple[Content, ...] = ()
+    events: tuple[Event, ...] = ()
+
+
+class AgentResponse(Value, frozen=True, kw_only=True):
+    """Everything an agent run produced, aggregated.
+
+    ``errors`` (not in RAF) holds the run's error contents in order, so a caller sees what
+    went wrong without losing the text and calls that arrived.
+    """
+
+    id: str | None = None
+    model: str | None = None
+    text: str = ""
+    reasoning_text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_messages: tuple[ChatMessage, ...] = ()
+    turn_transcript: tuple[ChatMessage, ...] = ()
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    source_agent_id: str | None = None
+    errors: tuple[contents.Error, ...] = ()
+
+    @classmethod
+    def from_text(cls, text: str) -> AgentResponse:
+        """A response holding only ``text``."""
+        return cls(text=text)

@@ -1,0 +1,143 @@
+"""``AgentResponseUpdate``: the transport-level events a dialect produces (raf-spec 1.1).
+
+The 12 variants of RAF, one class each, namespaced by this module the way Rust namespaces
+``AgentResponseUpdate::TextDelta``: use ``updates.TextDelta``, ``updates.Usage``... The union of
+all of them is :data:`AgentResponseUpdate`. No IO.
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from raf.model import usage as _usage
+from raf.model._base import JSONValue, Value
+
+
+class TextDelta(Value, frozen=True, kw_only=True):
+    """A fragment of assistant text."""
+
+    delta: str
+
+
+class ReasoningDelta(Value, frozen=True, kw_only=True):
+    """A fragment of reasoning ("thinking") text."""
+
+    delta: str
+
+
+class ToolCallDelta(Value, frozen=True, kw_only=True):
+    """A flat tool-call fragment as OpenAI-style streams send it.
+
+    ``index`` is the provider's position of the call (``None`` when the provider sent none;
+    RAF requires an index, see docs/deviations.md); ``id`` and ``name`` are present on the
+    fragments where the provider sent them; ``arguments_delta`` is a piece of the JSON text.
+    """
+
+    index: int | None = None
+    id: str | None = None
+    name: str | None = None
+    arguments_delta: str = ""
+
+
+class ToolCallStart(Value, frozen=True, kw_only=True):
+    """Explicit start of a tool call (dialects with block events)."""
+
+    id: str
+    name: str
+
+
+class ToolCallArgs(Value, frozen=True, kw_only=True):
+    """Explicit argument fragment of a started tool call."""
+
+    id: str
+    args_delta: str
+
+
+class ToolCallEnd(Value, frozen=True, kw_only=True):
+    """Explicit end of a tool call's arguments."""
+
+    id: str
+
+
+class ToolCalled(Value, frozen=True, kw_only=True):
+    """Outcome of executing a tool call: a result or an error text."""
+
+    id: str
+    result: str | None = None
+    error: str | None = None
+
+
+class ToolApprovalRequest(Value, frozen=True, kw_only=True):
+    """A tool call that needs a human's approval before it runs."""
+
+    call_id: str
+    name: str
+    arguments: JSONValue
+    description: str = ""
+
+
+class Usage(Value, frozen=True, kw_only=True):
+    """Token usage reported on its own (not beside a finish reason)."""
+
+    usage: _usage.Usage
+
+
+class Finish(Value, frozen=True, kw_only=True):
+    """End of a model turn, with the usage the provider sent beside the finish reason."""
+
+    finish_reason: str
+    usage: _usage.Usage | None = None
+
+
+class Error(Value, frozen=True, kw_only=True):
+    """A problem in the stream. The stream goes on unless the code says it cannot.
+
+    ``code`` is machine-readable (:class:`raf.model.codes.ErrorCode`); ``message`` is for
+    people and quotes the offending input, shortened; ``raw`` holds the offending input
+    itself where there is one (e.g. the payload that is not JSON). RAF's variant carries only
+    a message (docs/deviations.md).
+    """
+
+    code: str
+    message: str
+    raw: str | None = None
+
+
+class ResponseMetadata(Value, frozen=True, kw_only=True):
+    """The response id and model name a chunk carried."""
+
+    id: str | None = None
+    model: str | None = None
+
+
+AgentResponseUpdate: TypeAlias = (
+    TextDelta
+    | ReasoningDelta
+    | ToolCallDelta
+    | ToolCallStart
+    | ToolCallArgs
+    | ToolCallEnd
+    | ToolCalled
+    | ToolApprovalRequest
+    | Usage
+    | Finish
+    | Error
+    | ResponseMetadata
+)
+"""Any update."""
+
+VARIANTS: tuple[type[Value], ...] = (
+    TextDelta,
+    ReasoningDelta,
+    ToolCallDelta,
+    ToolCallStart,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCalled,
+    ToolApprovalRequest,
+    Usage,
+    Finish,
+    Error,
+    ResponseMetadata,
+)
+"""Every update class, in RAF's order."""

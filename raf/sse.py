@@ -1,0 +1,253 @@
+"""Server-Sent Events decoder: bytes in, :class:`ServerSentEvent` out. Sans-IO.
+
+This is exactly the algorithm of the HTML Living Standard, section 9.2.6 "Interpreting an event
+stream" (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+
+* the stream is UTF-8 as a whole: a character split across ``feed`` calls is fine, invalid
+  bytes become U+FFFD (one per maximal subpart);
+* one leading BOM is stripped, at the start of the stream only;
+* a line ends at CRLF, LF or CR, also when the CR and the LF arrive in different feeds, and a CR
+  as the last byte of the stream ends a line; nothing else ends a line (not U+2028, not U+0085);
+* a line starting with ``:`` is a comment; otherwise it is ``field: value`` (one optional
+  space after the colon is removed) or, without a colon, a field with an empty value;
+* ``data`` lines are joined with LF; ``event`` sets the type (``"message"`` by default);
+  ``id`` sets the last event ID unless it contains U+0000; ``retry`` is taken only if it is
+  all ASCII digits; other fields are ignored;
+* a blank line commits the last event ID and dispatches an event, unless no ``data`` line
+  was seen (then nothing is dispatched);
+* at the end of the stream an unfinished block is discarded, and :attr:`SSEDecoder.truncated`
+  says so.
+
+Cost is linear in the input whatever the feed sizes: each chunk is searched once for its last
+line terminator, its complete lines are decoded in one call and split on CR/LF only (never
+``str.splitlines``, which also splits on U+2028, U+0085...), an unfinished line is kept as a
+list of fragments joined once, and data lines are joined once at dispatch.
+Two limits bound memory on hostile input (``max_line_bytes``, ``max_event_bytes``); passing
+one raises :class:`raf.errors.SSELimitExceeded`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from raf.errors import SSELimitExceeded, StateError
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "SSEDecoder",
+    "ServerSentEvent",
+]
+
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+"""Default longest line, in bytes (16 MiB). Large enough for inline images in one ``data``
+line (Gemini), small enough that a stream without line breaks cannot exhaust memory."""
+
+DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024
+"""Default largest event, 32 MiB: the lines of one block with their terminators, counted in
+decoded characters (never more than the block's bytes)."""
+
+_LF = 0x0A
+_CR = 0x0D
+_BOM = "\ufeff"
+_LINE_END = re.compile("\r\n|\r|\n")
+_BOM_BYTES = _BOM.encode()
+
+
+class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """One dispatched event.
+
+    Attributes:
+        event: the event type, ``"message"`` when the block had no ``event`` field.
+        data: the data lines joined with LF.
+        id: the last event ID string at dispatch (``""`` if none was ever set).
+        retry: the reconnection time set by a valid ``retry`` field in this event's own
+            block, else ``None``.
+    """
+
+    event: str = "message"
+    data: str = ""
+    id: str = ""
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Incremental WHATWG event-stream decoder.
+
+    Feed it the body bytes as they arrive; it returns the events completed by each chunk.
+    Call :meth:`close` once at the end of the stream.
+
+    Args:
+        max_line_bytes: longest accepted line, in bytes, terminator excluded.
+        max_event_bytes: largest accepted block (the lines of one event), in bytes.
+
+    Attributes:
+        last_event_id: the last event ID string (committed at each blank line).
+        retry: the last valid reconnection time received, in milliseconds, or ``None``.
+        truncated: set by :meth:`close`: ``True`` when the stream ended inside a line or
+            inside a block (field lines after the last blank line), which were discarded.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if max_line_bytes < 1 or max_event_bytes < 1:
+            raise ValueError("limits must be positive")
+        self.max_line_bytes = max_line_bytes
+        self.max_event_bytes = max_event_bytes
+        self.last_event_id = ""
+        self.retry: int | None = None
+        self.truncated = False
+        # Unterminated line, as fragments joined once when its terminator arrives.
+        self._partial: list[bytes] = []
+        self._partial_size = 0
+        # The previous chunk ended with CR: an LF at the start of the next one belongs to it.
+        self._skip_lf = False
+        self._first_line = True
+        # The block being assembled.
+        self._data: list[str] = []
+        self._event_type = ""
+        self._id_buffer = ""
+        self._block_retry: int | None = None
+        self._block_bytes = 0
+        self._block_open = False
+        self._closed = False
+        self._failed = False
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]:
+        """Decode the next chunk of the stream.
+
+        Args:
+            data: any number of bytes, split anywhere; ``b""`` is allowed and does nothing.
+
+        Returns:
+            The events dispatched by this chunk, in order.
+
+        Raises:
+            SSELimitExceeded: a line or block passed its limit; ``exc.events`` holds the
+                events this call decoded first. The decoder then refuses further input.
+            StateError: the decoder was closed or has failed.
+        """
+        if self._closed or self._failed:
+            raise StateError("feed() after close() or after a limit error")
+        events: list[ServerSentEvent] = []
+        if not data:
+            return events
+        if self._skip_lf:
+            self._skip_lf = False
+            if data[0] == _LF:
+                data = data[1:]
+                if not data:
+                    return events
+        # Split the chunk into its complete part (up to the last terminator) and a tail.
+        end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        if end == 0:
+            self._partial.append(data)
+            self._partial_size += len(data)
+            if self._partial_size > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, self._partial_size, events)
+            return events
+        if end == len(data) and data[-1] == _CR:
+            self._skip_lf = True  # the LF of a CRLF may come with the next chunk
+        complete = data[:end] if end < len(data) else data
+        if self._partial:
+            self._partial.append(complete)
+            complete = b"".join(self._partial)
+            self._partial = []
+            self._partial_size = 0
+        if len(complete) > self.max_line_bytes:
+            # Rare: only now is it worth measuring each line in bytes.
+            for line in complete.splitlines():
+                if len(line) > self.max_line_bytes:
+                    self._fail("line", self.max_line_bytes, len(line), events)
+        # CR and LF never occur inside a UTF-8 sequence, so decoding the complete lines at
+        # once gives the same text as decoding the stream as a whole.
+        text = complete.decode("utf-8", "replace")
+        lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
+        lines.pop()  # the empty string after the last terminator
+        self._lines(lines, events)
+        if end < len(data):
+            tail = data[end:]
+            self._partial.append(tail)
+            self._partial_size = len(tail)
+            if self._partial_size > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, self._partial_size, events)
+        return events
+
+    def close(self) -> list[ServerSentEvent]:
+        """Signal the end of the stream.
+
+        An unterminated final line and an undispatched block are discarded, as the standard
+        requires; :attr:`truncated` tells whether anything was. Calling it again is a no-op.
+
+        Returns:
+            Always an empty list under the standard's rules (kept for symmetry with
+            :meth:`feed`, so drivers can treat both the same way).
+        """
+        if not self._closed:
+            self._closed = True
+            pending = b"".join(self._partial)
+            if self._first_line and pending.startswith(_BOM_BYTES):
+                pending = pending[len(_BOM_BYTES) :]  # a lone BOM is not content
+            self.truncated = bool(pending) or self._block_open
+            self._partial = []
+            self._data = []
+        return []
+
+    def _fail(self, kind: str, limit: int, size: int, events: list[ServerSentEvent]) -> None:
+        self._failed = True
+        self._partial = []
+        self._data = []
+        raise SSELimitExceeded("line" if kind == "line" else "event", limit, size, events)
+
+    def _lines(self, lines: list[str], events: list[ServerSentEvent]) -> None:
+        if self._first_line:
+            self._first_line = False
+            if lines[0].startswith(_BOM):
+                lines[0] = lines[0][1:]
+        max_event = self.max_event_bytes
+        for line in lines:
+            if not line:
+                self._dispatch(events)
+                continue
+            if line[0] == ":":
+                continue
+            self._block_open = True
+            # Characters, not bytes: a UTF-8 line has at least as many bytes as characters.
+            self._block_bytes += len(line) + 1
+            if self._block_bytes > max_event:
+                self._fail("event", max_event, self._block_bytes, events)
+            field, colon, value = line.partition(":")
+            if colon and value[:1] == " ":
+                value = value[1:]
+            if field == "data":
+                self._data.append(value)
+            elif field == "event":
+                self._event_type = value
+            elif field == "id" and "\x00" not in value:
+                self._id_buffer = value
+            elif field == "retry" and value.isascii() and value.isdigit():
+                self._block_retry = self.retry = int(value)
+            # Any other field is ignored (WHATWG 9.2.6).
+
+    def _dispatch(self, events: list[ServerSentEvent]) -> None:
+        self.last_event_id = self._id_buffer
+        if self._data:
+            events.append(
+                ServerSentEvent(
+                    event=self._event_type or "message",
+                    data="\n".join(self._data),
+                    id=self.last_event_id,
+                    retry=self._block_retry,
+                )
+            )
+            self._data = []
+        self._event_type = ""
+        self._block_retry = None
+        self._block_bytes = 0
+        self._block_open = False
