@@ -44,7 +44,14 @@ def text_stream(n: int) -> bytes:
             "created": 1741569952,
             "model": "gpt-4o-2024-08-06",
             "system_fingerprint": "fp_f85bea6784",
-            "choices": [{"index": 0, "delta": {"content": f" word{i}"}, "logprobs": None, "finish_reason": None}],
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"content": f" word{i}"},
+                    "logprobs": None,
+                    "finish_reason": None,
+                }
+            ],
         }
         parts.append(f"data: {json.dumps(chunk, separators=(',', ':'))}\n\n")
     parts.append("data: [DONE]\n\n")
@@ -81,7 +88,9 @@ def main() -> None:
     mb = len(body) / 1e6
     print(f"1. {len(body) / 1e6:.1f} MB text stream in 4 KiB chunks")
     print(f"   floor (split + strip)   {mb / t_floor:8.1f} MB/s   1.00x")
-    print(f"   raf SSEDecoder          {mb / t_raf:8.1f} MB/s   {t_floor / t_raf:.2f}x of the floor")
+    print(
+        f"   raf SSEDecoder          {mb / t_raf:8.1f} MB/s   {t_floor / t_raf:.2f}x of the floor"
+    )
 
     small, large = (256 * 1024, 1024 * 1024) if quick else (1024 * 1024, 4 * 1024 * 1024)
 
@@ -95,7 +104,10 @@ def main() -> None:
 
     t_small, t_large = bytewise(small), bytewise(large)
     print(f"2. one {small // 1024} KiB and one {large // 1024} KiB line, fed 1 byte at a time")
-    print(f"   time ratio {large // small}x input -> {t_large / t_small:.2f}x time (linear = {large // small})")
+    print(
+        f"   {large // small}x the input -> {t_large / t_small:.2f}x the time "
+        f"(linear = {large // small})"
+    )
     big = one_line(10 * 1024 * 1024)
     t_big = best_of(lambda: raf_decode(chunked(big, 4096)), repeat=1)
     t_copy = best_of(lambda: b"".join(chunked(big, 4096)), repeat=1)

@@ -1,0 +1,35 @@
+"""The README's two quick-start commands are the ones CI runs, and the tour's claims hold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def quick_start_commands() -> list[str]:
+    section = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return [c.strip() for c in re.findall(r"```\n(.*?)\n\s*```", section, re.S)]
+
+
+def test_quick_start_has_exactly_two_commands() -> None:
+    commands = quick_start_commands()
+    assert len(commands) == 2
+    assert all("\n" not in c for c in commands)
+
+
+def test_ci_runs_both_readme_commands_verbatim() -> None:
+    main_job, tests = quick_start_commands()
+    ci_lines = [line.strip() for line in CI.splitlines()]
+    assert tests in ci_lines
+    assert any(line.startswith(main_job) for line in ci_lines)
+
+
+def test_files_named_in_the_readme_exist() -> None:
+    for name in re.findall(r"\((docs/[\w./-]+)\)", README) + re.findall(
+        r"`(examples/[\w./-]+)`", README
+    ):
+        assert (ROOT / name).exists(), name
