@@ -758,3 +758,21 @@ def test_parse_usage(
 def test_parse_usage_fills_a_missing_total_and_ignores_bad_counts() -> None:
     usage = parse_usage({"prompt_tokens": 3, "completion_tokens": "7", "total_tokens": -1})
     assert usage == Usage(prompt_tokens=3, completion_tokens=0, total_tokens=3)
+
+
+def test_large_event_in_tiny_chunks__peers6_9() -> None:
+    # openai-python PR #3687, eventsource-parser#19: a large single-line event fed in small
+    # pieces must arrive whole (the decoder's cost is measured in bench/sse_decoder.py).
+    big = "x" * 200_000
+    body = sse(
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "c1", "function": {"name": "save", "arguments": big}}
+                ]
+            }
+        ),
+        chunk(finish="tool_calls"),
+    )
+    out = run(body, "bytewise")
+    assert out[1] == updates.ToolCallDelta(index=0, id="c1", name="save", arguments_delta=big)
