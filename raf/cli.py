@@ -11,15 +11,16 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO, TypedDict
 
 from raf import dialects
+from raf.collect import ResponseCollector
 from raf.errors import RafError
 from raf.model import updates
 from raf.model.canonical import to_json
-from raf.pipeline import UpdateDecoder
+from raf.pipeline import Pipeline, UpdateDecoder
 from raf.schema import json_schemas
-from raf.sse import SSEDecoder
+from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 
 __all__ = ["main", "schema_files"]
 
@@ -35,6 +36,7 @@ _EPILOG = """\
 examples:
   raf sse examples/openai_chat_parallel_tools.sse
   raf pipeline examples/openai_chat_parallel_tools.sse --chunk-size 1
+  raf pipeline examples/openai_chat_parallel_tools.sse --response
   curl -sN https://api.example.com/v1/chat/completions ... | raf pipeline -
 """
 
@@ -131,10 +133,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     pipeline = sub.add_parser(
         "pipeline",
-        help="print the updates a dialect makes of a stream, as canonical JSON lines",
-        description="Run FILE through the SSE decoder and a dialect and print the "
-        "AgentResponseUpdate values as canonical JSON lines. The output does not depend on "
-        "--chunk-size.",
+        help="run a stream through the pipeline; print updates, results or the response",
+        description="Run FILE through the SSE decoder, a dialect, the converter and the "
+        "aggregation, and print one stage as canonical JSON: the updates (default), the "
+        "results, or the aggregated response. The output does not depend on --chunk-size.",
     )
     _add_input(pipeline)
     pipeline.add_argument(
@@ -143,10 +145,38 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=dialects.names(),
         help="wire format of the stream (default: openai_chat)",
     )
+    what = pipeline.add_mutually_exclusive_group()
+    what.add_argument(
+        "--updates",
+        dest="output",
+        action="store_const",
+        const="updates",
+        help="print the AgentResponseUpdate values (the default)",
+    )
+    what.add_argument(
+        "--results",
+        dest="output",
+        action="store_const",
+        const="results",
+        help="print the AgentResponseResult values the converter makes of them",
+    )
+    what.add_argument(
+        "--response",
+        dest="output",
+        action="store_const",
+        const="response",
+        help="print the aggregated AgentResponse (indented JSON)",
+    )
+    pipeline.set_defaults(output="updates")
+    pipeline.add_argument(
+        "--meta",
+        action="store_true",
+        help="include per-content metadata (timestamps) in --results and --response",
+    )
     pipeline.add_argument(
         "--strict",
         action="store_true",
-        help="exit with status 1 when the stream produced error updates",
+        help="exit with status 1 when the stream reported errors",
     )
     schema = sub.add_parser(
         "schema",
@@ -194,13 +224,16 @@ def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _limits(args: argparse.Namespace) -> dict[str, int]:
-    out: dict[str, int] = {}
-    if args.max_line_bytes:
-        out["max_line_bytes"] = args.max_line_bytes
-    if args.max_event_bytes:
-        out["max_event_bytes"] = args.max_event_bytes
-    return out
+class _Limits(TypedDict):
+    max_line_bytes: int
+    max_event_bytes: int
+
+
+def _limits(args: argparse.Namespace) -> _Limits:
+    return {
+        "max_line_bytes": args.max_line_bytes or DEFAULT_MAX_LINE_BYTES,
+        "max_event_bytes": args.max_event_bytes or DEFAULT_MAX_EVENT_BYTES,
+    }
 
 
 def _run_sse(args: argparse.Namespace, out: TextIO) -> int:
@@ -216,23 +249,37 @@ def _run_sse(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
-    decoder = UpdateDecoder(args.dialect, **_limits(args))
     errors = 0
-
-    def emit(batch: list[updates.AgentResponseUpdate]) -> None:
-        nonlocal errors
-        for update in batch:
-            if isinstance(update, updates.Error):
-                errors += 1
-            out.write(to_json(update) + "\n")
-
     with _open_input(args.input) as stream:
-        for chunk in _chunks(stream, args.chunk_size):
-            emit(decoder.feed(chunk))
-            if decoder.done:
-                break
-    emit(decoder.close())
+        chunks = _chunks(stream, args.chunk_size)
+        if args.output == "updates":
+            decoder = UpdateDecoder(args.dialect, **_limits(args))
+            for batch in _drive(decoder, chunks):
+                for update in batch:
+                    errors += isinstance(update, updates.Error)
+                    out.write(to_json(update) + "\n")
+        else:
+            pipeline = Pipeline(args.dialect, **_limits(args))
+            collector = ResponseCollector()
+            for results in _drive(pipeline, chunks):
+                for result in results:
+                    collector.add(result)
+                    if args.output == "results":
+                        out.write(to_json(result, include_meta=args.meta) + "\n")
+            response = collector.response()
+            errors = len(response.errors)
+            if args.output == "response":
+                out.write(to_json(response, include_meta=args.meta, indent=2) + "\n")
     return 1 if errors and args.strict else 0
+
+
+def _drive(machine: UpdateDecoder | Pipeline, chunks: Iterator[bytes]) -> Iterator[list[Any]]:
+    """Feed ``chunks`` to a sans-IO machine until it is done, then close it."""
+    for chunk in chunks:
+        yield machine.feed(chunk)
+        if machine.done:
+            break
+    yield machine.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 __all__ = [
+    "AgentResponseError",
     "DialectError",
     "RafError",
     "SSEError",
@@ -72,3 +73,26 @@ class SSELimitExceeded(SSEError):
 
 class DialectError(RafError):
     """A dialect name is unknown, or a dialect was misused."""
+
+
+class AgentResponseError(RafError):
+    """An agent run reported errors, or its stream failed; ``response`` holds what arrived.
+
+    Attributes:
+        response: the :class:`raf.model.AgentResponse` aggregated from everything received,
+            including ``response.errors``.
+        cause: the exception that interrupted the stream, if any (also ``__cause__``).
+    """
+
+    def __init__(self, response: Any, cause: BaseException | None = None) -> None:
+        errors = getattr(response, "errors", ())
+        if cause is not None:
+            summary = f"the stream failed: {cause!r}"
+        else:
+            codes = ", ".join(sorted({e.error_code for e in errors}))
+            summary = f"the run reported {len(errors)} error(s): {codes}"
+            if errors:
+                summary += f"; first: {errors[0].message}"
+        super().__init__(summary)
+        self.response = response
+        self.cause = cause

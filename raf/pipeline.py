@@ -1,23 +1,43 @@
-"""The pipeline: byte chunks -> SSE events -> updates. Sans-IO core plus sync/async drivers.
+"""The pipeline: byte chunks -> SSE events -> updates -> results. Sans-IO core plus drivers.
 
-:class:`UpdateDecoder` composes :class:`raf.sse.SSEDecoder` and a dialect into one state
-machine fed bytes. :func:`iter_updates` and :func:`aiter_updates` drive it over any iterable of
-byte chunks (a file, an HTTP body, a list in a test); they do no IO themselves.
+* :class:`UpdateDecoder` composes :class:`raf.sse.SSEDecoder` and a dialect: bytes in,
+  ``AgentResponseUpdate`` values out.
+* :class:`Pipeline` adds an :class:`raf.converter.AgentResponseConverter`: bytes in,
+  ``AgentResponseResult`` values out, one per update that produced contents or events, and
+  the converter's final result at ``close()`` (raf-spec 3.6).
+* :func:`iter_updates` / :func:`aiter_updates` and :func:`run` / :func:`arun` drive them over
+  any iterable of byte chunks (a file, an HTTP body, a list in a test); :func:`respond` /
+  :func:`arespond` go all the way to the aggregated :class:`AgentResponse`. None of them does
+  IO itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any
 
 from raf import dialects
+from raf.collect import acollect_agent_response, collect_agent_response
+from raf.converter import AgentResponseConverter
 from raf.dialects.base import Dialect
 from raf.errors import SSELimitExceeded, StateError
 from raf.model import updates
 from raf.model.codes import ErrorCode
+from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import Usage
 from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, ServerSentEvent, SSEDecoder
 
-__all__ = ["UpdateDecoder", "aiter_updates", "iter_updates"]
+__all__ = [
+    "Pipeline",
+    "UpdateDecoder",
+    "aiter_updates",
+    "arespond",
+    "arun",
+    "iter_updates",
+    "respond",
+    "run",
+]
 
 
 class UpdateDecoder:
@@ -122,3 +142,121 @@ async def aiter_updates(
             break
     for update in decoder.close():
         yield update
+
+
+class Pipeline:
+    """Bytes in, ``AgentResponseResult`` values out, for one model turn.
+
+    Args:
+        dialect: a dialect name or object.
+        converter: the converter to use (default: a new one built from ``converter_options``).
+        max_line_bytes: passed to :class:`SSEDecoder`.
+        max_event_bytes: passed to :class:`SSEDecoder`.
+        **converter_options: passed to :class:`AgentResponseConverter` (``agent_id``,
+            ``executor_id``, ``properties``, ``clock``, ``max_arguments_chars``...).
+
+    Attributes:
+        updates: the :class:`UpdateDecoder` (its ``done`` says no more input is wanted).
+        converter: the :class:`AgentResponseConverter`.
+    """
+
+    def __init__(
+        self,
+        dialect: str | Dialect = "openai_chat",
+        *,
+        converter: AgentResponseConverter | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        **converter_options: Any,
+    ) -> None:
+        self.updates = UpdateDecoder(
+            dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes
+        )
+        self.converter = converter or AgentResponseConverter(**converter_options)
+        self._finish_reason: str | None = None
+        self._usage: Usage | None = None
+        self._closed = False
+
+    @property
+    def done(self) -> bool:
+        """No more input is wanted (see :attr:`UpdateDecoder.done`)."""
+        return self.updates.done
+
+    def feed(self, data: bytes) -> list[AgentResponseResult]:
+        """The results completed by the next chunk of bytes."""
+        return self._convert(self.updates.feed(data))
+
+    def close(self) -> list[AgentResponseResult]:
+        """End of input: the remaining results, then the converter's final result."""
+        if self._closed:
+            return []
+        self._closed = True
+        out = self._convert(self.updates.close())
+        out.append(self.converter.finalize(self._finish_reason, self._usage))
+        return out
+
+    def _convert(self, batch: list[AgentResponseUpdate]) -> list[AgentResponseResult]:
+        out: list[AgentResponseResult] = []
+        consume = self.converter.consume
+        for update in batch:
+            if type(update) is updates.Finish:
+                self._finish_reason = update.finish_reason  # the last one wins
+                if update.usage is not None:
+                    self._usage = update.usage
+            produced, evs = consume(update)
+            if produced or evs:
+                out.append(AgentResponseResult(contents=tuple(produced), events=tuple(evs)))
+        return out
+
+
+def run(
+    chunks: Iterable[bytes], dialect: str | Dialect = "openai_chat", **options: Any
+) -> Iterator[AgentResponseResult]:
+    """Yield the results of a stream given as byte chunks; the last is the final result.
+
+    ``options`` are those of :class:`Pipeline`. Reading stops at the dialect's end marker.
+    """
+    pipeline = Pipeline(dialect, **options)
+    for chunk in chunks:
+        yield from pipeline.feed(chunk)
+        if pipeline.done:
+            break
+    yield from pipeline.close()
+
+
+async def arun(
+    chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **options: Any
+) -> AsyncIterator[AgentResponseResult]:
+    """Async twin of :func:`run`."""
+    pipeline = Pipeline(dialect, **options)
+    async for chunk in chunks:
+        for result in pipeline.feed(chunk):
+            yield result
+        if pipeline.done:
+            break
+    for result in pipeline.close():
+        yield result
+
+
+def respond(
+    chunks: Iterable[bytes],
+    dialect: str | Dialect = "openai_chat",
+    *,
+    raise_on_error: bool = False,
+    **options: Any,
+) -> AgentResponse:
+    """``collect_agent_response(run(chunks, dialect, **options))``."""
+    return collect_agent_response(run(chunks, dialect, **options), raise_on_error=raise_on_error)
+
+
+async def arespond(
+    chunks: AsyncIterable[bytes],
+    dialect: str | Dialect = "openai_chat",
+    *,
+    raise_on_error: bool = False,
+    **options: Any,
+) -> AgentResponse:
+    """Async twin of :func:`respond`."""
+    return await acollect_agent_response(
+        arun(chunks, dialect, **options), raise_on_error=raise_on_error
+    )

@@ -40,14 +40,43 @@ def test_pipeline_prints_canonical_updates(capsys: pytest.CaptureFixture[str]) -
     assert out[-1]["type"] == "usage"
 
 
+@pytest.mark.parametrize("mode", ["--updates", "--results", "--response"])
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 4096])
 def test_pipeline_output_does_not_depend_on_chunk_size(
-    size: int, capsys: pytest.CaptureFixture[str]
+    mode: str, size: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    main(["pipeline", str(EXAMPLE)])
+    main(["pipeline", str(EXAMPLE), mode])
     expected = capsys.readouterr().out
-    main(["pipeline", str(EXAMPLE), "--chunk-size", str(size)])
+    main(["pipeline", str(EXAMPLE), mode, "--chunk-size", str(size)])
     assert capsys.readouterr().out == expected
+
+
+def test_pipeline_response(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pipeline", str(EXAMPLE), "--response"]) == 0
+    response = json.loads(capsys.readouterr().out)
+    assert response["type"] == "agent_response"
+    assert response["text"] == "I'll check both cities."
+    assert [(c["name"], c["arguments"]) for c in response["tool_calls"]] == [
+        ("get_weather", {"location": "Paris, France"}),
+        ("get_weather", {"location": "São Paulo", "unit": "c"}),
+    ]
+    assert response["finish_reason"] == "tool_calls"
+    assert response["usage"]["total_tokens"] == 146
+    assert response["errors"] == []
+
+
+def test_pipeline_results_with_and_without_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["pipeline", str(EXAMPLE), "--results"])
+    plain = lines(capsys.readouterr().out)
+    assert plain[-1]["finish_reason"] == "tool_calls"
+    assert all("meta" not in c for r in plain for c in r["contents"])  # type: ignore[union-attr]
+    main(["pipeline", str(EXAMPLE), "--results", "--meta"])
+    with_meta = lines(capsys.readouterr().out)
+    assert all(
+        c["meta"]["model_id"] == "gpt-4o-2024-08-06"  # type: ignore[index]
+        for r in with_meta
+        for c in r["contents"]  # type: ignore[union-attr]
+    )
 
 
 def test_sse_prints_events(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -68,6 +97,9 @@ def test_strict_exits_1_on_error_updates(
     assert main(["pipeline", str(path), "--strict"]) == 1
     codes = [u["code"] for u in lines(capsys.readouterr().out) if u["type"] == "error"]
     assert codes == ["sse_parse_error", "stream_truncated"] * 2
+    assert main(["pipeline", str(path), "--strict", "--response"]) == 1
+    response = json.loads(capsys.readouterr().out)
+    assert [e["error_code"] for e in response["errors"]] == ["sse_parse_error", "stream_truncated"]
 
 
 def test_limits_are_configurable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,0 +1,428 @@
+"""``StreamingArgsParser``: incremental JSON parser for one tool call's arguments. Sans-IO.
+
+Fed the argument text fragment by fragment (``push``), it reports (``poll``):
+
+* :class:`ArgsParsed` ``(name, value)`` for each top-level key as soon as its value is complete:
+  strings, numbers, ``true``/``false``/``null``, nested objects and arrays. Values are fully
+  decoded and are exactly what the final strict parse of the whole text gives (nested values,
+  numbers and keys are decoded by the same JSON library, from their own slice of text). A key
+  that occurs twice is reported twice; the last report wins, as in the final parse.
+* :class:`ArgsProgress` ``(name, received, value)`` while a top-level string value is still
+  open: at most one per ``push``, with ``value`` the text decoded since the previous progress
+  of that key and ``received`` the number of characters decoded so far. The total size of all
+  progress events is therefore linear in the argument length (RAF repeats the whole prefix in
+  every event and emits one per byte; see docs/deviations.md). A fragment that ends inside an
+  escape sequence or between the two halves of a surrogate pair reports only complete
+  characters.
+
+The parser is strict: anything the final parse would reject (a raw control character in a
+string, a lone surrogate, a bad escape, a malformed number, trailing garbage) stops it; it then
+reports nothing more and :attr:`StreamingArgsParser.error` says what was wrong. Text that is not
+a JSON object at the top level (``"x"``, ``[1]``) is not an error here but yields no events.
+
+Cost: every character is examined once (runs of ordinary characters are skipped with compiled
+regular expressions), and each completed value is decoded once from its own slice, so the total
+work is linear in the argument length for any fragmentation.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from enum import Enum, auto
+from typing import Any
+
+import msgspec
+
+__all__ = ["ArgsEvent", "ArgsParsed", "ArgsProgress", "StreamingArgsParser"]
+
+
+class ArgsParsed(msgspec.Struct, frozen=True):
+    """The value of top-level argument ``name`` is complete."""
+
+    name: str
+    value: Any
+
+
+class ArgsProgress(msgspec.Struct, frozen=True):
+    """More of the still-open string argument ``name`` was decoded.
+
+    ``value`` is the text decoded since the previous progress of this argument; ``received``
+    is the number of characters of the value decoded so far.
+    """
+
+    name: str
+    received: int
+    value: str
+
+
+ArgsEvent = ArgsParsed | ArgsProgress
+
+
+class _S(Enum):
+    START = auto()  # before the top-level "{"
+    KEY_OR_END = auto()  # after "{": a key or "}"
+    KEY = auto()  # after ",": a key
+    IN_KEY = auto()
+    COLON = auto()
+    VALUE = auto()
+    IN_STRING = auto()  # a top-level string value
+    IN_SCALAR = auto()  # a number or literal
+    IN_NESTED = auto()  # an object or array value
+    COMMA_OR_END = auto()
+    DONE = auto()  # the top-level object is closed; only whitespace may follow
+    NOT_OBJECT = auto()  # the text is not an object: no events, not an error here
+    FAILED = auto()
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING_SPECIAL = re.compile(r'["\\\x00-\x1f]')
+_NESTED_SPECIAL = re.compile(r'["\\{}\[\]]')
+_NESTED_STRING_SPECIAL = re.compile(r'["\\]')
+_SCALAR_CHARS = re.compile(r"[0-9A-Za-z+\-.]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_SIMPLE_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+_decode = msgspec.json.Decoder().decode
+
+
+class StreamingArgsParser:
+    """Incremental parser of one tool call's JSON arguments. See the module docstring."""
+
+    def __init__(self) -> None:
+        self._state = _S.START
+        self._events: list[ArgsEvent] = []
+        self._bytes_decoder: codecs.IncrementalDecoder | None = None
+        self.error: str | None = None
+        """Why the parser stopped, or ``None``."""
+        # The value (or key) being read, as raw segments joined once when it completes.
+        self._raw: list[str] = []
+        self._key = ""
+        # Top-level string value: decoded text not yet reported, count decoded so far, and an
+        # escape sequence (or high surrogate) cut by the end of a fragment.
+        self._pending: list[str] = []
+        self._received = 0
+        self._escape = ""
+        self._high_surrogate = ""
+        # Nested value: bracket depth, and whether the scan is inside one of its strings.
+        self._depth = 0
+        self._nested_in_string = False
+        self._nested_escape = False
+
+    @property
+    def done(self) -> bool:
+        """The top-level object is complete."""
+        return self._state is _S.DONE
+
+    def push(self, fragment: str | bytes) -> None:
+        """Add the next fragment of the argument text.
+
+        ``bytes`` are decoded as UTF-8 incrementally (a character split between two pushes is
+        fine); ``str`` fragments are used as they are.
+        """
+        if isinstance(fragment, bytes):
+            if self._bytes_decoder is None:
+                self._bytes_decoder = codecs.getincrementaldecoder("utf-8")("strict")
+            try:
+                fragment = self._bytes_decoder.decode(fragment)
+            except UnicodeDecodeError as exc:
+                self._fail(f"invalid UTF-8: {exc}")
+                return
+        if fragment and self._state not in (_S.FAILED, _S.NOT_OBJECT):
+            self._scan(fragment)
+            if self._state is _S.IN_STRING:
+                self._report_progress()
+
+    def poll(self) -> list[ArgsEvent]:
+        """The events discovered since the last poll, in order."""
+        events, self._events = self._events, []
+        return events
+
+    # -- scanning ------------------------------------------------------------------------
+
+    def _fail(self, reason: str) -> None:
+        self._state = _S.FAILED
+        self.error = reason
+        self._raw = []
+        self._pending = []
+
+    def _scan(self, s: str) -> None:
+        i, n = 0, len(s)
+        while i < n:
+            state = self._state
+            if state is _S.IN_STRING:
+                i = self._scan_string_value(s, i)
+                continue
+            if state is _S.IN_NESTED:
+                i = self._scan_nested(s, i)
+                continue
+            if state is _S.IN_KEY:
+                i = self._scan_key(s, i)
+                continue
+            if state is _S.IN_SCALAR:
+                i = self._scan_scalar(s, i)
+                continue
+            i = _WS.match(s, i).end()  # type: ignore[union-attr]
+            if i >= n:
+                return
+            c = s[i]
+            if state is _S.START:
+                if c != "{":
+                    self._state = _S.NOT_OBJECT
+                    return
+                self._state = _S.KEY_OR_END
+                i += 1
+            elif state is _S.KEY_OR_END or state is _S.KEY:
+                if c == '"':
+                    self._state = _S.IN_KEY
+                    self._raw = ['"']
+                    i += 1
+                elif c == "}" and state is _S.KEY_OR_END:
+                    self._state = _S.DONE
+                    i += 1
+                else:
+                    return self._fail(f"expected a key at {c!r}")
+            elif state is _S.COLON:
+                if c != ":":
+                    return self._fail(f"expected ':' after key {self._key!r}, got {c!r}")
+                self._state = _S.VALUE
+                i += 1
+            elif state is _S.VALUE:
+                i = self._start_value(c, i)
+            elif state is _S.COMMA_OR_END:
+                if c == ",":
+                    self._state = _S.KEY
+                elif c == "}":
+                    self._state = _S.DONE
+                else:
+                    return self._fail(f"expected ',' or '}}' after the value of {self._key!r}")
+                i += 1
+            elif state is _S.DONE:
+                return self._fail(f"unexpected {c!r} after the arguments object")
+            else:  # FAILED / NOT_OBJECT
+                return
+
+    def _start_value(self, c: str, i: int) -> int:
+        if c == '"':
+            self._state = _S.IN_STRING
+            self._raw = ['"']
+            self._pending = []
+            self._received = 0
+            return i + 1
+        if c in {"{", "["}:
+            self._state = _S.IN_NESTED
+            self._raw = []
+            self._depth = 0
+            self._nested_in_string = False
+            self._nested_escape = False
+            return i
+        if c == "-" or (c.isascii() and (c.isdigit() or c.isalpha())):
+            self._state = _S.IN_SCALAR
+            self._raw = []
+            return i
+        self._fail(f"unexpected {c!r} where the value of {self._key!r} should start")
+        return i
+
+    def _complete(self, raw: str) -> None:
+        """A value's text is complete: decode it and report it."""
+        try:
+            value = _decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self._fail(f"invalid value for {self._key!r}: {exc}")
+            return
+        self._events.append(ArgsParsed(self._key, value))
+        self._state = _S.COMMA_OR_END
+        self._raw = []
+
+    def _scan_key(self, s: str, i: int) -> int:
+        raw = self._raw
+        n = len(s)
+        if self._escape:  # the previous fragment ended with a backslash
+            self._escape = ""
+            raw.append(s[i])
+            i += 1
+        while i < n:
+            m = _STRING_SPECIAL.search(s, i)
+            if m is None:
+                raw.append(s[i:])
+                return n
+            j = m.start()
+            c = s[j]
+            if c == "\\":
+                raw.append(s[i : j + 1])
+                if j + 1 < n:
+                    raw.append(s[j + 1])
+                    i = j + 2
+                else:
+                    self._escape = "\\"  # the escaped character comes with the next fragment
+                    return n
+                continue
+            raw.append(s[i : j + 1])
+            if c != '"':
+                self._fail(f"control character U+{ord(c):04X} in a key")
+                return n
+            try:
+                self._key = _decode("".join(raw))
+            except msgspec.DecodeError as exc:
+                self._fail(f"invalid key: {exc}")
+                return n
+            self._raw = []
+            self._state = _S.COLON
+            return j + 1
+        return i
+
+    def _scan_scalar(self, s: str, i: int) -> int:
+        end = _SCALAR_CHARS.match(s, i).end()  # type: ignore[union-attr]
+        if end > i:
+            self._raw.append(s[i:end])
+        if end == len(s):
+            return end  # the number may go on in the next fragment
+        token = "".join(self._raw)
+        if token not in ("true", "false", "null") and _NUMBER.fullmatch(token) is None:
+            self._fail(f"invalid value {token[:40]!r} for {self._key!r}")
+            return len(s)
+        self._complete(token)
+        return end
+
+    def _scan_nested(self, s: str, i: int) -> int:
+        n = len(s)
+        start = i
+        while i < n:
+            if self._nested_escape:
+                self._nested_escape = False
+                i += 1
+                continue
+            pattern = _NESTED_STRING_SPECIAL if self._nested_in_string else _NESTED_SPECIAL
+            m = pattern.search(s, i)
+            if m is None:
+                break
+            j = m.start()
+            c = s[j]
+            i = j + 1
+            if c == "\\":
+                self._nested_escape = True
+            elif c == '"':
+                self._nested_in_string = not self._nested_in_string
+            elif c in {"{", "["}:
+                self._depth += 1
+            else:  # "}" or "]"
+                self._depth -= 1
+                if self._depth == 0:
+                    self._raw.append(s[start:i])
+                    self._complete("".join(self._raw))
+                    return i
+        self._raw.append(s[start:])
+        return n
+
+    def _scan_string_value(self, s: str, i: int) -> int:
+        raw = self._raw
+        pending = self._pending
+        n = len(s)
+        if self._escape:
+            i = self._continue_escape(s, i)
+            if self._state is not _S.IN_STRING:
+                return n
+        while i < n:
+            m = _STRING_SPECIAL.search(s, i)
+            if m is None:
+                self._plain(s[i:])
+                return n
+            j = m.start()
+            if j > i:
+                self._plain(s[i:j])
+            c = s[j]
+            if c == '"':
+                if self._high_surrogate:
+                    self._fail(f"lone surrogate in the value of {self._key!r}")
+                    return n
+                raw.append('"')
+                pending.clear()
+                self._complete("".join(raw))
+                return j + 1
+            if c != "\\":
+                self._fail(f"control character U+{ord(c):04X} in the value of {self._key!r}")
+                return n
+            raw.append("\\")
+            self._escape = "\\"
+            i = self._continue_escape(s, j + 1)
+            if self._state is not _S.IN_STRING:
+                return n
+        return n
+
+    def _plain(self, text: str) -> None:
+        if self._high_surrogate:
+            self._fail(f"lone surrogate in the value of {self._key!r}")
+            return
+        self._raw.append(text)
+        self._pending.append(text)
+        self._received += len(text)
+
+    def _continue_escape(self, s: str, i: int) -> int:
+        """Read the rest of an escape sequence that starts with ``self._escape``."""
+        escape = self._escape
+        if len(escape) < 2:
+            if i >= len(s):
+                return i
+            escape += s[i]
+            self._raw.append(s[i])
+            i += 1
+        if escape[1] == "u" and len(escape) < 6:
+            take = s[i : i + 6 - len(escape)]
+            escape += take
+            self._raw.append(take)
+            i += len(take)
+            if len(escape) < 6:
+                self._escape = escape  # cut by the end of the fragment
+                return i
+        self._escape = ""
+        if escape[1] != "u":
+            char = _SIMPLE_ESCAPES.get(escape[1])
+            if char is None:
+                self._fail(f"invalid escape {escape!r} in the value of {self._key!r}")
+                return i
+            if self._high_surrogate:
+                self._fail(f"lone surrogate in the value of {self._key!r}")
+                return i
+            self._pending.append(char)
+            self._received += 1
+            return i
+        if _HEX4.fullmatch(escape, 2) is None:
+            self._fail(f"invalid escape {escape!r} in the value of {self._key!r}")
+            return i
+        code = int(escape[2:], 16)
+        if 0xD800 <= code <= 0xDBFF:
+            if self._high_surrogate:
+                self._fail(f"lone surrogate in the value of {self._key!r}")
+                return i
+            self._high_surrogate = escape
+            return i
+        if 0xDC00 <= code <= 0xDFFF:
+            if not self._high_surrogate:
+                self._fail(f"lone surrogate in the value of {self._key!r}")
+                return i
+            high = int(self._high_surrogate[2:], 16)
+            self._high_surrogate = ""
+            char = chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
+        else:
+            if self._high_surrogate:
+                self._fail(f"lone surrogate in the value of {self._key!r}")
+                return i
+            char = chr(code)
+        self._pending.append(char)
+        self._received += 1
+        return i
+
+    def _report_progress(self) -> None:
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending = []
+            self._events.append(ArgsProgress(self._key, self._received, text))

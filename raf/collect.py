@@ -1,0 +1,139 @@
+"""``collect_agent_response``: aggregate streamed results into one :class:`AgentResponse`.
+
+:class:`ResponseCollector` is the sans-IO accumulator; :func:`collect_agent_response` and
+:func:`acollect_agent_response` drive it over a sync or async iterable (raf-spec 6, with the
+differences listed in docs/deviations.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Iterable
+
+from raf.errors import AgentResponseError
+from raf.model import contents
+from raf.model.messages import ToolCall
+from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.usage import Usage
+
+__all__ = ["ResponseCollector", "acollect_agent_response", "collect_agent_response"]
+
+
+def _is_empty(usage: Usage) -> bool:
+    return not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens)
+
+
+class ResponseCollector:
+    """Accumulates results; :meth:`response` builds the aggregate at any point.
+
+    Rules: ``text`` and ``reasoning_text`` concatenate the Text and Reasoning deltas
+    (``reasoning_text`` is ``None`` when empty); ``tool_calls`` come from ToolCalling contents
+    in order; ``id``, ``model`` and ``finish_reason`` are the last non-empty values seen;
+    ``usage`` is the last Usage content, except that a usage with all counts zero never
+    replaces a non-empty one; ``source_agent_id`` is the agent id of the last ToolCalling's
+    metadata; ``errors`` lists the Error contents in order. ``tool_messages`` and
+    ``turn_transcript`` stay empty (they belong to the tool loop).
+    """
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._reasoning: list[str] = []
+        self._tool_calls: list[ToolCall] = []
+        self._errors: list[contents.Error] = []
+        self._id: str | None = None
+        self._model: str | None = None
+        self._finish: str | None = None
+        self._usage: Usage | None = None
+        self._source_agent_id: str | None = None
+
+    def add(self, result: AgentResponseResult) -> None:
+        """Take one streamed result into account."""
+        if result.id:
+            self._id = result.id
+        if result.model:
+            self._model = result.model
+        if result.finish_reason:
+            self._finish = result.finish_reason
+        for content in result.contents:
+            kind = type(content)
+            if kind is contents.Text:
+                self._text.append(content.delta)  # type: ignore[union-attr]
+            elif kind is contents.Reasoning:
+                self._reasoning.append(content.delta)  # type: ignore[union-attr]
+            elif kind is contents.ToolCalling:
+                assert isinstance(content, contents.ToolCalling)
+                self._tool_calls.append(
+                    ToolCall(id=content.call_id, name=content.name, arguments=content.arguments)
+                )
+                if content.meta is not None and content.meta.agent_id is not None:
+                    self._source_agent_id = content.meta.agent_id
+            elif kind is contents.Usage:
+                assert isinstance(content, contents.Usage)
+                if self._usage is None or not _is_empty(content.usage):
+                    self._usage = content.usage
+            elif kind is contents.Error:
+                assert isinstance(content, contents.Error)
+                self._errors.append(content)
+
+    @property
+    def errors(self) -> list[contents.Error]:
+        """The error contents seen so far."""
+        return list(self._errors)
+
+    def response(self) -> AgentResponse:
+        """The aggregate of everything added so far."""
+        reasoning = "".join(self._reasoning)
+        return AgentResponse(
+            id=self._id,
+            model=self._model,
+            text="".join(self._text),
+            reasoning_text=reasoning or None,
+            tool_calls=tuple(self._tool_calls),
+            finish_reason=self._finish,
+            usage=self._usage,
+            source_agent_id=self._source_agent_id,
+            errors=tuple(self._errors),
+        )
+
+    def finish(self, *, raise_on_error: bool) -> AgentResponse:
+        """The final response; raises :class:`AgentResponseError` if asked and errors occurred."""
+        response = self.response()
+        if raise_on_error and response.errors:
+            raise AgentResponseError(response)
+        return response
+
+
+def collect_agent_response(
+    results: Iterable[AgentResponseResult], *, raise_on_error: bool = False
+) -> AgentResponse:
+    """Aggregate a stream of results into one response.
+
+    Args:
+        results: the results of a run, e.g. ``raf.pipeline.run(chunks)``.
+        raise_on_error: after reading the whole stream, raise :class:`AgentResponseError` if
+            it reported any error; the exception's ``response`` holds everything that arrived.
+
+    Raises:
+        AgentResponseError: with ``raise_on_error`` when errors were reported, and always when
+            iterating ``results`` raised (e.g. the connection dropped); ``response`` then holds
+            what was collected before, and ``__cause__`` the original exception.
+    """
+    collector = ResponseCollector()
+    try:
+        for result in results:
+            collector.add(result)
+    except Exception as exc:
+        raise AgentResponseError(collector.response(), cause=exc) from exc
+    return collector.finish(raise_on_error=raise_on_error)
+
+
+async def acollect_agent_response(
+    results: AsyncIterable[AgentResponseResult], *, raise_on_error: bool = False
+) -> AgentResponse:
+    """Async twin of :func:`collect_agent_response`."""
+    collector = ResponseCollector()
+    try:
+        async for result in results:
+            collector.add(result)
+    except Exception as exc:
+        raise AgentResponseError(collector.response(), cause=exc) from exc
+    return collector.finish(raise_on_error=raise_on_error)

@@ -1,0 +1,496 @@
+"""``AgentResponseConverter``: updates in, contents and events out (raf-spec 3). Sans-IO.
+
+``consume(update)`` returns the contents and events one update produces; ``finalize(...)``
+closes the turn and returns the last :class:`AgentResponseResult`. The rules, and where they
+differ from RAF, are in docs/converter.md; the short form:
+
+* **Call identity.** A legacy ``ToolCallDelta`` is routed by its provider id when that id is
+  known; else by its index (an explicit id binds to its index; the same index with a new,
+  different id or a different tool name starts a new call, for servers that send index 0 for
+  every parallel call); a delta with neither goes to the most recent open call. A repeated id
+  or name is a no-op, never concatenated. Explicit ``ToolCallStart``/``Args``/``End`` updates
+  are routed by id, and both kinds may describe the same call without duplicate starts or ends.
+* **Stable call ids.** A call's ``call_id`` is fixed when its name becomes known (that is when
+  ``ToolCallStart`` is emitted): the provider's id if one arrived by then, else
+  ``__tc_<n>`` where ``n`` counts the calls of this converter from 0 in first-seen order. An id
+  that arrives later is bound to the same call (later fragments carrying it still find it) and
+  reported once as a ``Custom`` event ``tool_call_provider_id``; the call is never split.
+* **Nothing dropped.** Argument fragments that arrive before the name are kept and emitted
+  (as one ``ToolCallArgs``) and parsed once the name is known.
+* **Finalize.** ``ToolCallEnd`` for every started call not yet ended, then for every call in
+  first-seen order either ``ToolCalling`` with the arguments parsed strictly as one JSON
+  document (empty text means ``{}``) or an ``Error`` content (``invalid_tool_arguments``,
+  ``invalid_tool_call``) that names the call and keeps the raw text. This happens whatever the
+  finish reason. A call reported executed (``ToolCalled``) gets its End and ToolCalling first
+  and is not finalized again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from raf.args_parser import ArgsParsed, StreamingArgsParser
+from raf.errors import excerpt
+from raf.model import contents, events, updates
+from raf.model.codes import ErrorCode
+from raf.model.contents import Content
+from raf.model.events import Event
+from raf.model.metadata import ResponseMetadata
+from raf.model.response import AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import FinishReason, Usage
+
+__all__ = [
+    "DEFAULT_MAX_ARGUMENTS_CHARS",
+    "DEFAULT_MAX_TOOL_CALLS",
+    "AgentResponseConverter",
+    "synthetic_call_id",
+]
+
+DEFAULT_MAX_ARGUMENTS_CHARS = 16 * 1024 * 1024
+"""Default limit of one call's accumulated argument text, in characters (16 Mi)."""
+
+DEFAULT_MAX_TOOL_CALLS = 1024
+"""Default limit of tool calls tracked in one turn."""
+
+_decode_json = msgspec.json.Decoder().decode
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
+
+
+def synthetic_call_id(ordinal: int) -> str:
+    """The call id raf gives a call the provider sent no id for: ``__tc_<ordinal>``."""
+    return f"__tc_{ordinal}"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Call:
+    """Everything known about one tool call."""
+
+    __slots__ = (
+        "args",
+        "call_id",
+        "called",
+        "closed",
+        "ended",
+        "index",
+        "name",
+        "ordinal",
+        "overflow",
+        "parser",
+        "pending",
+        "provider_id",
+        "size",
+        "started",
+    )
+
+    def __init__(self, ordinal: int, index: int | None, provider_id: str | None) -> None:
+        self.ordinal = ordinal
+        self.index = index
+        self.provider_id = provider_id
+        self.call_id: str | None = None  # fixed when the call starts
+        self.name: str | None = None
+        self.args: list[str] = []  # every fragment, in order
+        self.pending: list[str] = []  # fragments received before the name
+        self.size = 0
+        self.parser: StreamingArgsParser | None = None
+        self.started = False  # ToolCallStart emitted
+        self.ended = False  # ToolCallEnd emitted (or an explicit end seen)
+        self.called = False  # ToolCalling (or its error) emitted
+        self.closed = False  # ended or executed: routing by index/recency skips it
+        self.overflow = False  # arguments passed the size limit
+
+    @property
+    def reported_id(self) -> str:
+        return self.call_id or self.provider_id or synthetic_call_id(self.ordinal)
+
+
+class AgentResponseConverter:
+    """Turns the updates of one agent run into contents, events and results.
+
+    Args:
+        agent_id: put in every content's metadata.
+        executor_id: put in every content's metadata.
+        properties: the run options' properties, put in every content's metadata (shared by
+            all contents, not copied per content: treat it as read-only).
+        clock: returns the timestamp of each update's contents (default: UTC now).
+        max_arguments_chars: limit of one call's argument text; past it the call gets an
+            ``Error`` content (``tool_arguments_too_large``), its further fragments are
+            dropped and it produces no ``ToolCalling``.
+        max_tool_calls: limit of calls per turn; further new calls are reported once
+            (``too_many_tool_calls``) and dropped.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent_id: str | None = None,
+        executor_id: str | None = None,
+        properties: Mapping[str, Any] | None = None,
+        clock: Callable[[], datetime] = _utcnow,
+        max_arguments_chars: int = DEFAULT_MAX_ARGUMENTS_CHARS,
+        max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+    ) -> None:
+        self.agent_id = agent_id
+        self.executor_id = executor_id
+        self.properties: dict[str, Any] = dict(properties or {})
+        self.clock = clock
+        self.max_arguments_chars = max_arguments_chars
+        self.max_tool_calls = max_tool_calls
+        self.model_id: str | None = None
+        self._response_id: str | None = None
+        self._response_model: str | None = None
+        self._ordinal = 0
+        self._calls: list[_Call] = []
+        self._by_id: dict[str, _Call] = {}
+        self._by_index: dict[int, _Call] = {}
+        self._current: _Call | None = None
+        self._too_many_reported = False
+        self._meta: ResponseMetadata | None = None
+        self._finish_hint: str | None = None
+
+    # -- public API ----------------------------------------------------------------------
+
+    def consume(self, update: AgentResponseUpdate) -> tuple[list[Content], list[Event]]:
+        """The contents and events ``update`` produces (both possibly empty)."""
+        self._meta = None
+        out: list[Content] = []
+        evs: list[Event] = []
+        match update:
+            case updates.TextDelta(delta=delta):
+                if delta:
+                    out.append(contents.Text(delta=delta, meta=self._metadata()))
+            case updates.ReasoningDelta(delta=delta):
+                if delta:
+                    out.append(contents.Reasoning(delta=delta, meta=self._metadata()))
+            case updates.ToolCallDelta():
+                self._tool_call_delta(update, out, evs)
+            case updates.ToolCallStart(id=call_id, name=name):
+                call = self._call_for_id(call_id, out)
+                if call is not None:
+                    self._current = call
+                    self._set_name(call, name, out)
+            case updates.ToolCallArgs(id=call_id, args_delta=delta):
+                call = self._call_for_id(call_id, out)
+                if call is not None:
+                    self._current = call
+                    self._add_args(call, delta, out)
+            case updates.ToolCallEnd(id=call_id):
+                call = self._by_id.get(call_id)
+                if call is not None:
+                    self._end(call, out)
+            case updates.ToolCalled(id=call_id, result=result, error=error):
+                call = self._by_id.get(call_id)
+                if call is not None and not call.called:
+                    self._end(call, out)
+                    out.extend(self._calling(call))
+                if call is not None:
+                    call.closed = True
+                out.append(
+                    contents.ToolCalled(
+                        call_id=call.reported_id if call is not None else call_id,
+                        result=result,
+                        error=error,
+                        meta=self._metadata(),
+                    )
+                )
+            case updates.ToolApprovalRequest():
+                out.append(contents.Text(delta=_approval_text(update), meta=self._metadata()))
+                evs.append(
+                    events.Custom(
+                        event_type="tool_approval_request",
+                        payload={
+                            "call_id": update.call_id,
+                            "name": update.name,
+                            "arguments": update.arguments,
+                            "description": update.description,
+                        },
+                        meta=self._metadata(),
+                    )
+                )
+            case updates.Usage(usage=usage):
+                out.append(contents.Usage(usage=usage, meta=self._metadata()))
+            case updates.Finish(finish_reason=reason, usage=usage):
+                self._finish_hint = reason
+                if usage is not None:
+                    out.append(contents.Usage(usage=usage, meta=self._metadata()))
+            case updates.Error(code=code, message=message, raw=raw):
+                out.append(
+                    contents.Error(error_code=code, message=message, raw=raw, meta=self._metadata())
+                )
+            case updates.ResponseMetadata(id=response_id, model=model):
+                if response_id is not None:
+                    self._response_id = response_id
+                if model is not None:
+                    self._response_model = self.model_id = model
+        return out, evs
+
+    def finalize(
+        self, finish_reason: str | None = None, usage: Usage | None = None
+    ) -> AgentResponseResult:
+        """Close the turn: end open calls, emit the complete calls, return the last result.
+
+        Args:
+            finish_reason: the turn's finish reason (``None`` when the stream gave none).
+            usage: ignored (usage was already emitted from the ``Usage``/``Finish`` updates);
+                accepted for RAF's signature.
+
+        Returns:
+            A result with the response id and model seen in the stream, the finish reason,
+            and the ``ToolCallEnd`` contents followed by the ``ToolCalling`` (or error)
+            contents, each group in first-seen order. The converter is then ready for the
+            next turn (call ordinals keep counting, so synthetic ids stay unique).
+        """
+        del usage
+        self._meta = None
+        if finish_reason is not None:
+            self._finish_hint = finish_reason
+        out: list[Content] = []
+        for call in self._calls:
+            if call.started and not call.ended and not call.closed:
+                self._end(call, out)
+        for call in self._calls:
+            if not call.called:
+                out.extend(self._calling(call))
+        result = AgentResponseResult(
+            id=self._response_id,
+            model=self._response_model,
+            finish_reason=finish_reason,
+            contents=tuple(out),
+        )
+        self._response_id = self._response_model = None
+        self._calls = []
+        self._by_id = {}
+        self._by_index = {}
+        self._current = None
+        self._too_many_reported = False
+        self._finish_hint = None
+        return result
+
+    # -- tool calls ----------------------------------------------------------------------
+
+    def _metadata(self) -> ResponseMetadata:
+        meta = self._meta
+        if meta is None:
+            meta = self._meta = ResponseMetadata(
+                agent_id=self.agent_id,
+                model_id=self.model_id,
+                executor_id=self.executor_id,
+                timestamp=self.clock(),
+                properties=self.properties,
+            )
+        return meta
+
+    def _new_call(
+        self, index: int | None, provider_id: str | None, out: list[Content]
+    ) -> _Call | None:
+        if len(self._calls) >= self.max_tool_calls:
+            if not self._too_many_reported:
+                self._too_many_reported = True
+                out.append(
+                    contents.Error(
+                        error_code=ErrorCode.TOO_MANY_TOOL_CALLS,
+                        message=f"more than {self.max_tool_calls} tool calls in one turn; "
+                        "further calls are dropped (raise max_tool_calls if legitimate)",
+                        meta=self._metadata(),
+                    )
+                )
+            return None
+        call = _Call(self._ordinal, index, provider_id)
+        self._ordinal += 1
+        self._calls.append(call)
+        if provider_id is not None:
+            self._by_id[provider_id] = call
+        if index is not None:
+            self._by_index[index] = call
+        return call
+
+    def _call_for_id(self, call_id: str, out: list[Content]) -> _Call | None:
+        call = self._by_id.get(call_id)
+        return call if call is not None else self._new_call(None, call_id, out)
+
+    def _route(
+        self, index: int | None, pid: str | None, name: str | None, out: list[Content]
+    ) -> _Call | None:
+        """Find (or create) the call a legacy delta belongs to. See the module docstring."""
+        if pid is not None:
+            call = self._by_id.get(pid)
+            if call is not None:
+                if index is not None:
+                    self._by_index[index] = call
+                return call
+            if index is not None:
+                existing = self._by_index.get(index)
+                if (
+                    existing is not None
+                    and not existing.closed
+                    and existing.provider_id is None
+                    and (name is None or existing.name in (None, name))
+                ):
+                    return existing  # the first id of a call known so far by index only
+            return self._new_call(index, pid, out)
+        existing = self._by_index.get(index) if index is not None else self._current
+        if existing is None or existing.closed:
+            return self._new_call(index, None, out)
+        if name is not None and existing.name is not None and name != existing.name:
+            return self._new_call(index, None, out)  # same slot, another tool: a new call
+        return existing
+
+    def _tool_call_delta(
+        self, update: updates.ToolCallDelta, out: list[Content], evs: list[Event]
+    ) -> None:
+        pid = update.id
+        call = self._route(update.index, pid, update.name, out)
+        if call is None:
+            return
+        self._current = call
+        if pid is not None and pid not in self._by_id:
+            self._by_id[pid] = call
+            if call.provider_id is None:
+                call.provider_id = pid
+                if call.started:
+                    # The call already has its id; keep it and say which id the provider gave.
+                    evs.append(
+                        events.Custom(
+                            event_type="tool_call_provider_id",
+                            payload={"call_id": call.call_id, "provider_id": pid},
+                            meta=self._metadata(),
+                        )
+                    )
+        if update.name is not None:
+            self._set_name(call, update.name, out)
+        if update.arguments_delta:
+            self._add_args(call, update.arguments_delta, out)
+
+    def _set_name(self, call: _Call, name: str, out: list[Content]) -> None:
+        if call.started:
+            return  # a repeated (or conflicting) name never renames or restarts a call
+        call.name = name
+        call.started = True
+        call.call_id = call.provider_id or synthetic_call_id(call.ordinal)
+        self._by_id.setdefault(call.call_id, call)
+        out.append(contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata()))
+        if call.pending:
+            text = "".join(call.pending)
+            call.pending = []
+            self._emit_args(call, text, out)
+
+    def _add_args(self, call: _Call, delta: str, out: list[Content]) -> None:
+        if not delta or call.overflow:
+            return
+        call.size += len(delta)
+        if call.size > self.max_arguments_chars:
+            call.overflow = True
+            call.args = []
+            call.pending = []
+            call.parser = None
+            out.append(
+                contents.Error(
+                    error_code=ErrorCode.TOOL_ARGUMENTS_TOO_LARGE,
+                    message=f"arguments of tool call {call.reported_id} passed "
+                    f"{self.max_arguments_chars:,} characters; the call is dropped "
+                    "(raise max_arguments_chars if legitimate)",
+                    call_id=call.reported_id,
+                    meta=self._metadata(),
+                )
+            )
+            return
+        call.args.append(delta)
+        if call.started:
+            self._emit_args(call, delta, out)
+        else:
+            call.pending.append(delta)
+
+    def _emit_args(self, call: _Call, delta: str, out: list[Content]) -> None:
+        call_id = call.call_id
+        assert call_id is not None
+        meta = self._metadata()
+        out.append(contents.ToolCallArgs(call_id=call_id, args_delta=delta, meta=meta))
+        parser = call.parser
+        if parser is None:
+            parser = call.parser = StreamingArgsParser()
+        parser.push(delta)
+        for event in parser.poll():
+            if type(event) is ArgsParsed:
+                out.append(
+                    contents.ToolCallArgsParsed(
+                        call_id=call_id, name=event.name, value=event.value, meta=meta
+                    )
+                )
+            else:
+                out.append(
+                    contents.ToolCallArgsProgress(
+                        call_id=call_id,
+                        name=event.name,
+                        received=event.received,  # type: ignore[union-attr]
+                        value=event.value,
+                        meta=meta,
+                    )
+                )
+
+    def _end(self, call: _Call, out: list[Content]) -> None:
+        if call.started and not call.ended:
+            out.append(contents.ToolCallEnd(call_id=call.reported_id, meta=self._metadata()))
+        call.ended = True
+        call.closed = True
+
+    def _calling(self, call: _Call) -> list[Content]:
+        """The ``ToolCalling`` of a complete call, or the error saying why there is none."""
+        call.called = True
+        call.closed = True
+        call.parser = None
+        if call.overflow:
+            return []  # already reported when the limit was passed
+        call_id = call.reported_id
+        text = "".join(call.args)
+        if call.name is None:
+            return [
+                contents.Error(
+                    error_code=ErrorCode.INVALID_TOOL_CALL,
+                    message=f"tool call {call_id} never received a name; "
+                    f"its {len(text)} characters of arguments: {excerpt(text)}",
+                    call_id=call_id,
+                    raw=text,
+                    meta=self._metadata(),
+                )
+            ]
+        if not text.strip():
+            arguments: Any = {}
+        else:
+            try:
+                arguments = _decode_json(text)
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                hint = ""
+                if self._finish_hint == FinishReason.LENGTH:
+                    hint = " (the response was cut by finish_reason 'length')"
+                elif self._finish_hint is None:
+                    hint = " (the stream ended without a finish reason)"
+                return [
+                    contents.Error(
+                        error_code=ErrorCode.INVALID_TOOL_ARGUMENTS,
+                        message=f"arguments of tool call {call_id} ({call.name}) are not one "
+                        f"JSON document{hint}: {exc}; received {len(text)} characters: "
+                        f"{excerpt(text)}",
+                        call_id=call_id,
+                        raw=text,
+                        meta=self._metadata(),
+                    )
+                ]
+        return [
+            contents.ToolCalling(
+                call_id=call_id, name=call.name, arguments=arguments, meta=self._metadata()
+            )
+        ]
+
+
+def _approval_text(update: updates.ToolApprovalRequest) -> str:
+    """RAF's display text: LF ``[Approval required: name(args)]`` LF (raf-spec 3.3)."""
+    arguments = update.arguments
+    shown = arguments if isinstance(arguments, str) else _encode_sorted(arguments).decode()
+    return f"\n[Approval required: {update.name}({shown})]\n"

@@ -1,0 +1,110 @@
+"""collect_agent_response: raf-spec 6, with raf's errors list and exception option."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from raf.collect import ResponseCollector, acollect_agent_response, collect_agent_response
+from raf.errors import AgentResponseError
+from raf.model import AgentResponseResult, ResponseMetadata, ToolCall, Usage, contents
+
+META = ResponseMetadata(agent_id="agent-1", timestamp=datetime(2026, 1, 1, tzinfo=UTC))
+USAGE = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
+ERR = contents.Error(error_code="provider_error", message="overloaded")
+
+
+def result(*items: contents.Content, **fields: str | None) -> AgentResponseResult:
+    return AgentResponseResult(contents=items, **fields)  # type: ignore[arg-type]
+
+
+RESULTS = [
+    result(contents.Reasoning(delta="think ")),
+    result(contents.Text(delta="Hel")),
+    result(contents.Reasoning(delta="more")),
+    result(contents.Text(delta="lo")),
+    result(contents.ToolCallStart(call_id="c1", name="f")),
+    result(contents.Usage(usage=USAGE)),
+    result(contents.Usage(usage=Usage())),  # an empty usage never erases a real one
+    result(ERR),
+    result(
+        contents.ToolCallEnd(call_id="c1"),
+        contents.ToolCalling(call_id="c1", name="f", arguments={"a": 1}, meta=META),
+        id="r1",
+        model="m1",
+        finish_reason="tool_calls",
+    ),
+]
+
+
+def test_aggregates_every_field() -> None:
+    response = collect_agent_response(RESULTS)
+    assert response.text == "Hello"
+    assert response.reasoning_text == "think more"
+    assert response.tool_calls == (ToolCall(id="c1", name="f", arguments={"a": 1}),)
+    assert (response.id, response.model, response.finish_reason) == ("r1", "m1", "tool_calls")
+    assert response.usage == USAGE
+    assert response.source_agent_id == "agent-1"
+    assert response.errors == (ERR,)
+    assert response.tool_messages == ()
+    assert response.turn_transcript == ()
+
+
+def test_reasoning_is_none_when_empty_and_last_non_empty_id_wins() -> None:
+    response = collect_agent_response(
+        [
+            result(contents.Text(delta="x"), id="a"),
+            result(id="", model="m"),
+            result(finish_reason=None),
+        ]
+    )
+    assert response.reasoning_text is None
+    assert (response.id, response.model, response.finish_reason) == ("a", "m", None)
+
+
+def test_later_real_usage_replaces_earlier_usage() -> None:
+    later = Usage(prompt_tokens=20, completion_tokens=1, total_tokens=21)
+    assert (
+        collect_agent_response(
+            [result(contents.Usage(usage=USAGE)), result(contents.Usage(usage=later))]
+        ).usage
+        == later
+    )
+
+
+def test_raise_on_error_carries_the_whole_partial_response() -> None:
+    with pytest.raises(AgentResponseError) as info:
+        collect_agent_response(RESULTS, raise_on_error=True)
+    assert info.value.response.text == "Hello"
+    assert info.value.response.tool_calls[0].id == "c1"  # read to the end before raising
+    assert "provider_error" in str(info.value)
+
+
+def test_a_failing_stream_raises_with_what_arrived() -> None:
+    def broken() -> Iterator[AgentResponseResult]:
+        yield result(contents.Text(delta="partial"))
+        raise ConnectionResetError("peer closed")
+
+    with pytest.raises(AgentResponseError) as info:
+        collect_agent_response(broken())
+    assert info.value.response.text == "partial"
+    assert isinstance(info.value.__cause__, ConnectionResetError)
+
+
+def test_async_twin_gives_the_same_response() -> None:
+    async def stream() -> AsyncIterator[AgentResponseResult]:
+        for r in RESULTS:
+            yield r
+
+    assert asyncio.run(acollect_agent_response(stream())) == collect_agent_response(RESULTS)
+
+
+def test_collector_response_at_any_point() -> None:
+    collector = ResponseCollector()
+    collector.add(RESULTS[1])
+    assert collector.response().text == "Hel"
+    collector.add(RESULTS[3])
+    assert collector.response().text == "Hello"
