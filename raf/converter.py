@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from time import monotonic_ns
 from typing import Any
 
 import msgspec
@@ -153,6 +154,8 @@ class AgentResponseConverter:
         self._current: _Call | None = None
         self._too_many_reported = False
         self._meta: ResponseMetadata | None = None
+        self._shared_meta: ResponseMetadata | None = None
+        self._shared_tick = -1
         self._finish_hint: str | None = None
 
     # -- public API ----------------------------------------------------------------------
@@ -160,12 +163,13 @@ class AgentResponseConverter:
     def consume(self, update: AgentResponseUpdate) -> tuple[list[Content], list[Event]]:
         """The contents and events ``update`` produces (both possibly empty)."""
         self._meta = None
+        kind = type(update)
+        if kind is updates.TextDelta:  # the hot path: most updates are text
+            delta = update.delta  # type: ignore[union-attr]
+            return ([contents.Text(delta=delta, meta=self._metadata())] if delta else []), []
         out: list[Content] = []
         evs: list[Event] = []
         match update:
-            case updates.TextDelta(delta=delta):
-                if delta:
-                    out.append(contents.Text(delta=delta, meta=self._metadata()))
             case updates.ReasoningDelta(delta=delta):
                 if delta:
                     out.append(contents.Reasoning(delta=delta, meta=self._metadata()))
@@ -276,15 +280,34 @@ class AgentResponseConverter:
     # -- tool calls ----------------------------------------------------------------------
 
     def _metadata(self) -> ResponseMetadata:
+        """The metadata of the current update's contents (one object per update).
+
+        With the default clock, updates converted within the same millisecond (typically all
+        the updates of one network chunk) share one metadata object: timestamps have
+        millisecond resolution, and the hot path builds neither a datetime nor a struct per
+        update. An injected ``clock`` is called for every update.
+        """
         meta = self._meta
-        if meta is None:
-            meta = self._meta = ResponseMetadata(
-                agent_id=self.agent_id,
-                model_id=self.model_id,
-                executor_id=self.executor_id,
-                timestamp=self.clock(),
-                properties=self.properties,
-            )
+        if meta is not None:
+            return meta
+        if self.clock is _utcnow:
+            tick = monotonic_ns() // 1_000_000
+            shared = self._shared_meta
+            if (
+                shared is not None
+                and tick == self._shared_tick
+                and shared.model_id == self.model_id
+            ):
+                self._meta = shared
+                return shared
+            self._shared_tick = tick
+        meta = self._meta = self._shared_meta = ResponseMetadata(
+            agent_id=self.agent_id,
+            model_id=self.model_id,
+            executor_id=self.executor_id,
+            timestamp=self.clock(),
+            properties=self.properties,
+        )
         return meta
 
     def _new_call(

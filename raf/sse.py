@@ -206,48 +206,64 @@ class SSEDecoder:
         raise SSELimitExceeded("line" if kind == "line" else "event", limit, size, events)
 
     def _lines(self, lines: list[str], events: list[ServerSentEvent]) -> None:
+        """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
+        written back at the end: this loop is the decoder's hot path."""
         if self._first_line:
             self._first_line = False
             if lines[0].startswith(_BOM):
                 lines[0] = lines[0][1:]
+        data = self._data
+        event_type = self._event_type
+        id_buffer = self._id_buffer
+        block_retry = self._block_retry
+        block_bytes = self._block_bytes
+        block_open = self._block_open
         max_event = self.max_event_bytes
+        dispatch = events.append
         for line in lines:
-            if not line:
-                self._dispatch(events)
+            if not line:  # a blank line: commit the id, dispatch unless no data line came
+                self.last_event_id = id_buffer
+                if data:
+                    dispatch(
+                        ServerSentEvent(
+                            event=event_type or "message",
+                            data=data[0] if len(data) == 1 else "\n".join(data),
+                            id=id_buffer,
+                            retry=block_retry,
+                        )
+                    )
+                    data = []
+                event_type = ""
+                block_retry = None
+                block_bytes = 0
+                block_open = False
                 continue
             if line[0] == ":":
-                continue
-            self._block_open = True
+                continue  # a comment
+            block_open = True
             # Characters, not bytes: a UTF-8 line has at least as many bytes as characters.
-            self._block_bytes += len(line) + 1
-            if self._block_bytes > max_event:
-                self._fail("event", max_event, self._block_bytes, events)
+            block_bytes += len(line) + 1
+            if block_bytes > max_event:
+                self._fail("event", max_event, block_bytes, events)
+            if line.startswith("data:"):
+                value = line[5:]
+                data.append(value[1:] if value[:1] == " " else value)
+                continue
             field, colon, value = line.partition(":")
             if colon and value[:1] == " ":
                 value = value[1:]
             if field == "data":
-                self._data.append(value)
+                data.append(value)
             elif field == "event":
-                self._event_type = value
+                event_type = value
             elif field == "id" and "\x00" not in value:
-                self._id_buffer = value
+                id_buffer = value
             elif field == "retry" and value.isascii() and value.isdigit():
-                self._block_retry = self.retry = int(value)
-            # Any other field is ignored (WHATWG 9.2.6).
-
-    def _dispatch(self, events: list[ServerSentEvent]) -> None:
-        self.last_event_id = self._id_buffer
-        if self._data:
-            events.append(
-                ServerSentEvent(
-                    event=self._event_type or "message",
-                    data="\n".join(self._data),
-                    id=self.last_event_id,
-                    retry=self._block_retry,
-                )
-            )
-            self._data = []
-        self._event_type = ""
-        self._block_retry = None
-        self._block_bytes = 0
-        self._block_open = False
+                block_retry = self.retry = int(value)
+            # Any other field is ignored.
+        self._data = data
+        self._event_type = event_type
+        self._id_buffer = id_buffer
+        self._block_retry = block_retry
+        self._block_bytes = block_bytes
+        self._block_open = block_open

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CI = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -33,3 +35,16 @@ def test_files_named_in_the_readme_exist() -> None:
         r"`(examples/[\w./-]+)`", README
     ):
         assert (ROOT / name).exists(), name
+
+
+def test_the_python_tour_example_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = re.findall(r"```python\n(.*?)```", README, re.S)[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(first, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "I'll check both cities." in out
+    assert "('get_weather', {'location': 'Paris, France'})" in out
+    assert "call_RpEDoB8O0FTL9JoKTuCVFOyR unit c" not in out  # 'unit' completes within one push
+    assert "call_FthC9qRpsL5kBpwwyw6c7j4k location Paris, Fr" in out
