@@ -37,14 +37,14 @@ import msgspec
 __all__ = ["ArgsEvent", "ArgsParsed", "ArgsProgress", "StreamingArgsParser"]
 
 
-class ArgsParsed(msgspec.Struct, frozen=True):
+class ArgsParsed(msgspec.Struct, frozen=True, gc=False):
     """The value of top-level argument ``name`` is complete."""
 
     name: str
     value: Any
 
 
-class ArgsProgress(msgspec.Struct, frozen=True):
+class ArgsProgress(msgspec.Struct, frozen=True, gc=False):
     """More of the still-open string argument ``name`` was decoded.
 
     ``value`` is the text decoded since the previous progress of this argument; ``received``
@@ -74,6 +74,9 @@ class _S(Enum):
     NOT_OBJECT = auto()  # the text is not an object: no events, not an error here
     FAILED = auto()
 
+
+_IN_STRING = _S.IN_STRING
+_BLOCK = 256
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING_SPECIAL = re.compile(r'["\\\x00-\x1f]')
@@ -106,6 +109,9 @@ class StreamingArgsParser:
         """Why the parser stopped, or ``None``."""
         # The value (or key) being read, as raw segments joined once when it completes.
         self._raw: list[str] = []
+        # Older raw segments of the same value, joined in blocks of _BLOCK segments so that
+        # memory is about one copy of the text even when every fragment is one character.
+        self._blocks: list[str] = []
         self._key = ""
         # Top-level string value: decoded text not yet reported, count decoded so far, and an
         # escape sequence (or high surrogate) cut by the end of a fragment.
@@ -129,18 +135,38 @@ class StreamingArgsParser:
         ``bytes`` are decoded as UTF-8 incrementally (a character split between two pushes is
         fine); ``str`` fragments are used as they are.
         """
-        if isinstance(fragment, bytes):
+        if type(fragment) is not str:
             if self._bytes_decoder is None:
                 self._bytes_decoder = codecs.getincrementaldecoder("utf-8")("strict")
             try:
-                fragment = self._bytes_decoder.decode(fragment)
+                fragment = self._bytes_decoder.decode(fragment)  # type: ignore[arg-type]
             except UnicodeDecodeError as exc:
                 self._fail(f"invalid UTF-8: {exc}")
                 return
-        if fragment and self._state not in (_S.FAILED, _S.NOT_OBJECT):
+        state = self._state
+        if fragment and state is not _S.FAILED and state is not _S.NOT_OBJECT:
             self._scan(fragment)
             if self._state is _S.IN_STRING:
                 self._report_progress()
+
+    def feed(self, fragment: str | bytes) -> list[ArgsEvent]:
+        """``push(fragment)`` then ``poll()``, in one call."""
+        if (
+            self._state is _IN_STRING
+            and not self._events
+            and not self._escape
+            and not self._high_surrogate
+            and type(fragment) is str
+            and _STRING_SPECIAL.search(fragment) is None
+        ):
+            # The common case of a long string value: the fragment is plain text inside it.
+            if not fragment:
+                return []
+            self._keep(fragment)
+            self._received += len(fragment)
+            return [ArgsProgress(self._key, self._received, fragment)]
+        self.push(fragment)
+        return self.poll()
 
     def poll(self) -> list[ArgsEvent]:
         """The events discovered since the last poll, in order."""
@@ -153,6 +179,7 @@ class StreamingArgsParser:
         self._state = _S.FAILED
         self.error = reason
         self._raw = []
+        self._blocks = []
         self._pending = []
 
     def _scan(self, s: str) -> None:
@@ -286,7 +313,7 @@ class StreamingArgsParser:
             self._raw.append(s[i:end])
         if end == len(s):
             return end  # the number may go on in the next fragment
-        token = "".join(self._raw)
+        token = self._text()
         if token not in ("true", "false", "null") and _NUMBER.fullmatch(token) is None:
             self._fail(f"invalid value {token[:40]!r} for {self._key!r}")
             return len(s)
@@ -317,10 +344,10 @@ class StreamingArgsParser:
             else:  # "}" or "]"
                 self._depth -= 1
                 if self._depth == 0:
-                    self._raw.append(s[start:i])
-                    self._complete("".join(self._raw))
+                    self._keep(s[start:i])
+                    self._complete(self._text())
                     return i
-        self._raw.append(s[start:])
+        self._keep(s[start:])
         return n
 
     def _scan_string_value(self, s: str, i: int) -> int:
@@ -346,7 +373,7 @@ class StreamingArgsParser:
                     return n
                 raw.append('"')
                 pending.clear()
-                self._complete("".join(raw))
+                self._complete(self._text())
                 return j + 1
             if c != "\\":
                 self._fail(f"control character U+{ord(c):04X} in the value of {self._key!r}")
@@ -358,11 +385,25 @@ class StreamingArgsParser:
                 return n
         return n
 
+    def _keep(self, text: str) -> None:
+        raw = self._raw
+        raw.append(text)
+        if len(raw) >= _BLOCK:
+            self._blocks.append("".join(raw))
+            raw.clear()  # in place: callers may hold this list
+
+    def _text(self) -> str:
+        """The raw text of the value (or key) being read, then forget it."""
+        text = "".join(self._blocks) + "".join(self._raw)
+        self._blocks = []
+        self._raw = []
+        return text
+
     def _plain(self, text: str) -> None:
         if self._high_surrogate:
             self._fail(f"lone surrogate in the value of {self._key!r}")
             return
-        self._raw.append(text)
+        self._keep(text)
         self._pending.append(text)
         self._received += len(text)
 

@@ -18,6 +18,10 @@ from raf.model.usage import Usage
 __all__ = ["ResponseCollector", "acollect_agent_response", "collect_agent_response"]
 
 
+_TEXT = contents.Text
+_COLLECTED = frozenset({contents.Reasoning, contents.ToolCalling, contents.Usage, contents.Error})
+
+
 def _is_empty(usage: Usage) -> bool:
     return not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens)
 
@@ -55,24 +59,25 @@ class ResponseCollector:
             self._finish = result.finish_reason
         for content in result.contents:
             kind = type(content)
-            if kind is contents.Text:
+            if kind is _TEXT:
                 self._text.append(content.delta)  # type: ignore[union-attr]
-            elif kind is contents.Reasoning:
-                self._reasoning.append(content.delta)  # type: ignore[union-attr]
-            elif kind is contents.ToolCalling:
-                assert isinstance(content, contents.ToolCalling)
-                self._tool_calls.append(
-                    ToolCall(id=content.call_id, name=content.name, arguments=content.arguments)
-                )
-                if content.meta is not None and content.meta.agent_id is not None:
-                    self._source_agent_id = content.meta.agent_id
-            elif kind is contents.Usage:
-                assert isinstance(content, contents.Usage)
-                if self._usage is None or not _is_empty(content.usage):
-                    self._usage = content.usage
-            elif kind is contents.Error:
-                assert isinstance(content, contents.Error)
-                self._errors.append(content)
+            elif kind in _COLLECTED:
+                self._collect(content)
+
+    def _collect(self, content: contents.Content) -> None:
+        if isinstance(content, contents.Reasoning):
+            self._reasoning.append(content.delta)
+        elif isinstance(content, contents.ToolCalling):
+            self._tool_calls.append(
+                ToolCall(id=content.call_id, name=content.name, arguments=content.arguments)
+            )
+            if content.meta is not None and content.meta.agent_id is not None:
+                self._source_agent_id = content.meta.agent_id
+        elif isinstance(content, contents.Usage):
+            if self._usage is None or not _is_empty(content.usage):
+                self._usage = content.usage
+        elif isinstance(content, contents.Error):
+            self._errors.append(content)
 
     @property
     def errors(self) -> list[contents.Error]:

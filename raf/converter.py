@@ -27,9 +27,8 @@ differ from RAF, are in docs/converter.md; the short form:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
-from time import monotonic_ns
 from typing import Any
 
 import msgspec
@@ -58,8 +57,19 @@ DEFAULT_MAX_ARGUMENTS_CHARS = 16 * 1024 * 1024
 DEFAULT_MAX_TOOL_CALLS = 1024
 """Default limit of tool calls tracked in one turn."""
 
+_BLOCK = 256
+
 _decode_json = msgspec.json.Decoder().decode
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
+
+
+# Hot-path aliases (module globals are cheaper to reach than module attributes).
+_TextDelta = updates.TextDelta
+_ToolCallDelta = updates.ToolCallDelta
+_Text = contents.Text
+_ToolCallArgs = contents.ToolCallArgs
+_ToolCallArgsParsed = contents.ToolCallArgsParsed
+_ToolCallArgsProgress = contents.ToolCallArgsProgress
 
 
 def synthetic_call_id(ordinal: int) -> str:
@@ -76,6 +86,7 @@ class _Call:
 
     __slots__ = (
         "args",
+        "blocks",
         "call_id",
         "called",
         "closed",
@@ -85,7 +96,6 @@ class _Call:
         "ordinal",
         "overflow",
         "parser",
-        "pending",
         "provider_id",
         "size",
         "started",
@@ -97,8 +107,11 @@ class _Call:
         self.provider_id = provider_id
         self.call_id: str | None = None  # fixed when the call starts
         self.name: str | None = None
-        self.args: list[str] = []  # every fragment, in order
-        self.pending: list[str] = []  # fragments received before the name
+        # The argument text so far: recent fragments, and older ones joined into blocks of
+        # _BLOCK fragments, so that memory is about one copy of the text even when every
+        # fragment is one character long.
+        self.args: list[str] = []
+        self.blocks: list[str] = []
         self.size = 0
         self.parser: StreamingArgsParser | None = None
         self.started = False  # ToolCallStart emitted
@@ -106,6 +119,10 @@ class _Call:
         self.called = False  # ToolCalling (or its error) emitted
         self.closed = False  # ended or executed: routing by index/recency skips it
         self.overflow = False  # arguments passed the size limit
+
+    def text(self) -> str:
+        """The whole argument text received so far."""
+        return "".join(self.blocks) + "".join(self.args)
 
     @property
     def reported_id(self) -> str:
@@ -153,23 +170,65 @@ class AgentResponseConverter:
         self._by_index: dict[int, _Call] = {}
         self._current: _Call | None = None
         self._too_many_reported = False
+        # The metadata of the current batch of updates (see ``results``).
         self._meta: ResponseMetadata | None = None
-        self._shared_meta: ResponseMetadata | None = None
-        self._shared_tick = -1
-        self._finish_hint: str | None = None
+        self.finish_reason: str | None = None
+        """The last finish reason the updates carried (what ``results`` passes to finalize)."""
 
     # -- public API ----------------------------------------------------------------------
 
     def consume(self, update: AgentResponseUpdate) -> tuple[list[Content], list[Event]]:
         """The contents and events ``update`` produces (both possibly empty)."""
+        produced = self.results((update,))
+        if not produced:
+            return [], []
+        return list(produced[0].contents), list(produced[0].events)
+
+    def results(self, batch: Iterable[AgentResponseUpdate]) -> list[AgentResponseResult]:
+        """Convert updates the way an agent run does (raf-spec 3.6): one result per update that
+        produced contents or events, in order; updates that produce nothing yield none.
+
+        The updates of one call are treated as arriving together (e.g. from one network
+        chunk): their contents share one metadata object, with one timestamp. The finish
+        reason they carry is kept in :attr:`finish_reason` for :meth:`finalize`.
+        """
+        out: list[AgentResponseResult] = []
+        result = AgentResponseResult
+        by_index = self._by_index
         self._meta = None
-        kind = type(update)
-        if kind is updates.TextDelta:  # the hot path: most updates are text
-            delta = update.delta  # type: ignore[union-attr]
-            return ([contents.Text(delta=delta, meta=self._metadata())] if delta else []), []
-        out: list[Content] = []
-        evs: list[Event] = []
+        for update in batch:
+            kind = type(update)
+            # The two hot paths: a text delta, and an argument fragment of a started call.
+            if kind is _TextDelta:
+                if update.delta:  # type: ignore[union-attr]
+                    meta = self._meta or self._metadata()
+                    out.append(result(contents=(_Text(delta=update.delta, meta=meta),)))  # type: ignore[union-attr]
+                continue
+            if kind is _ToolCallDelta and update.id is None and update.name is None:  # type: ignore[union-attr]
+                index = update.index  # type: ignore[union-attr]
+                call = self._current if index is None else by_index.get(index)
+                if call is not None and call.started and not call.closed:
+                    self._current = call
+                    args: list[Content] = []
+                    self._add_args(call, update.arguments_delta, args)  # type: ignore[union-attr]
+                    if args:
+                        out.append(result(contents=tuple(args)))
+                    continue
+            produced: list[Content] = []
+            evs: list[Event] = []
+            self._consume(update, produced, evs)
+            if evs:
+                out.append(result(contents=tuple(produced), events=tuple(evs)))
+            elif produced:
+                out.append(result(contents=tuple(produced)))
+        return out
+
+    def _consume(self, update: AgentResponseUpdate, out: list[Content], evs: list[Event]) -> None:
+        """Every update, by the rules of raf-spec 3.3 (with the deviations in docs/)."""
         match update:
+            case updates.TextDelta(delta=delta):
+                if delta:
+                    out.append(contents.Text(delta=delta, meta=self._metadata()))
             case updates.ReasoningDelta(delta=delta):
                 if delta:
                     out.append(contents.Reasoning(delta=delta, meta=self._metadata()))
@@ -221,7 +280,7 @@ class AgentResponseConverter:
             case updates.Usage(usage=usage):
                 out.append(contents.Usage(usage=usage, meta=self._metadata()))
             case updates.Finish(finish_reason=reason, usage=usage):
-                self._finish_hint = reason
+                self.finish_reason = reason  # the last one wins
                 if usage is not None:
                     out.append(contents.Usage(usage=usage, meta=self._metadata()))
             case updates.Error(code=code, message=message, raw=raw):
@@ -231,9 +290,9 @@ class AgentResponseConverter:
             case updates.ResponseMetadata(id=response_id, model=model):
                 if response_id is not None:
                     self._response_id = response_id
-                if model is not None:
+                if model is not None and model != self.model_id:
                     self._response_model = self.model_id = model
-        return out, evs
+                    self._meta = None  # later contents carry the new model id
 
     def finalize(
         self, finish_reason: str | None = None, usage: Usage | None = None
@@ -254,7 +313,7 @@ class AgentResponseConverter:
         del usage
         self._meta = None
         if finish_reason is not None:
-            self._finish_hint = finish_reason
+            self.finish_reason = finish_reason
         out: list[Content] = []
         for call in self._calls:
             if call.started and not call.ended and not call.closed:
@@ -274,40 +333,22 @@ class AgentResponseConverter:
         self._by_index = {}
         self._current = None
         self._too_many_reported = False
-        self._finish_hint = None
+        self.finish_reason = None
         return result
 
     # -- tool calls ----------------------------------------------------------------------
 
     def _metadata(self) -> ResponseMetadata:
-        """The metadata of the current update's contents (one object per update).
-
-        With the default clock, updates converted within the same millisecond (typically all
-        the updates of one network chunk) share one metadata object: timestamps have
-        millisecond resolution, and the hot path builds neither a datetime nor a struct per
-        update. An injected ``clock`` is called for every update.
-        """
+        """The metadata of the current update's contents (of the whole batch in ``results``)."""
         meta = self._meta
-        if meta is not None:
-            return meta
-        if self.clock is _utcnow:
-            tick = monotonic_ns() // 1_000_000
-            shared = self._shared_meta
-            if (
-                shared is not None
-                and tick == self._shared_tick
-                and shared.model_id == self.model_id
-            ):
-                self._meta = shared
-                return shared
-            self._shared_tick = tick
-        meta = self._meta = self._shared_meta = ResponseMetadata(
-            agent_id=self.agent_id,
-            model_id=self.model_id,
-            executor_id=self.executor_id,
-            timestamp=self.clock(),
-            properties=self.properties,
-        )
+        if meta is None:
+            meta = self._meta = ResponseMetadata(
+                agent_id=self.agent_id,
+                model_id=self.model_id,
+                executor_id=self.executor_id,
+                timestamp=self.clock(),
+                properties=self.properties,
+            )
         return meta
 
     def _new_call(
@@ -397,58 +438,45 @@ class AgentResponseConverter:
         call.name = name
         call.started = True
         call.call_id = call.provider_id or synthetic_call_id(call.ordinal)
+        call.parser = StreamingArgsParser()
         self._by_id.setdefault(call.call_id, call)
         out.append(contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata()))
-        if call.pending:
-            text = "".join(call.pending)
-            call.pending = []
-            self._emit_args(call, text, out)
+        if call.size:  # fragments that came before the name: emit and parse them now
+            text = call.text()
+            call.args = []
+            call.blocks = []
+            call.size = 0
+            self._add_args(call, text, out)
 
     def _add_args(self, call: _Call, delta: str, out: list[Content]) -> None:
+        """Account for an argument fragment; emit and parse it if the call has started."""
         if not delta or call.overflow:
             return
-        call.size += len(delta)
-        if call.size > self.max_arguments_chars:
-            call.overflow = True
-            call.args = []
-            call.pending = []
-            call.parser = None
-            out.append(
-                contents.Error(
-                    error_code=ErrorCode.TOOL_ARGUMENTS_TOO_LARGE,
-                    message=f"arguments of tool call {call.reported_id} passed "
-                    f"{self.max_arguments_chars:,} characters; the call is dropped "
-                    "(raise max_arguments_chars if legitimate)",
-                    call_id=call.reported_id,
-                    meta=self._metadata(),
-                )
-            )
+        size = call.size + len(delta)
+        if size > self.max_arguments_chars:
+            self._overflow(call, out)
             return
-        call.args.append(delta)
-        if call.started:
-            self._emit_args(call, delta, out)
-        else:
-            call.pending.append(delta)
-
-    def _emit_args(self, call: _Call, delta: str, out: list[Content]) -> None:
-        call_id = call.call_id
-        assert call_id is not None
-        meta = self._metadata()
-        out.append(contents.ToolCallArgs(call_id=call_id, args_delta=delta, meta=meta))
-        parser = call.parser
-        if parser is None:
-            parser = call.parser = StreamingArgsParser()
-        parser.push(delta)
-        for event in parser.poll():
+        call.size = size
+        args = call.args
+        args.append(delta)
+        if len(args) >= _BLOCK:
+            call.blocks.append("".join(args))
+            call.args = []
+        if not call.started:
+            return  # kept until the name arrives
+        call_id: str = call.call_id  # type: ignore[assignment]  # set when the call started
+        meta = self._meta or self._metadata()
+        out.append(_ToolCallArgs(call_id=call_id, args_delta=delta, meta=meta))
+        for event in call.parser.feed(delta):  # type: ignore[union-attr]
             if type(event) is ArgsParsed:
                 out.append(
-                    contents.ToolCallArgsParsed(
+                    _ToolCallArgsParsed(
                         call_id=call_id, name=event.name, value=event.value, meta=meta
                     )
                 )
             else:
                 out.append(
-                    contents.ToolCallArgsProgress(
+                    _ToolCallArgsProgress(
                         call_id=call_id,
                         name=event.name,
                         received=event.received,  # type: ignore[union-attr]
@@ -456,6 +484,22 @@ class AgentResponseConverter:
                         meta=meta,
                     )
                 )
+
+    def _overflow(self, call: _Call, out: list[Content]) -> None:
+        call.overflow = True
+        call.args = []
+        call.blocks = []
+        call.parser = None
+        out.append(
+            contents.Error(
+                error_code=ErrorCode.TOOL_ARGUMENTS_TOO_LARGE,
+                message=f"arguments of tool call {call.reported_id} passed "
+                f"{self.max_arguments_chars:,} characters; the call is dropped "
+                "(raise max_arguments_chars if legitimate)",
+                call_id=call.reported_id,
+                meta=self._metadata(),
+            )
+        )
 
     def _end(self, call: _Call, out: list[Content]) -> None:
         if call.started and not call.ended:
@@ -471,7 +515,7 @@ class AgentResponseConverter:
         if call.overflow:
             return []  # already reported when the limit was passed
         call_id = call.reported_id
-        text = "".join(call.args)
+        text = call.text()
         if call.name is None:
             return [
                 contents.Error(
@@ -490,9 +534,9 @@ class AgentResponseConverter:
                 arguments = _decode_json(text)
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 hint = ""
-                if self._finish_hint == FinishReason.LENGTH:
+                if self.finish_reason == FinishReason.LENGTH:
                     hint = " (the response was cut by finish_reason 'length')"
-                elif self._finish_hint is None:
+                elif self.finish_reason is None:
                     hint = " (the stream ended without a finish reason)"
                 return [
                     contents.Error(

@@ -25,7 +25,6 @@ from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.model.usage import Usage
 from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, ServerSentEvent, SSEDecoder
 
 __all__ = [
@@ -101,13 +100,7 @@ class UpdateDecoder:
         return out
 
     def _events(self, events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        out: list[AgentResponseUpdate] = []
-        feed = self.dialect.feed
-        for event in events:
-            out.extend(feed(event))
-            if self.dialect.done:
-                break
-        return out
+        return self.dialect.feed_events(events) if events else []
 
 
 def iter_updates(
@@ -173,8 +166,6 @@ class Pipeline:
             dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes
         )
         self.converter = converter or AgentResponseConverter(**converter_options)
-        self._finish_reason: str | None = None
-        self._usage: Usage | None = None
         self._closed = False
 
     @property
@@ -192,21 +183,11 @@ class Pipeline:
             return []
         self._closed = True
         out = self._convert(self.updates.close())
-        out.append(self.converter.finalize(self._finish_reason, self._usage))
+        out.append(self.converter.finalize(self.converter.finish_reason))
         return out
 
     def _convert(self, batch: list[AgentResponseUpdate]) -> list[AgentResponseResult]:
-        out: list[AgentResponseResult] = []
-        consume = self.converter.consume
-        for update in batch:
-            if type(update) is updates.Finish:
-                self._finish_reason = update.finish_reason  # the last one wins
-                if update.usage is not None:
-                    self._usage = update.usage
-            produced, evs = consume(update)
-            if produced or evs:
-                out.append(AgentResponseResult(contents=tuple(produced), events=tuple(evs)))
-        return out
+        return self.converter.results(batch) if batch else []
 
 
 def run(

@@ -19,9 +19,10 @@ stream" (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-st
   says so.
 
 Cost is linear in the input whatever the feed sizes: each chunk is searched once for its last
-line terminator, its complete lines are decoded in one call and split on CR/LF only (never
-``str.splitlines``, which also splits on U+2028, U+0085...), an unfinished line is kept as a
-list of fragments joined once, and data lines are joined once at dispatch.
+line terminator and its complete lines are split on CR and LF only, as bytes (never
+``str.splitlines``, which also splits on U+2028, U+0085...); an unfinished line is kept in
+one growing buffer; a value is decoded from UTF-8 once, when its event is dispatched (data
+lines joined with LF).
 Two limits bound memory on hostile input (``max_line_bytes``, ``max_event_bytes``); passing
 one raises :class:`raf.errors.SSELimitExceeded`.
 """
@@ -46,17 +47,17 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 line (Gemini), small enough that a stream without line breaks cannot exhaust memory."""
 
 DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024
-"""Default largest event, 32 MiB: the lines of one block with their terminators, counted in
-decoded characters (never more than the block's bytes)."""
+"""Default largest event (the lines of one block with their terminators), in bytes (32 MiB)."""
 
 _LF = 0x0A
 _CR = 0x0D
 _BOM = "\ufeff"
-_LINE_END = re.compile("\r\n|\r|\n")
+_LINE_END = re.compile(b"\r\n|\r|\n")
 _BOM_BYTES = _BOM.encode()
+_COLON = ord(":")
 
 
-class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True):
+class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One dispatched event.
 
     Attributes:
@@ -104,13 +105,14 @@ class SSEDecoder:
         self.retry: int | None = None
         self.truncated = False
         # Unterminated line, as fragments joined once when its terminator arrives.
-        self._partial: list[bytes] = []
-        self._partial_size = 0
+        # The unterminated line so far (a bytearray grows in amortised constant time per byte
+        # and holds each byte once, even when the line arrives one byte per feed).
+        self._partial = bytearray()
         # The previous chunk ended with CR: an LF at the start of the next one belongs to it.
         self._skip_lf = False
         self._first_line = True
         # The block being assembled.
-        self._data: list[str] = []
+        self._data: list[bytes] = []
         self._event_type = ""
         self._id_buffer = ""
         self._block_retry: int | None = None
@@ -147,36 +149,30 @@ class SSEDecoder:
         # Split the chunk into its complete part (up to the last terminator) and a tail.
         end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
         if end == 0:
-            self._partial.append(data)
-            self._partial_size += len(data)
-            if self._partial_size > self.max_line_bytes:
-                self._fail("line", self.max_line_bytes, self._partial_size, events)
+            self._partial += data
+            if len(self._partial) > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, len(self._partial), events)
             return events
         if end == len(data) and data[-1] == _CR:
             self._skip_lf = True  # the LF of a CRLF may come with the next chunk
         complete = data[:end] if end < len(data) else data
         if self._partial:
-            self._partial.append(complete)
-            complete = b"".join(self._partial)
-            self._partial = []
-            self._partial_size = 0
+            self._partial += complete
+            complete = bytes(self._partial)
+            self._partial = bytearray()
         if len(complete) > self.max_line_bytes:
             # Rare: only now is it worth measuring each line in bytes.
             for line in complete.splitlines():
                 if len(line) > self.max_line_bytes:
                     self._fail("line", self.max_line_bytes, len(line), events)
-        # CR and LF never occur inside a UTF-8 sequence, so decoding the complete lines at
-        # once gives the same text as decoding the stream as a whole.
-        text = complete.decode("utf-8", "replace")
-        lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
+        lines = _LINE_END.split(complete) if b"\r" in complete else complete.split(b"\n")
         lines.pop()  # the empty string after the last terminator
         self._lines(lines, events)
         if end < len(data):
             tail = data[end:]
-            self._partial.append(tail)
-            self._partial_size = len(tail)
-            if self._partial_size > self.max_line_bytes:
-                self._fail("line", self.max_line_bytes, self._partial_size, events)
+            self._partial += tail
+            if len(self._partial) > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, len(self._partial), events)
         return events
 
     def close(self) -> list[ServerSentEvent]:
@@ -191,27 +187,32 @@ class SSEDecoder:
         """
         if not self._closed:
             self._closed = True
-            pending = b"".join(self._partial)
+            pending = bytes(self._partial)
             if self._first_line and pending.startswith(_BOM_BYTES):
                 pending = pending[len(_BOM_BYTES) :]  # a lone BOM is not content
             self.truncated = bool(pending) or self._block_open
-            self._partial = []
+            self._partial = bytearray()
             self._data = []
         return []
 
     def _fail(self, kind: str, limit: int, size: int, events: list[ServerSentEvent]) -> None:
         self._failed = True
-        self._partial = []
+        self._partial = bytearray()
         self._data = []
         raise SSELimitExceeded("line" if kind == "line" else "event", limit, size, events)
 
-    def _lines(self, lines: list[str], events: list[ServerSentEvent]) -> None:
+    def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
         """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
-        written back at the end: this loop is the decoder's hot path."""
+        written back at the end: this loop is the decoder's hot path.
+
+        Lines stay bytes until a value is needed: CR and LF never occur inside a UTF-8
+        sequence, so decoding each value (data lines joined with LF) gives the same text as
+        decoding the stream as a whole.
+        """
         if self._first_line:
             self._first_line = False
-            if lines[0].startswith(_BOM):
-                lines[0] = lines[0][1:]
+            if lines[0].startswith(_BOM_BYTES):
+                lines[0] = lines[0][len(_BOM_BYTES) :]
         data = self._data
         event_type = self._event_type
         id_buffer = self._id_buffer
@@ -227,7 +228,9 @@ class SSEDecoder:
                     dispatch(
                         ServerSentEvent(
                             event=event_type or "message",
-                            data=data[0] if len(data) == 1 else "\n".join(data),
+                            data=(data[0] if len(data) == 1 else b"\n".join(data)).decode(
+                                "utf-8", "replace"
+                            ),
                             id=id_buffer,
                             retry=block_retry,
                         )
@@ -238,28 +241,26 @@ class SSEDecoder:
                 block_bytes = 0
                 block_open = False
                 continue
-            if line[0] == ":":
+            if line[0] == _COLON:
                 continue  # a comment
             block_open = True
-            # Characters, not bytes: a UTF-8 line has at least as many bytes as characters.
             block_bytes += len(line) + 1
             if block_bytes > max_event:
                 self._fail("event", max_event, block_bytes, events)
-            if line.startswith("data:"):
-                value = line[5:]
-                data.append(value[1:] if value[:1] == " " else value)
+            if line.startswith(b"data: "):  # the usual line
+                data.append(line[6:])
                 continue
-            field, colon, value = line.partition(":")
-            if colon and value[:1] == " ":
-                value = value[1:]
-            if field == "data":
-                data.append(value)
-            elif field == "event":
-                event_type = value
-            elif field == "id" and "\x00" not in value:
-                id_buffer = value
-            elif field == "retry" and value.isascii() and value.isdigit():
-                block_retry = self.retry = int(value)
+            field, colon, raw = line.partition(b":")
+            if colon and raw[:1] == b" ":
+                raw = raw[1:]
+            if field == b"data":
+                data.append(raw)
+            elif field == b"event":
+                event_type = raw.decode("utf-8", "replace")
+            elif field == b"id" and b"\x00" not in raw:
+                id_buffer = raw.decode("utf-8", "replace")
+            elif field == b"retry" and raw.isdigit():  # bytes.isdigit: ASCII digits only
+                block_retry = self.retry = int(raw)
             # Any other field is ignored.
         self._data = data
         self._event_type = event_type

@@ -17,12 +17,18 @@ P = ArgsParsed
 G = ArgsProgress
 
 
-def polls(*fragments: str | bytes) -> tuple[list[list[ArgsEvent]], StreamingArgsParser]:
+def polls(
+    *fragments: str | bytes, use_feed: bool = False
+) -> tuple[list[list[ArgsEvent]], StreamingArgsParser]:
+    """Events per fragment, through push + poll, or through feed (which has a fast path)."""
     parser = StreamingArgsParser()
     out = []
     for fragment in fragments:
-        parser.push(fragment)
-        out.append(parser.poll())
+        if use_feed:
+            out.append(parser.feed(fragment))
+        else:
+            parser.push(fragment)
+            out.append(parser.poll())
     return out, parser
 
 
@@ -92,11 +98,12 @@ TABLE: list[tuple[str, tuple[str | bytes, ...], list[list[ArgsEvent]]]] = [
 ]
 
 
+@pytest.mark.parametrize("use_feed", [False, True], ids=["push_poll", "feed"])
 @pytest.mark.parametrize(("name", "fragments", "expected"), TABLE, ids=[t[0] for t in TABLE])
 def test_reference_table(
-    name: str, fragments: tuple[str | bytes, ...], expected: list[list[ArgsEvent]]
+    name: str, fragments: tuple[str | bytes, ...], expected: list[list[ArgsEvent]], use_feed: bool
 ) -> None:
-    out, parser = polls(*fragments)
+    out, parser = polls(*fragments, use_feed=use_feed)
     assert out == expected
     assert parser.error is None
 
@@ -186,17 +193,20 @@ def documents(draw: st.DrawFn) -> tuple[dict[str, Any], str, list[str]]:
 
 
 @settings(max_examples=300, deadline=None)
-@given(documents())
+@given(documents(), st.booleans())
 def test_parsed_values_agree_with_the_final_strict_parse(
-    doc: tuple[dict[str, Any], str, list[str]],
+    doc: tuple[dict[str, Any], str, list[str]], use_feed: bool
 ) -> None:
     _obj, text, fragments = doc
     parser = StreamingArgsParser()
     events: list[ArgsEvent] = []
     per_push_progress: list[list[str]] = []
     for fragment in fragments:
-        parser.push(fragment)
-        batch = parser.poll()
+        if use_feed:
+            batch = parser.feed(fragment)
+        else:
+            parser.push(fragment)
+            batch = parser.poll()
         per_push_progress.append([e.name for e in batch if isinstance(e, ArgsProgress)])
         events.extend(batch)
     final = msgspec.json.decode(text)
@@ -228,6 +238,7 @@ def test_parsed_events_do_not_depend_on_fragmentation(
     whole, _ = polls(text)
     split_events = [e for batch in polls(*fragments)[0] for e in batch if isinstance(e, ArgsParsed)]
     assert split_events == [e for e in whole[0] if isinstance(e, ArgsParsed)]
+    assert polls(*fragments, use_feed=True)[0] == polls(*fragments)[0]
     raw = text.encode()
     cut = data.draw(st.integers(min_value=0, max_value=len(raw)))
     as_bytes = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 from raf.model.updates import AgentResponseUpdate
@@ -28,6 +29,14 @@ class Dialect(Protocol):
 
     def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
         """Map one event to the updates it carries (possibly none)."""
+        ...
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        """Map several events at once (what the pipeline calls: one call per network chunk).
+
+        Must equal concatenating ``feed(e)`` for each event; events after the end marker are
+        ignored.
+        """
         ...
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:

@@ -29,6 +29,7 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -46,48 +47,128 @@ DONE = "[DONE]"
 """The data value that ends an OpenAI Chat Completions stream."""
 
 
-# The chunk shape raf reads. Unknown keys are skipped by the decoder (which is also why a typed
-# decode is faster than a generic one); leaves whose type differs between servers are ``Any``
-# and checked below, so that one odd field costs an error report, not the whole chunk.
-class _Function(msgspec.Struct):
-    name: Any = None
-    arguments: Any = None
+# The chunk shape raf reads, strictly typed: the decoder checks the types in C and skips the
+# keys raf does not read, which is faster than a generic decode. A chunk that does not fit
+# (a field of an unexpected type) is decoded generically and salvaged field by field
+# (``_salvage``), so one odd field costs an error report, not the whole chunk.
+class _Function(msgspec.Struct, gc=False):
+    name: str | None = None
+    arguments: str | None = None
 
 
-class _ToolCall(msgspec.Struct):
-    index: Any = None
-    id: Any = None
+class _ToolCall(msgspec.Struct, gc=False):
+    index: int | None = None
+    id: str | None = None
     function: _Function | None = None
 
 
-class _Delta(msgspec.Struct):
-    content: Any = None
-    reasoning_content: Any = None
-    reasoning: Any = None
+class _Delta(msgspec.Struct, gc=False):
+    content: str | list[Any] | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
     tool_calls: list[_ToolCall] | None = None
 
 
-class _Choice(msgspec.Struct):
-    index: Any = None
+class _Choice(msgspec.Struct, gc=False):
+    index: int | None = None
     delta: _Delta | None = None
-    finish_reason: Any = None
+    finish_reason: str | None = None
 
 
-class _Groq(msgspec.Struct):
-    usage: Any = None
+class _Groq(msgspec.Struct, gc=False):
+    usage: dict[str, Any] | None = None
 
 
-class _Chunk(msgspec.Struct):
-    id: Any = None
-    model: Any = None
+class _Chunk(msgspec.Struct, gc=False):
+    id: str | None = None
+    model: str | None = None
     choices: list[_Choice] | None = None
-    usage: Any = None
+    usage: dict[str, Any] | None = None
     error: Any = None
     x_groq: _Groq | None = None
 
 
 _decode_chunk = msgspec.json.Decoder(_Chunk).decode
+_TextDelta = updates.TextDelta
+_ReasoningDelta = updates.ReasoningDelta
+_ToolCallDelta = updates.ToolCallDelta
 _decode_any = msgspec.json.Decoder().decode
+_encode = msgspec.json.encode
+
+
+class _Salvage:
+    """Builds a :class:`_Chunk` from a generically decoded chunk, dropping (and naming) every
+    field whose type is wrong. Used only for chunks the strict decoder rejected."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def pick(self, obj: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+        value = obj.get(key)
+        if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+            return value
+        self.problems.append(f"{where}{key} is {type(value).__name__}")
+        return None
+
+    def chunk(self, raw: dict[str, Any]) -> _Chunk:
+        choices = self.pick(raw, "choices", list, "")
+        groq = self.pick(raw, "x_groq", dict, "")
+        return _Chunk(
+            id=self.pick(raw, "id", str, ""),
+            model=self.pick(raw, "model", str, ""),
+            choices=None
+            if choices is None
+            else [
+                c for i, item in enumerate(choices) if (c := self.choice(item, f"choices[{i}]."))
+            ],
+            usage=self.pick(raw, "usage", dict, ""),
+            error=raw.get("error"),
+            x_groq=None if groq is None else _Groq(usage=self.pick(groq, "usage", dict, "x_groq.")),
+        )
+
+    def choice(self, raw: Any, where: str) -> _Choice | None:
+        if not isinstance(raw, dict):
+            self.problems.append(f"{where[:-1]} is {type(raw).__name__}")
+            return None
+        delta = self.pick(raw, "delta", dict, where)
+        return _Choice(
+            index=self.pick(raw, "index", int, where),
+            delta=None if delta is None else self.delta(delta, f"{where}delta."),
+            finish_reason=self.pick(raw, "finish_reason", str, where),
+        )
+
+    def delta(self, raw: dict[str, Any], where: str) -> _Delta:
+        calls = self.pick(raw, "tool_calls", list, where) or []
+        return _Delta(
+            content=self.pick(raw, "content", (str, list), where),
+            reasoning_content=self.pick(raw, "reasoning_content", str, where),
+            reasoning=self.pick(raw, "reasoning", str, where),
+            tool_calls=[
+                c
+                for i, item in enumerate(calls)
+                if (c := self.call(item, f"{where}tool_calls[{i}]."))
+            ]
+            or None,
+        )
+
+    def call(self, raw: Any, where: str) -> _ToolCall | None:
+        if not isinstance(raw, dict):
+            self.problems.append(f"{where[:-1]} is {type(raw).__name__}")
+            return None
+        function = self.pick(raw, "function", dict, where)
+        if function is not None:
+            arguments = function.get("arguments")
+            if arguments is not None and not isinstance(arguments, str):
+                # Some servers send the arguments as an object: keep them, as JSON text.
+                arguments = _encode(arguments).decode()
+            function = _Function(
+                name=self.pick(function, "name", str, f"{where}function."), arguments=arguments
+            )
+        return _ToolCall(
+            index=self.pick(raw, "index", int, where),
+            id=self.pick(raw, "id", str, where),
+            function=function,
+        )
 
 
 def _int(value: Any) -> int | None:
@@ -154,30 +235,58 @@ class OpenAIChatDialect:
 
     def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
         """Map one SSE event to updates. Never raises on bad input."""
-        if self._done:
-            return []
-        data = event.data
-        if event.event == "error":
-            self._provider_error = True
-            return [self._provider_error_frame(data)]
-        if data == DONE:
-            self._done = True
-            return []
-        if not data or data.isspace():
-            return []  # an empty data line is a keep-alive
-        try:
-            chunk = _decode_chunk(data)
-        except msgspec.ValidationError as exc:
-            return [self._invalid_chunk(data, exc)]
-        except msgspec.DecodeError as exc:
+        return self.feed_events((event,))
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        """Map SSE events to updates, in order; events after ``[DONE]`` are ignored."""
+        out: list[AgentResponseUpdate] = []
+        decode = _decode_chunk
+        for event in events:
+            if self._done:
+                break
+            data = event.data
+            if event.event == "error":
+                self._provider_error = True
+                out.append(self._provider_error_frame(data))
+                continue
+            if data == DONE:
+                self._done = True
+                break
+            if not data or data.isspace():
+                continue  # an empty data line is a keep-alive
+            try:
+                chunk = decode(data)
+            except msgspec.ValidationError:
+                out += self._salvage(data)
+                continue
+            except msgspec.DecodeError as exc:
+                out.append(
+                    updates.Error(
+                        code=ErrorCode.SSE_PARSE_ERROR,
+                        message=f"data is not JSON ({exc}): {excerpt(data)}",
+                        raw=data,
+                    )
+                )
+                continue
+            self._map(chunk, data, [], out)
+        return out
+
+    def _salvage(self, data: str) -> list[AgentResponseUpdate]:
+        """A chunk the strict decoder rejected: keep every field whose type fits."""
+        raw = _decode_any(data)
+        if not isinstance(raw, dict):
             return [
                 updates.Error(
-                    code=ErrorCode.SSE_PARSE_ERROR,
-                    message=f"data is not JSON ({exc}): {excerpt(data)}",
+                    code=ErrorCode.INVALID_CHUNK,
+                    message=f"not a chat completion chunk (a JSON {type(raw).__name__}, "
+                    f"expected an object): {excerpt(data)}",
                     raw=data,
                 )
             ]
-        return self._map(chunk, data)
+        salvage = _Salvage()
+        out: list[AgentResponseUpdate] = []
+        self._map(salvage.chunk(raw), data, salvage.problems, out)
+        return out
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
         """Report a stream that ended without ``[DONE]`` and finish, or inside an event."""
@@ -203,12 +312,12 @@ class OpenAIChatDialect:
 
     # -- mapping -------------------------------------------------------------------------
 
-    def _map(self, chunk: _Chunk, data: str) -> list[AgentResponseUpdate]:
-        out: list[AgentResponseUpdate] = []
-        problems: list[str] = []
+    def _map(
+        self, chunk: _Chunk, data: str, problems: list[str], out: list[AgentResponseUpdate]
+    ) -> None:
         # Azure's filter chunks carry "id": "" and "model": "": empty means absent.
-        chunk_id = chunk.id if isinstance(chunk.id, str) and chunk.id else None
-        model = chunk.model if isinstance(chunk.model, str) and chunk.model else None
+        chunk_id = chunk.id or None
+        model = chunk.model or None
         if (chunk_id is not None and chunk_id != self._last_id) or (
             model is not None and model != self._last_model
         ):
@@ -231,26 +340,42 @@ class OpenAIChatDialect:
         raw_usage = chunk.usage
         if raw_usage is None and chunk.x_groq is not None:
             raw_usage = chunk.x_groq.usage
-        usage: Usage | None = None
-        if isinstance(raw_usage, dict):
-            usage = parse_usage(raw_usage)
-        elif raw_usage is not None:
-            problems.append(f"usage is {type(raw_usage).__name__}, expected an object")
+        usage = None if raw_usage is None else parse_usage(raw_usage)
 
         finish: updates.Finish | None = None
         for choice in chunk.choices or ():
-            if choice.index not in (0, None):
-                continue  # n > 1: only the first choice is the response
+            if choice.index:
+                continue  # n > 1: only the first choice (index 0 or none) is the response
             delta = choice.delta
             if delta is not None:
-                self._map_delta(delta, out, problems)
+                reasoning = delta.reasoning_content or delta.reasoning
+                if reasoning:
+                    out.append(_ReasoningDelta(delta=reasoning))
+                content = delta.content
+                if content:
+                    if type(content) is str:
+                        out.append(_TextDelta(delta=content))
+                    else:
+                        _map_content_parts(content, out, problems)  # type: ignore[arg-type]
+                tool_calls = delta.tool_calls
+                if tool_calls:
+                    for call in tool_calls:
+                        function = call.function
+                        out.append(
+                            _ToolCallDelta(
+                                index=call.index,
+                                id=call.id or None,
+                                name=None if function is None else function.name or None,
+                                arguments_delta=""
+                                if function is None
+                                else function.arguments or "",
+                            )
+                        )
             reason = choice.finish_reason
-            if isinstance(reason, str) and reason:
+            if reason:
                 finish = updates.Finish(finish_reason=FinishReason.parse(reason), usage=usage)
                 self._finished = True
                 out.append(finish)
-            elif reason is not None and not isinstance(reason, str):
-                problems.append(f"finish_reason is {type(reason).__name__}, expected a string")
 
         if usage is not None and finish is None:
             out.append(updates.Usage(usage=usage))
@@ -262,66 +387,6 @@ class OpenAIChatDialect:
                     raw=data,
                 )
             )
-        return out
-
-    def _map_delta(
-        self, delta: _Delta, out: list[AgentResponseUpdate], problems: list[str]
-    ) -> None:
-        reasoning = delta.reasoning_content
-        if reasoning is None or reasoning == "":
-            reasoning = delta.reasoning
-        if isinstance(reasoning, str):
-            if reasoning:
-                out.append(updates.ReasoningDelta(delta=reasoning))
-        elif reasoning is not None:
-            problems.append(f"reasoning is {type(reasoning).__name__}, expected a string")
-
-        content = delta.content
-        if isinstance(content, str):
-            if content:
-                out.append(updates.TextDelta(delta=content))
-        elif isinstance(content, list):
-            _map_content_parts(content, out, problems)
-        elif content is not None:
-            problems.append(f"content is {type(content).__name__}, expected a string")
-
-        for call in delta.tool_calls or ():
-            index = call.index
-            if index is not None and type(index) is not int:
-                problems.append(f"tool_calls index {index!r} is not an integer")
-                index = None
-            function = call.function
-            name = function.name if function is not None else None
-            arguments = function.arguments if function is not None else None
-            if not isinstance(arguments, str):
-                arguments = "" if arguments is None else msgspec.json.encode(arguments).decode()
-            out.append(
-                updates.ToolCallDelta(
-                    index=index,
-                    id=call.id if isinstance(call.id, str) and call.id else None,
-                    name=name if isinstance(name, str) and name else None,
-                    arguments_delta=arguments,
-                )
-            )
-
-    def _invalid_chunk(self, data: str, exc: msgspec.ValidationError) -> AgentResponseUpdate:
-        try:
-            shape = _decode_any(data)
-        except msgspec.DecodeError:  # pragma: no cover - the typed decoder already parsed it
-            shape = None
-        if isinstance(shape, dict) and shape.get("error") is not None:
-            # An error object whose other fields are malformed is still a provider error.
-            self._provider_error = True
-            return updates.Error(
-                code=ErrorCode.PROVIDER_ERROR,
-                message=f"provider error in stream: {_error_message(shape['error'])}",
-                raw=data,
-            )
-        return updates.Error(
-            code=ErrorCode.INVALID_CHUNK,
-            message=f"not a chat completion chunk ({exc}): {excerpt(data)}",
-            raw=data,
-        )
 
     def _provider_error_frame(self, data: str) -> AgentResponseUpdate:
         try:

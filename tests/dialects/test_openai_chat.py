@@ -599,7 +599,8 @@ def test_data_that_is_not_json_is_reported_and_the_stream_goes_on() -> None:
 def test_json_that_is_not_a_chunk_is_reported() -> None:
     out = run(sse('["a"]', '{"choices":"nope"}', chunk(finish="stop")))
     assert codes(out) == ["invalid_chunk", "invalid_chunk"]
-    assert "$.choices" in out[1].message  # type: ignore[union-attr]
+    assert "a JSON list, expected an object" in out[0].message  # type: ignore[union-attr]
+    assert "choices is str" in out[1].message  # type: ignore[union-attr]
 
 
 def test_wrongly_typed_field_costs_only_that_field() -> None:
@@ -776,3 +777,53 @@ def test_large_event_in_tiny_chunks__peers6_9() -> None:
     )
     out = run(body, "bytewise")
     assert out[1] == updates.ToolCallDelta(index=0, id="c1", name="save", arguments_delta=big)
+
+
+def test_salvage_keeps_the_good_fields_of_a_chunk_with_bad_ones() -> None:
+    bad = {
+        "id": 123,
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "content": "kept",
+                    "tool_calls": [
+                        {
+                            "index": "0",
+                            "id": "c1",
+                            "function": {"name": "f", "arguments": {"a": 1}},
+                        },
+                        "junk",
+                    ],
+                },
+                "finish_reason": 7,
+            },
+            "not a choice",
+        ],
+        "usage": "lots",
+    }
+    out = run(sse(bad, done=False))
+    assert out[:3] == [
+        updates.ResponseMetadata(id=None, model=MODEL),
+        updates.TextDelta(delta="kept"),
+        updates.ToolCallDelta(index=None, id="c1", name="f", arguments_delta='{"a":1}'),
+    ]
+    (error,) = [u for u in out if isinstance(u, updates.Error) and u.code == "invalid_chunk"]
+    for problem in [
+        "id is int",
+        "usage is str",
+        "choices[0].delta.tool_calls[0].index is str",
+        "choices[0].delta.tool_calls[1] is str",
+        "choices[0].finish_reason is int",
+        "choices[1] is str",
+    ]:
+        assert problem in error.message
+
+
+def test_error_object_in_a_malformed_chunk_is_still_a_provider_error() -> None:
+    out = run(sse({"error": {"message": "rate limited", "code": 429}, "choices": "x"}, done=False))
+    assert [u.code for u in out if isinstance(u, updates.Error)] == [
+        "provider_error",
+        "invalid_chunk",
+    ]
