@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 __all__ = [
     "AgentResponseError",
+    "CassetteError",
+    "CassetteFormatError",
+    "CassetteNotFound",
     "DialectError",
     "RafError",
     "SSEError",
@@ -96,3 +99,24 @@ class AgentResponseError(RafError):
         super().__init__(summary)
         self.response = response
         self.cause = cause
+
+
+class CassetteError(RafError):
+    """A cassette cannot be read, written or replayed."""
+
+
+class CassetteNotFound(CassetteError, FileNotFoundError):
+    """The cassette file does not exist."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"cassette not found: {path}")
+        self.path = path
+
+
+class CassetteFormatError(CassetteError, ValueError):
+    """The file is not a cassette raf can read; ``problem`` says where and why."""
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source}: {problem}")
+        self.source = source
+        self.problem = problem

@@ -1,0 +1,63 @@
+"""Read and write cassette files. The only module of ``raf.cassettes`` that touches files.
+
+Writes are atomic (a temporary file in the same folder, then ``os.replace``), and scrub
+secrets unless told not to. Errors are typed and never swallowed: a file that is not a
+cassette raises :class:`CassetteFormatError`, a missing one :class:`CassetteNotFound`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from raf.cassettes.format import Cassette
+from raf.cassettes.scrub import scrub_cassette
+from raf.cassettes.serializer import dumps, loads
+from raf.errors import CassetteFormatError, CassetteNotFound
+
+__all__ = ["load", "save"]
+
+
+def load(path: str | os.PathLike[str]) -> Cassette:
+    """Read a cassette file.
+
+    Raises:
+        CassetteNotFound: no such file (also a ``FileNotFoundError``).
+        CassetteFormatError: the file is not valid YAML or not a cassette (also a
+            ``ValueError``); the message names the file and the place.
+    """
+    source = str(path)
+    try:
+        text = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise CassetteNotFound(source) from None
+    try:
+        document = loads(text)
+    except yaml.YAMLError as exc:
+        raise CassetteFormatError(source, f"not valid YAML: {exc}") from exc
+    return Cassette.from_dict(document, source=source)
+
+
+def save(cassette: Cassette, path: str | os.PathLike[str], *, scrub: bool = True) -> Path:
+    """Write a cassette file atomically; by default secrets are scrubbed first.
+
+    Returns:
+        The path written.
+    """
+    target = Path(path)
+    if scrub:
+        cassette = scrub_cassette(cassette)
+    text = dumps(cassette.to_dict())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
