@@ -13,9 +13,19 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO, TypedDict
 
+import msgspec
+from rich.console import Console
+
 from raf import dialects
+from raf.cassettes.importers import SUFFIXES, import_file, scenario_name
+from raf.cassettes.lint import cassette_files, lint_paths
+from raf.cassettes.persister import load as load_cassette
+from raf.cassettes.persister import save as save_cassette
+from raf.cassettes.show import render
+from raf.chunking import STANDARD_CHUNKINGS, check_chunking
 from raf.collect import ResponseCollector
-from raf.errors import RafError
+from raf.conformance.report import conform
+from raf.errors import CassetteError, RafError
 from raf.model import updates
 from raf.model.canonical import to_json
 from raf.pipeline import Pipeline, UpdateDecoder
@@ -178,6 +188,76 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit with status 1 when the stream reported errors",
     )
+    conform_parser = sub.add_parser(
+        "conform",
+        help="run every bundled cassette through the pipeline and compare with the goldens",
+        description="Run every cassette under CASSETTES through raf's reference pipeline, "
+        "under several network chunkings, and compare the updates, results and aggregated "
+        "response with the goldens under GOLDENS. Prints a progress bar, a summary table and "
+        "a diff for each difference; exits 1 when anything differs.",
+    )
+    conform_parser.add_argument(
+        "--cassettes", type=Path, metavar="DIR", help="cassette folder (default: ./cassettes)"
+    )
+    conform_parser.add_argument(
+        "--goldens", type=Path, metavar="DIR", help="golden folder (default: ./conformance/goldens)"
+    )
+    conform_parser.add_argument(
+        "--chunking",
+        action="append",
+        type=_chunking,
+        metavar="NAME",
+        help="a chunking to run (repeatable; default: "
+        + ", ".join(STANDARD_CHUNKINGS)
+        + "; also fixed-N, random-SEED)",
+    )
+    conform_parser.add_argument(
+        "-k",
+        dest="select",
+        metavar="PATTERN",
+        help="only scenarios whose name matches this shell pattern",
+    )
+
+    cassette = sub.add_parser(
+        "cassette",
+        help="import, check and inspect recorded cassettes",
+        description="Work with cassettes (vcrpy YAML files with a raf block; docs/cassettes.md).",
+    )
+    cassette_sub = cassette.add_subparsers(dest="cassette_command", metavar="ACTION")
+    cassette_sub.required = True
+    importer = cassette_sub.add_parser(
+        "import",
+        help="turn recordings made elsewhere into raf cassettes",
+        description="Import VCR YAML cassettes (vcrpy, pydantic-ai's parsed_body variant...), "
+        "raw .sse/.txt bodies and .jsonl/.ndjson files with one JSON payload per line. Writes "
+        "OUT/<dialect>/<scenario>.yaml, secrets scrubbed.",
+    )
+    importer.add_argument("sources", nargs="+", metavar="SRC", help="files or folders to import")
+    importer.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="DIR", help="where to write"
+    )
+    importer.add_argument(
+        "--dialect",
+        help="wire format of raw bodies (default: from the request URI, else openai_chat)",
+    )
+    importer.add_argument("--force", action="store_true", help="overwrite existing cassettes")
+    linter = cassette_sub.add_parser(
+        "lint",
+        help="check cassettes' structure and scan them for secrets",
+        description="Check each cassette's structure and scan it for unscrubbed credentials "
+        "(Authorization / api-key / cookie headers, key= query parameters, key-shaped strings "
+        "in bodies and URIs). Prints file:line: findings; exits 1 on any error.",
+    )
+    linter.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
+    shower = cassette_sub.add_parser(
+        "show",
+        help="print a cassette's timeline: events, updates, contents, response",
+        description="For each SSE event of each interaction, print the updates and contents "
+        "it produced, then the aggregated response. Colour in a terminal, plain when piped.",
+    )
+    shower.add_argument("file", metavar="FILE", help="a cassette file")
+    shower.add_argument("--no-color", action="store_true", help="never use colour")
+
     schema = sub.add_parser(
         "schema",
         help="print or write the JSON Schemas of the canonical JSON forms",
@@ -227,6 +307,95 @@ def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
 class _Limits(TypedDict):
     max_line_bytes: int
     max_event_bytes: int
+
+
+def _chunking(text: str) -> str:
+    try:
+        return check_chunking(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _data_root() -> Path:
+    """Where the bundled cassettes and goldens are: the working folder when it has them,
+    else the repository this package was installed from (editable installs)."""
+    here = Path.cwd()
+    if (here / "conformance").is_dir():
+        return here
+    return Path(__file__).resolve().parents[1]
+
+
+def _run_conform(args: argparse.Namespace) -> int:
+    root = _data_root()
+    cassettes_dir = args.cassettes or root / "cassettes"
+    goldens_dir = args.goldens or root / "conformance" / "goldens"
+    if not cassettes_dir.is_dir():
+        raise _InputError(f"no cassette folder at {cassettes_dir} (pass --cassettes DIR)")
+    console = Console()
+    reports = conform(
+        console,
+        cassettes_dir,
+        goldens_dir,
+        chunkings=args.chunking or STANDARD_CHUNKINGS,
+        select=args.select,
+    )
+    if not reports:
+        console.print("no cassettes matched")
+        return 1
+    return 0 if all(r.ok for r in reports) else 1
+
+
+def _run_cassette(args: argparse.Namespace, out: TextIO) -> int:
+    if args.cassette_command == "lint":
+        findings = lint_paths(args.paths)
+        errors = [f for f in findings if f.severity == "error"]
+        for finding in findings:
+            out.write(f"{finding}\n")
+        files = len(cassette_files(args.paths))
+        print(
+            f"raf: {files} cassette(s), {len(errors)} error(s), "
+            f"{len(findings) - len(errors)} warning(s)",
+            file=sys.stderr,
+        )
+        return 1 if errors or not files else 0
+    if args.cassette_command == "show":
+        try:
+            cassette = load_cassette(args.file)
+        except CassetteError as exc:
+            raise _InputError(str(exc)) from exc
+        render(Console(no_color=args.no_color, highlight=False), cassette)
+        return 0
+    written: set[Path] = set()
+    for source in _import_sources(args.sources):
+        try:
+            imported = import_file(source, dialect=args.dialect)
+        except CassetteError as exc:
+            print(f"raf: skipped {exc}", file=sys.stderr)
+            continue
+        assert imported.info is not None
+        target = args.output / imported.info.dialect / f"{imported.info.scenario}.yaml"
+        if target in written:  # two sources with one name: qualify by the source's folder
+            scenario = f"{scenario_name(source.parent)}__{imported.info.scenario}"
+            imported.info = msgspec.structs.replace(imported.info, scenario=scenario)
+            target = target.with_name(f"{scenario}.yaml")
+        if target.exists() and not args.force:
+            print(f"raf: skipped {source}: {target} exists (use --force)", file=sys.stderr)
+            continue
+        save_cassette(imported, target)
+        out.write(f"{source} -> {target}\n")
+        written.add(target)
+    print(f"raf: imported {len(written)} cassette(s)", file=sys.stderr)
+    return 0 if written else 1
+
+
+def _import_sources(sources: Sequence[str]) -> list[Path]:
+    out: list[Path] = []
+    for source in map(Path, sources):
+        if source.is_dir():
+            out.extend(sorted(p for p in source.rglob("*") if p.suffix.lower() in SUFFIXES))
+        else:
+            out.append(source)
+    return out
 
 
 def _limits(args: argparse.Namespace) -> _Limits:
@@ -292,6 +461,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_sse(args, out)
         if args.command == "schema":
             return _run_schema(args, out)
+        if args.command == "conform":
+            return _run_conform(args)
+        if args.command == "cassette":
+            return _run_cassette(args, out)
         return _run_pipeline(args, out)
     except _InputError as exc:
         print(f"raf: {exc}", file=sys.stderr)

@@ -20,7 +20,7 @@ from raf import dialects
 from raf.collect import acollect_agent_response, collect_agent_response
 from raf.converter import AgentResponseConverter
 from raf.dialects.base import Dialect
-from raf.errors import SSELimitExceeded, StateError
+from raf.errors import SSELimitExceeded, StateError, excerpt
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponse, AgentResponseResult
@@ -33,6 +33,7 @@ __all__ = [
     "aiter_updates",
     "arespond",
     "arun",
+    "http_error",
     "iter_updates",
     "respond",
     "run",
@@ -98,6 +99,13 @@ class UpdateDecoder:
         out = self._events(self.sse.close())
         out.extend(self.dialect.close(truncated=self.sse.truncated))
         return out
+
+    def fail(self, error: updates.Error) -> list[AgentResponseUpdate]:
+        """End the stream with an error that happened outside it (an HTTP status, a
+        cancellation); nothing more is read. Returns the updates to deliver: the error."""
+        self._closed = True
+        self._aborted = True
+        return [error]
 
     def _events(self, events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
         return self.dialect.feed_events(events) if events else []
@@ -186,8 +194,27 @@ class Pipeline:
         out.append(self.converter.finalize(self.converter.finish_reason))
         return out
 
+    def fail(self, error: updates.Error) -> list[AgentResponseResult]:
+        """End the turn with an error that happened outside the stream (e.g. an HTTP error
+        status): its result, then the final result. Nothing more is read."""
+        if self._closed:
+            return []
+        self._closed = True
+        out = self._convert(self.updates.fail(error))
+        out.append(self.converter.finalize(self.converter.finish_reason))
+        return out
+
     def _convert(self, batch: list[AgentResponseUpdate]) -> list[AgentResponseResult]:
         return self.converter.results(batch) if batch else []
+
+
+def http_error(status: int, reason: str, body: bytes) -> updates.Error:
+    """The update that reports an HTTP error status, quoting the response body."""
+    return updates.Error(
+        code=ErrorCode.HTTP_ERROR,
+        message=f"HTTP {status} {reason}: {excerpt(body, 300) if body else '(empty body)'}",
+        raw=body.decode("utf-8", "replace") if body else None,
+    )
 
 
 def run(

@@ -1,17 +1,15 @@
-"""Access to the shared corpus of real recorded streams (``../shared/corpus``), read-only.
-
-The corpus is not part of the repository; tests that use it skip cleanly when it is absent.
-Set ``RAF_CORPUS`` to point elsewhere.
-"""
+"""The shared corpus of real recorded streams (``../shared/corpus``), imported with raf's own
+importer. Read-only; tests that use it skip cleanly when it is absent (set ``RAF_CORPUS`` to
+point elsewhere)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import yaml
+from raf.cassettes.importers import guess_dialect, import_file, is_event_stream
+from raf.dialects import names
 
 ROOT = Path(
     os.environ.get("RAF_CORPUS") or Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -32,47 +30,25 @@ class RecordedStream:
         return f"{self.path.relative_to(ROOT)}#{self.index}"
 
     @property
-    def dialect(self) -> str | None:
-        """The wire format, judged from the request URI (None: not implemented in raf yet)."""
-        if "/chat/completions" in self.uri:
-            return "openai_chat"
-        return None
+    def wire_format(self) -> str:
+        return guess_dialect(self.uri)
 
     @property
-    def wire_format(self) -> str:
-        uri = self.uri.split("?")[0]
-        if "/chat/completions" in uri:
-            return "openai_chat"
-        if uri.endswith("/responses") or "/responses/" in uri:
-            return "openai_responses"
-        if uri.endswith("/messages"):
-            return "anthropic_messages"
-        if "streamGenerateContent" in uri:
-            return "gemini"
-        return "other (" + uri.rsplit("/", 1)[-1] + ")"
-
-
-def _header(headers: dict[str, Any], name: str) -> str:
-    for key, value in (headers or {}).items():
-        if key.lower() == name:
-            return " ".join(value) if isinstance(value, list) else str(value)
-    return ""
+    def dialect(self) -> str | None:
+        """The raf dialect for this stream, or None while raf has none for its format."""
+        return self.wire_format if self.wire_format in names() else None
 
 
 def recorded_streams() -> list[RecordedStream]:
-    """Every ``text/event-stream`` response in the corpus, in path order."""
+    """Every ``text/event-stream`` response in the corpus, imported by raf, in path order."""
     if not ROOT.is_dir():
         return []
     out = []
     for path in sorted(ROOT.rglob("*.yaml")):
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for index, interaction in enumerate(document.get("interactions") or []):
-            response = interaction.get("response") or {}
-            if "event-stream" not in _header(response.get("headers"), "content-type"):
-                continue
-            body = (response.get("body") or {}).get("string")
-            if body is None:
-                continue
-            data = body.encode("utf-8") if isinstance(body, str) else bytes(body)
-            out.append(RecordedStream(path, index, interaction["request"]["uri"], data))
+        cassette = import_file(path)
+        for index, interaction in enumerate(cassette.interactions):
+            if is_event_stream(interaction):
+                out.append(
+                    RecordedStream(path, index, interaction.request.uri, interaction.response.body)
+                )
     return out

@@ -180,7 +180,9 @@ class Cassette(msgspec.Struct, kw_only=True):
             except msgspec.ValidationError as exc:
                 raise CassetteFormatError(source, f"raf: {exc}") from exc
         return cls(
-            interactions=[_interaction(item, f"interactions[{n}]", source) for n, item in enumerate(raw)],
+            interactions=[
+                _interaction(item, f"interactions[{n}]", source) for n, item in enumerate(raw)
+            ],
             info=info,
         )
 

@@ -82,11 +82,20 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
         yield "", "error", exc.problem
         return
     if cassette.info is None:
-        yield "", "warning", "no 'raf' block: the scenario, its dialect and its expected response are unknown"
+        yield (
+            "",
+            "warning",
+            "no 'raf' block: the scenario, its dialect and its expected response are unknown",
+        )
     else:
         if cassette.info.dialect not in dialects.names():
-            yield "raf.dialect", "error", (
-                f"unknown dialect {cassette.info.dialect!r} (known: {', '.join(dialects.names())})"
+            yield (
+                "raf.dialect",
+                "error",
+                (
+                    f"unknown dialect {cassette.info.dialect!r} "
+                    f"(known: {', '.join(dialects.names())})"
+                ),
             )
         if cassette.info.expect is None:
             yield "raf", "warning", "no 'expect' block: the golden of this cassette is not reviewed"
@@ -96,9 +105,15 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
     for n, interaction in enumerate(cassette.interactions):
         response = interaction.response
         content_type = response.header("content-type") or ""
-        if response.status == 200 and b"data:" in response.body and "event-stream" not in content_type:
-            yield f"interactions[{n}].response.headers", "warning", (
-                f"the body looks like an event stream but content-type is {content_type!r}"
+        if (
+            response.status == 200
+            and b"data:" in response.body
+            and "event-stream" not in content_type
+        ):
+            yield (
+                f"interactions[{n}].response.headers",
+                "warning",
+                (f"the body looks like an event stream but content-type is {content_type!r}"),
             )
 
 

@@ -56,8 +56,15 @@ def save(cassette: Cassette, path: str | os.PathLike[str], *, scrub: bool = True
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a cassette is not
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

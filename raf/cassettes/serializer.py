@@ -20,8 +20,9 @@ import yaml
 
 __all__ = ["dumps", "loads"]
 
+_Loader: type[yaml.SafeLoader | yaml.CSafeLoader]
 try:  # the C implementation when present, as vcrpy does
-    _Loader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[attr-defined]
+    _Loader = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
@@ -57,7 +58,7 @@ def _literal_is_exact(text: str) -> bool:
     return not any(line != line.rstrip(" \t") for line in text.split("\n"))
 
 
-_Dumper.add_representer(str, _text)  # type: ignore[arg-type]
+_Dumper.add_representer(str, _text)
 
 
 def dumps(document: dict[str, Any]) -> str:
@@ -83,7 +84,7 @@ def dumps(document: dict[str, Any]) -> str:
 
 def loads(text: str | bytes) -> Any:
     """Load YAML text with the safe loader."""
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a safe loader
+    return yaml.load(text, Loader=_Loader)
 
 
 def _prepare(node: Any) -> Any:

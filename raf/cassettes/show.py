@@ -1,0 +1,178 @@
+"""``raf cassette show``: a readable timeline of what the pipeline makes of a cassette.
+
+:func:`timeline` (pure) replays a response body event by event and records, for each SSE
+event, the updates the dialect made of it and the contents the converter made of those;
+:func:`render` prints it with rich (colour in a terminal, plain text when piped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from raf import dialects
+from raf.cassettes.format import Cassette, Interaction
+from raf.collect import collect_agent_response
+from raf.converter import AgentResponseConverter
+from raf.model.canonical import to_canonical
+from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
+from raf.pipeline import http_error
+from raf.sse import ServerSentEvent, SSEDecoder
+
+__all__ = ["Step", "render", "timeline"]
+
+
+@dataclass
+class Step:
+    """One SSE event (``None`` for the end of the stream) and what it produced."""
+
+    event: ServerSentEvent | None
+    updates: list[AgentResponseUpdate] = field(default_factory=list)
+    results: list[AgentResponseResult] = field(default_factory=list)
+
+
+def timeline(interaction: Interaction, dialect: str) -> tuple[list[Step], AgentResponse]:
+    """Replay one interaction event by event."""
+    converter = AgentResponseConverter()
+    response = interaction.response
+    if not 200 <= response.status < 300:
+        error = http_error(response.status, response.reason, response.body)
+        step = Step(None, [error], converter.results([error]))
+        step.results.append(converter.finalize(None))
+        return [step], collect_agent_response(step.results)
+    decoder = SSEDecoder()
+    mapper = dialects.create(dialect)
+    steps: list[Step] = []
+    for event in decoder.feed(response.body) + decoder.close():
+        if mapper.done:
+            break
+        produced = mapper.feed(event)
+        steps.append(Step(event, produced, converter.results(produced)))
+    end: list[AgentResponseUpdate] = (
+        [] if mapper.done else mapper.close(truncated=decoder.truncated)
+    )
+    last = Step(None, end, converter.results(end))
+    last.results.append(converter.finalize(converter.finish_reason))
+    steps.append(last)
+    results = [r for s in steps for r in s.results]
+    return steps, collect_agent_response(results)
+
+
+_STYLE = {
+    "error": "bold red",
+    "text_delta": "green",
+    "text": "green",
+    "reasoning_delta": "magenta",
+    "reasoning": "magenta",
+    "finish": "bold cyan",
+    "usage": "cyan",
+}
+
+
+def _short(text: str, width: int = 110) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _event_text(data: str, previous: dict[str, Any]) -> str:
+    """The event's data; for a JSON object, only the top-level fields that changed since the
+    previous event (ids, models and fingerprints repeat on every chunk)."""
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        return _short(data, 140)
+    if not isinstance(value, dict):
+        return _short(data, 140)
+    changed = {k: v for k, v in value.items() if previous.get(k, _MISSING) != v}
+    previous.clear()
+    previous.update(value)
+    shown = msgspec.json.encode(changed).decode()
+    return _short(shown if len(changed) < len(value) else data, 140)
+
+
+_MISSING = object()
+
+
+def _fields(value: dict[str, Any]) -> str:
+    return " ".join(f"{k}={_short(repr(v), 60)}" for k, v in value.items() if k != "type")
+
+
+def _item(console: Console, label: str, value: dict[str, Any]) -> None:
+    kind = str(value.get("type"))
+    style = _STYLE.get(kind, "yellow" if kind.startswith("tool_call") else "white")
+    console.print(
+        f"      [dim]{label}[/dim] [{style}]{kind}[/{style}] {escape(_fields(value))}",
+        soft_wrap=True,
+    )
+
+
+def render(console: Console, cassette: Cassette) -> None:
+    """Print the timeline of every interaction and its aggregated response."""
+    dialect = cassette.info.dialect if cassette.info else "openai_chat"
+    if cassette.info is not None:
+        console.print(
+            f"[bold]{escape(cassette.info.scenario)}[/bold]  {escape(cassette.info.title)}",
+            soft_wrap=True,
+        )
+    for number, interaction in enumerate(cassette.interactions):
+        request = interaction.request
+        console.print(
+            f"[bold]interaction {number}[/bold]: {request.method} {escape(request.uri)} -> "
+            f"{interaction.response.status} {escape(interaction.response.reason)}",
+            soft_wrap=True,
+        )
+        steps, response = timeline(interaction, dialect)
+        previous: dict[str, Any] = {}
+        for index, step in enumerate(steps):
+            if step.event is None:
+                console.print("  [bold]end of stream[/bold]")
+            else:
+                event = step.event
+                extra = f" id={event.id!r}" if event.id else ""
+                console.print(
+                    f"  [dim]#{index}[/dim] [blue]{escape(event.event)}[/blue]{extra} "
+                    f"{escape(_event_text(event.data, previous))}",
+                    soft_wrap=True,
+                )
+            for update in step.updates:
+                _item(console, "update ", to_canonical(update))
+            for result in step.results:
+                for content in result.contents:
+                    _item(console, "content", to_canonical(content))
+                for ev in result.events:
+                    _item(console, "event  ", to_canonical(ev))
+                if result.finish_reason or result.id:
+                    console.print(
+                        f"      [dim]result [/dim] id={result.id} model={result.model} "
+                        f"finish_reason={result.finish_reason and str(result.finish_reason)}",
+                        soft_wrap=True,
+                    )
+        table = Table(title=f"aggregated response (interaction {number})", show_header=False)
+        table.add_column("field", style="bold")
+        table.add_column("value")
+        table.add_row("text", escape(_short(response.text, 400)))
+        table.add_row("reasoning", escape(_short(response.reasoning_text or "", 400)) or "-")
+        for call in response.tool_calls:
+            table.add_row(
+                "tool call", escape(f"{call.id} {call.name}({_short(repr(call.arguments), 200)})")
+            )
+        table.add_row("finish_reason", str(response.finish_reason and str(response.finish_reason)))
+        usage = response.usage
+        table.add_row(
+            "usage",
+            "-"
+            if usage is None
+            else f"{usage.prompt_tokens} prompt, {usage.completion_tokens} completion, "
+            f"{usage.total_tokens} total",
+        )
+        for error in response.errors:
+            table.add_row(
+                "[red]error[/red]", escape(f"{error.error_code}: {_short(error.message, 200)}")
+            )
+        console.print(table)

@@ -1,0 +1,57 @@
+"""The reference implementation's output for a cassette: what the goldens hold. No file IO.
+
+:func:`run_interaction` replays one interaction's response through raf's pipeline, fed in
+the chunks of a named chunking, and returns its updates, results (without metadata) and
+aggregated response as canonical JSON builtins. An error status is not read as a stream; it
+becomes one ``http_error`` (as :mod:`raf.transport` does for a live response).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from raf.cassettes.format import Cassette, Interaction
+from raf.chunking import chunk
+from raf.collect import collect_agent_response
+from raf.conformance.goldens import Golden, InteractionOutput
+from raf.model.canonical import to_canonical
+from raf.pipeline import Pipeline, UpdateDecoder, http_error, iter_updates, run
+
+__all__ = ["Implementation", "golden_of", "run_cassette", "run_interaction"]
+
+Implementation = Callable[[Interaction, str, str], InteractionOutput]
+"""An implementation under test: (interaction, dialect, chunking) -> its canonical output."""
+
+
+def run_interaction(
+    interaction: Interaction, dialect: str, chunking: str = "whole"
+) -> InteractionOutput:
+    """raf's canonical output for one interaction under one chunking."""
+    response = interaction.response
+    if not 200 <= response.status < 300:
+        error = http_error(response.status, response.reason, response.body)
+        updates = UpdateDecoder(dialect).fail(error)
+        results = Pipeline(dialect).fail(error)
+    else:
+        chunks = chunk(response.body, chunking)
+        updates = list(iter_updates(chunks, dialect))
+        results = list(run(chunks, dialect))
+    return InteractionOutput(
+        updates=to_canonical(updates),
+        results=to_canonical(results),
+        response=to_canonical(collect_agent_response(results)),
+    )
+
+
+def run_cassette(
+    cassette: Cassette, chunking: str = "whole", implementation: Implementation = run_interaction
+) -> list[InteractionOutput]:
+    """The output of every interaction of ``cassette``."""
+    dialect = cassette.info.dialect if cassette.info else "openai_chat"
+    return [implementation(i, dialect, chunking) for i in cassette.interactions]
+
+
+def golden_of(cassette: Cassette, scenario: str) -> Golden:
+    """The golden raf's reference pipeline gives ``cassette`` (under the ``whole`` chunking)."""
+    dialect = cassette.info.dialect if cassette.info else "openai_chat"
+    return Golden(scenario=scenario, dialect=dialect, interactions=run_cassette(cassette))

@@ -1,0 +1,153 @@
+"""Secrets: saving scrubs them, lint finds them (file, line, place), structure checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from raf.cassettes import (
+    Cassette,
+    Expectation,
+    Interaction,
+    Request,
+    Response,
+    ScenarioInfo,
+    load,
+    save,
+)
+from raf.cassettes.lint import lint_file
+from raf.cassettes.scrub import find_secrets
+from raf.cli import main
+
+KEY = "sk-proj-" + "a1B2c3D4" * 6
+GOOGLE = "AIza" + "S" * 35
+
+
+def leaky() -> Cassette:
+    return Cassette(
+        info=ScenarioInfo(scenario="leaky", expect=Expectation()),
+        interactions=[
+            Interaction(
+                request=Request(
+                    uri=f"https://generativelanguage.googleapis.com/v1beta/openai/chat/completions?key={GOOGLE}&alt=sse",
+                    headers={
+                        "Authorization": [f"Bearer {KEY}"],
+                        "x-api-key": ["secret"],
+                        "Cookie": ["session=abc"],
+                        "user-agent": ["raf"],
+                    },
+                    body=f'{{"api_key": "{KEY}"}}',
+                ),
+                response=Response(
+                    headers={
+                        "content-type": ["text/event-stream"],
+                        "set-cookie": ["__cf_bm=xyz"],
+                        "openai-organization": ["acme-corp"],
+                    },
+                    body=f'data: {{"echo": "{KEY}"}}\n\n'.encode(),
+                ),
+            )
+        ],
+    )
+
+
+def test_save_scrubs_every_kind_of_secret(tmp_path: Path) -> None:
+    text = save(leaky(), tmp_path / "c.yaml").read_text()
+    for secret in (KEY, GOOGLE, "session=abc", "__cf_bm", "acme-corp", "secret"):
+        assert secret not in text
+    saved = load(tmp_path / "c.yaml").interactions[0]
+    assert saved.request.headers["Authorization"] == ["REDACTED"]
+    assert saved.request.headers["user-agent"] == ["raf"]
+    assert "key=REDACTED" in saved.request.uri
+    assert "alt=sse" in saved.request.uri
+    assert lint_file(tmp_path / "c.yaml") == []
+
+
+def test_lint_reports_each_secret_with_its_line(tmp_path: Path) -> None:
+    path = save(leaky(), tmp_path / "c.yaml", scrub=False)
+    findings = lint_file(path)
+    text = path.read_text().splitlines()
+    assert all(f.severity == "error" for f in findings)
+    places = {f.where for f in findings}
+    assert {
+        "interactions[0].request.headers.Authorization[0]",
+        "interactions[0].request.headers.x-api-key[0]",
+        "interactions[0].request.headers.Cookie[0]",
+        "interactions[0].request.uri",
+        "interactions[0].request.body",
+        "interactions[0].response.body.string",
+        "interactions[0].response.headers.set-cookie[0]",
+        "interactions[0].response.headers.openai-organization[0]",
+    } <= places
+    for finding in findings:  # the line points at the value
+        key = finding.where.rsplit(".", 1)[-1].split("[")[0]
+        assert (
+            key in text[finding.line - 1]
+            or KEY[:10] in text[finding.line - 1]
+            or "- " in text[finding.line - 1]
+        )
+    assert all(KEY not in str(f) for f in findings)  # the report does not repeat the secret
+
+
+def test_lint_cli_exits_nonzero_and_prints_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save(leaky(), tmp_path / "c.yaml", scrub=False)
+    assert main(["cassette", "lint", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:" in out
+    assert "secret header is not scrubbed" in out
+    save(leaky(), path)
+    assert main(["cassette", "lint", str(path)]) == 0
+
+
+def test_lint_structure_checks(tmp_path: Path) -> None:
+    path = tmp_path / "odd.yaml"
+    path.write_text(
+        "raf: {scenario: odd, dialect: smoke_signals}\n"
+        "interactions:\n- request: {uri: 'https://x'}\n  response:\n    status: {code: 200}\n"
+        "    headers: {content-type: [application/json]}\n    body: {string: 'data: {}'}\n"
+        "version: 1\n"
+    )
+    findings = {(f.severity, f.message.split(" (")[0].split(":")[0]) for f in lint_file(path)}
+    assert ("error", "unknown dialect 'smoke_signals'") in findings
+    assert ("warning", "no 'expect' block") in findings
+    assert any(s == "warning" and "looks like an event stream" in m for s, m in findings)
+
+
+def test_lint_reports_invalid_yaml_with_a_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("version: 1\ninteractions:\n  - [\n")
+    (finding,) = lint_file(path)
+    assert finding.severity == "error"
+    assert finding.line >= 3
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (KEY, "OpenAI-style API key"),
+        ("sk-ant-api03-" + "x" * 30, "OpenAI-style API key"),
+        (GOOGLE, "Google API key"),
+        ("gsk_" + "a" * 40, "Groq API key"),
+        ("hf_" + "b" * 34, "Hugging Face token"),
+        ("AKIA" + "ABCDEFGHIJKLMNOP", "AWS access key id"),
+        ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc", "bearer token"),
+    ],
+)
+def test_key_shapes_are_recognised(text: str, kind: str) -> None:
+    assert [k for k, _ in find_secrets(text)] == [kind]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sk-short",
+        "Bearer REDACTED",
+        "the task-list of the risk-averse",
+        '{"id":"chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG"}',
+    ],
+)
+def test_ordinary_text_is_not_a_secret(text: str) -> None:
+    assert list(find_secrets(text)) == []
