@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO, TypedDict
+from typing import BinaryIO, TextIO, TypedDict
 
 import msgspec
 from rich.console import Console
@@ -28,7 +28,7 @@ from raf.conformance.report import conform
 from raf.errors import CassetteError, RafError
 from raf.model import updates
 from raf.model.canonical import to_json
-from raf.pipeline import Pipeline, UpdateDecoder
+from raf.pipeline import Pipeline, UpdateDecoder, drive
 from raf.schema import json_schemas
 from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 
@@ -423,32 +423,21 @@ def _run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
         chunks = _chunks(stream, args.chunk_size)
         if args.output == "updates":
             decoder = UpdateDecoder(args.dialect, **_limits(args))
-            for batch in _drive(decoder, chunks):
-                for update in batch:
-                    errors += isinstance(update, updates.Error)
-                    out.write(to_json(update) + "\n")
+            for update in drive(decoder, chunks):
+                errors += isinstance(update, updates.Error)
+                out.write(to_json(update) + "\n")
         else:
             pipeline = Pipeline(args.dialect, **_limits(args))
             collector = ResponseCollector()
-            for results in _drive(pipeline, chunks):
-                for result in results:
-                    collector.add(result)
-                    if args.output == "results":
-                        out.write(to_json(result, include_meta=args.meta) + "\n")
+            for result in drive(pipeline, chunks):
+                collector.add(result)
+                if args.output == "results":
+                    out.write(to_json(result, include_meta=args.meta) + "\n")
             response = collector.response()
             errors = len(response.errors)
             if args.output == "response":
                 out.write(to_json(response, include_meta=args.meta, indent=2) + "\n")
     return 1 if errors and args.strict else 0
-
-
-def _drive(machine: UpdateDecoder | Pipeline, chunks: Iterator[bytes]) -> Iterator[list[Any]]:
-    """Feed ``chunks`` to a sans-IO machine until it is done, then close it."""
-    for chunk in chunks:
-        yield machine.feed(chunk)
-        if machine.done:
-            break
-    yield machine.close()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from raf import dialects
 from raf.collect import acollect_agent_response, collect_agent_response
@@ -28,11 +28,14 @@ from raf.model.updates import AgentResponseUpdate
 from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, ServerSentEvent, SSEDecoder
 
 __all__ = [
+    "Machine",
     "Pipeline",
     "UpdateDecoder",
+    "adrive",
     "aiter_updates",
     "arespond",
     "arun",
+    "drive",
     "http_error",
     "iter_updates",
     "respond",
@@ -111,6 +114,40 @@ class UpdateDecoder:
         return self.dialect.feed_events(events) if events else []
 
 
+T = TypeVar("T")
+
+
+class Machine(Protocol[T]):
+    """A sans-IO state machine fed bytes: :class:`UpdateDecoder` and :class:`Pipeline`."""
+
+    @property
+    def done(self) -> bool: ...
+
+    def feed(self, data: bytes) -> list[T]: ...
+
+    def close(self) -> list[T]: ...
+
+
+def drive(machine: Machine[T], chunks: Iterable[bytes]) -> Iterator[T]:
+    """Feed ``chunks`` to ``machine`` until it is done, then close it, yielding its outputs."""
+    for chunk in chunks:
+        yield from machine.feed(chunk)
+        if machine.done:
+            break
+    yield from machine.close()
+
+
+async def adrive(machine: Machine[T], chunks: AsyncIterable[bytes]) -> AsyncIterator[T]:
+    """Async twin of :func:`drive`."""
+    async for chunk in chunks:
+        for item in machine.feed(chunk):
+            yield item
+        if machine.done:
+            break
+    for item in machine.close():
+        yield item
+
+
 def iter_updates(
     chunks: Iterable[bytes],
     dialect: str | Dialect = "openai_chat",
@@ -120,14 +157,10 @@ def iter_updates(
 ) -> Iterator[AgentResponseUpdate]:
     """Yield the updates of a stream given as byte chunks; stops reading at the end marker."""
     decoder = UpdateDecoder(dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
-    for chunk in chunks:
-        yield from decoder.feed(chunk)
-        if decoder.done:
-            break
-    yield from decoder.close()
+    return drive(decoder, chunks)
 
 
-async def aiter_updates(
+def aiter_updates(
     chunks: AsyncIterable[bytes],
     dialect: str | Dialect = "openai_chat",
     *,
@@ -136,13 +169,7 @@ async def aiter_updates(
 ) -> AsyncIterator[AgentResponseUpdate]:
     """Async twin of :func:`iter_updates`."""
     decoder = UpdateDecoder(dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
-    async for chunk in chunks:
-        for update in decoder.feed(chunk):
-            yield update
-        if decoder.done:
-            break
-    for update in decoder.close():
-        yield update
+    return adrive(decoder, chunks)
 
 
 class Pipeline:
@@ -224,26 +251,14 @@ def run(
 
     ``options`` are those of :class:`Pipeline`. Reading stops at the dialect's end marker.
     """
-    pipeline = Pipeline(dialect, **options)
-    for chunk in chunks:
-        yield from pipeline.feed(chunk)
-        if pipeline.done:
-            break
-    yield from pipeline.close()
+    return drive(Pipeline(dialect, **options), chunks)
 
 
-async def arun(
+def arun(
     chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **options: Any
 ) -> AsyncIterator[AgentResponseResult]:
     """Async twin of :func:`run`."""
-    pipeline = Pipeline(dialect, **options)
-    async for chunk in chunks:
-        for result in pipeline.feed(chunk):
-            yield result
-        if pipeline.done:
-            break
-    for result in pipeline.close():
-        yield result
+    return adrive(Pipeline(dialect, **options), chunks)
 
 
 def respond(

@@ -10,14 +10,17 @@ as a truncated stream. Async twins take an ``httpx.AsyncClient`` response.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
 from raf.dialects.base import Dialect
+from raf.model import updates
 from raf.model.response import AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.pipeline import Pipeline, UpdateDecoder, http_error
+from raf.pipeline import Machine, Pipeline, UpdateDecoder, adrive, drive, http_error
+
+T = TypeVar("T")
 
 __all__ = [
     "aiter_response",
@@ -31,69 +34,46 @@ def iter_response(
     response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
 ) -> Iterator[AgentResponseResult]:
     """The results of a streamed response (``options`` as for :class:`Pipeline`)."""
-    pipeline = Pipeline(dialect, **options)
-    if not response.is_success:
-        yield from pipeline.fail(
-            http_error(response.status_code, response.reason_phrase, response.read())
-        )
-        return
-    for chunk in response.iter_bytes():
-        yield from pipeline.feed(chunk)
-        if pipeline.done:
-            break
-    yield from pipeline.close()
+    return _read(Pipeline(dialect, **options), response)
 
 
 def iter_response_updates(
     response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
 ) -> Iterator[AgentResponseUpdate]:
     """The updates of a streamed response (``options`` as for :class:`UpdateDecoder`)."""
-    decoder = UpdateDecoder(dialect, **options)
-    if not response.is_success:
-        yield from decoder.fail(
-            http_error(response.status_code, response.reason_phrase, response.read())
-        )
-        return
-    for chunk in response.iter_bytes():
-        yield from decoder.feed(chunk)
-        if decoder.done:
-            break
-    yield from decoder.close()
+    return _read(UpdateDecoder(dialect, **options), response)
 
 
-async def aiter_response(
+def aiter_response(
     response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
 ) -> AsyncIterator[AgentResponseResult]:
     """Async twin of :func:`iter_response`."""
-    pipeline = Pipeline(dialect, **options)
-    if not response.is_success:
-        body = await response.aread()
-        for result in pipeline.fail(http_error(response.status_code, response.reason_phrase, body)):
-            yield result
-        return
-    async for chunk in response.aiter_bytes():
-        for result in pipeline.feed(chunk):
-            yield result
-        if pipeline.done:
-            break
-    for result in pipeline.close():
-        yield result
+    return _aread(Pipeline(dialect, **options), response)
 
 
-async def aiter_response_updates(
+def aiter_response_updates(
     response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
 ) -> AsyncIterator[AgentResponseUpdate]:
     """Async twin of :func:`iter_response_updates`."""
-    decoder = UpdateDecoder(dialect, **options)
+    return _aread(UpdateDecoder(dialect, **options), response)
+
+
+class _Failing(Machine[T], Protocol[T]):
+    def fail(self, error: updates.Error) -> list[T]: ...
+
+
+def _read(machine: _Failing[T], response: httpx.Response) -> Iterator[T]:
     if not response.is_success:
-        body = await response.aread()
-        for update in decoder.fail(http_error(response.status_code, response.reason_phrase, body)):
-            yield update
+        error = http_error(response.status_code, response.reason_phrase, response.read())
+        return iter(machine.fail(error))
+    return drive(machine, response.iter_bytes())
+
+
+async def _aread(machine: _Failing[T], response: httpx.Response) -> AsyncIterator[T]:
+    if not response.is_success:
+        error = http_error(response.status_code, response.reason_phrase, await response.aread())
+        for item in machine.fail(error):
+            yield item
         return
-    async for chunk in response.aiter_bytes():
-        for update in decoder.feed(chunk):
-            yield update
-        if decoder.done:
-            break
-    for update in decoder.close():
-        yield update
+    async for item in adrive(machine, response.aiter_bytes()):
+        yield item

@@ -8,16 +8,18 @@ becomes one ``http_error`` (as :mod:`raf.transport` does for a live response).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from raf.cassettes.format import Cassette, Interaction
 from raf.chunking import chunk
 from raf.collect import collect_agent_response
 from raf.conformance.goldens import Golden, InteractionOutput
 from raf.model.canonical import to_canonical
+from raf.model.response import AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import Pipeline, UpdateDecoder, http_error, iter_updates, run
 
-__all__ = ["Implementation", "golden_of", "run_cassette", "run_interaction"]
+__all__ = ["Implementation", "golden_of", "output_of", "run_cassette", "run_interaction"]
 
 Implementation = Callable[[Interaction, str, str], InteractionOutput]
 """An implementation under test: (interaction, dialect, chunking) -> its canonical output."""
@@ -36,6 +38,14 @@ def run_interaction(
         chunks = chunk(response.body, chunking)
         updates = list(iter_updates(chunks, dialect))
         results = list(run(chunks, dialect))
+    return output_of(updates, results)
+
+
+def output_of(
+    updates: Sequence[AgentResponseUpdate], results: Sequence[AgentResponseResult]
+) -> InteractionOutput:
+    """The canonical output of an interaction from its updates and results (the response is
+    aggregated from the results)."""
     return InteractionOutput(
         updates=to_canonical(updates),
         results=to_canonical(results),

@@ -22,7 +22,7 @@ from raf.cassettes.persister import load as load_cassette
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.conformance import goldens
 from raf.conformance.goldens import InteractionOutput
-from raf.conformance.reference import Implementation, run_interaction
+from raf.conformance.reference import Implementation, run_cassette, run_interaction
 from raf.conformance.review import expectation_problems
 from raf.errors import CassetteError
 
@@ -142,7 +142,7 @@ def run_case(
     for chunking in chunkings:
         report.chunkings.append(chunking)
         try:
-            outputs = [implementation(i, dialect, chunking) for i in cassette.interactions]
+            outputs = run_cassette(cassette, chunking, implementation)
         except Exception as exc:  # an implementation under test may fail in any way
             report.problems.append(f"{chunking}: the implementation raised {exc!r}")
             continue

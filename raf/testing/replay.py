@@ -25,10 +25,8 @@ import httpx
 from raf.cassettes.format import Cassette, Interaction, Response
 from raf.cassettes.persister import load, save
 from raf.chunking import chunk
-from raf.collect import collect_agent_response
 from raf.conformance.goldens import InteractionOutput
-from raf.conformance.reference import run_interaction
-from raf.model.canonical import to_canonical
+from raf.conformance.reference import output_of, run_interaction
 from raf.transport import iter_response, iter_response_updates
 
 __all__ = ["Via", "replay", "replay_respx", "replay_vcrpy"]
@@ -80,11 +78,7 @@ def replay_respx(
                 updates = list(iter_response_updates(response, dialect))
             with client.stream(request.method, request.uri, content=body) as response:
                 results = list(iter_response(response, dialect))
-    return InteractionOutput(
-        updates=to_canonical(updates),
-        results=to_canonical(results),
-        response=to_canonical(collect_agent_response(results)),
-    )
+    return output_of(updates, results)
 
 
 def replay_vcrpy(
