@@ -160,3 +160,34 @@ def test_malformed_files_raise_a_format_error_naming_the_place(
 def test_save_is_atomic_and_leaves_no_temporary_file(tmp_path: Path) -> None:
     save(cassette(SSE), tmp_path / "c.yaml")
     assert [p.name for p in tmp_path.iterdir()] == ["c.yaml"]
+
+
+def test_recording_a_live_exchange_and_saving_it_scrubs_the_key(tmp_path: Path) -> None:
+    from raf.cassettes.recording import interaction_from_httpx  # noqa: PLC0415
+
+    def server(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream", "set-cookie": "s=1"}, content=SSE
+        )
+
+    with (
+        httpx.Client(transport=httpx.MockTransport(server)) as client,
+        client.stream(
+            "POST",
+            "https://api.openai.com/v1/chat/completions",
+            json={"model": "gpt-4o", "stream": True},
+            headers={"Authorization": "Bearer sk-proj-" + "k" * 40},
+        ) as response,
+    ):
+        body = b"".join(response.iter_bytes())
+    interaction = interaction_from_httpx(response, body)
+    path = save(
+        Cassette(interactions=[interaction], info=ScenarioInfo(scenario="live")),
+        tmp_path / "live.yaml",
+    )
+    text = path.read_text()
+    assert "sk-proj" not in text
+    assert "s=1" not in text
+    loaded = load(path).interactions[0]
+    assert loaded.response.body == SSE
+    assert loaded.request.body == '{\n  "model": "gpt-4o",\n  "stream": true\n}'
