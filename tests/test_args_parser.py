@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.args_parser import ArgsEvent, ArgsParsed, ArgsProgress, StreamingArgsParser
@@ -192,7 +192,6 @@ def documents(draw: st.DrawFn) -> tuple[dict[str, Any], str, list[str]]:
     return obj, text, fragments
 
 
-@settings(max_examples=300, deadline=None)
 @given(documents(), st.booleans())
 def test_parsed_values_agree_with_the_final_strict_parse(
     doc: tuple[dict[str, Any], str, list[str]], use_feed: bool
@@ -229,7 +228,6 @@ def test_parsed_values_agree_with_the_final_strict_parse(
     assert sum(len(e.value) for e in events if isinstance(e, ArgsProgress)) <= len(text)
 
 
-@settings(max_examples=200, deadline=None)
 @given(documents(), st.data())
 def test_parsed_events_do_not_depend_on_fragmentation(
     doc: tuple[dict[str, Any], str, list[str]], data: st.DataObject
@@ -247,7 +245,6 @@ def test_parsed_events_do_not_depend_on_fragmentation(
     assert as_bytes == split_events
 
 
-@settings(max_examples=300, deadline=None)
 @given(
     st.text(alphabet='{}[]",:\\ \nabtrue0123456789.-eE\u00e9\U0001f600u', max_size=40), st.data()
 )

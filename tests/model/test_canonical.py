@@ -10,7 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 from raf.cli import schema_files
 from raf.model import (
@@ -178,7 +178,6 @@ ALL_TYPES: list[Any] = [
 
 @pytest.mark.parametrize("type_", ALL_TYPES, ids=lambda t: getattr(t, "__name__", str(t)))
 def test_every_type_round_trips(type_: Any) -> None:
-    @settings(max_examples=150, deadline=None)
     @given(values_of(type_))
     def check(value: Any) -> None:
         assert from_json(to_json(value, include_meta=True), type_) == value
@@ -193,7 +192,6 @@ def test_canonical_output_validates_against_the_published_schema(name: str, type
     schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
     validator = jsonschema.Draft202012Validator(schema)
 
-    @settings(max_examples=100, deadline=None)
     @given(values_of(type_))
     def check(value: Any) -> None:
         validator.validate(to_canonical(value))

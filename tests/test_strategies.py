@@ -1,0 +1,129 @@
+"""raf.testing.strategies as a public API: exports, eager argument checks, and profiles that
+put on the wire what they say."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+import raf.testing.strategies as strategies
+from raf.pipeline import respond
+from raf.testing.strategies import PROFILES, GeneratedStream, Profile, streams
+from tests.properties.support import summary
+
+
+def test_all_is_exactly_the_public_api() -> None:
+    public = {
+        name
+        for name, value in vars(strategies).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == strategies.__name__
+    }
+    assert set(strategies.__all__) == public | {"PROFILES"}
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: streams(profile="nope"),
+        lambda: streams(max_tool_calls=-1),
+        lambda: strategies.responses(max_text_deltas=-1),
+        lambda: strategies.json_arguments(max_keys=-1),
+        lambda: strategies.sse_framing(["{}"], comments=["no colon"]),
+        lambda: strategies.network_chunkings("text"),  # type: ignore[arg-type]
+        lambda: Profile("ambiguous", ids="none", index="zero"),
+    ],
+    ids=[
+        "profile",
+        "max_tool_calls",
+        "max_text_deltas",
+        "max_keys",
+        "comment",
+        "body",
+        "ambiguous_profile",
+    ],
+)
+def test_bad_arguments_are_refused_when_the_strategy_is_built(build: Any) -> None:
+    with pytest.raises(InvalidArgument):
+        build()
+
+
+def tool_entries(stream: GeneratedStream) -> list[dict[str, Any]]:
+    entries = []
+    for payload in stream.payloads:
+        if payload.startswith("{"):
+            for choice in json.loads(payload).get("choices") or []:
+                entries += (choice.get("delta") or {}).get("tool_calls") or []
+    return entries
+
+
+@given(streams("ollama"))
+def test_ollama_profile_numbers_every_call_zero(stream: GeneratedStream) -> None:
+    assert all(entry["index"] == 0 for entry in tool_entries(stream))
+
+
+@given(streams("gemini"))
+def test_gemini_profile_sends_no_index_and_whole_calls(stream: GeneratedStream) -> None:
+    entries = tool_entries(stream)
+    assert all("index" not in e and "id" in e for e in entries)
+    assert len(entries) == len(stream.response.tool_calls)
+
+
+@given(streams("nim"))
+def test_nim_profile_sends_no_ids_and_expects_synthetic_ones(stream: GeneratedStream) -> None:
+    assert all("id" not in e for e in tool_entries(stream))
+    assert [c.id for c in stream.response.tool_calls] == [
+        f"__tc_{n}" for n in range(len(stream.response.tool_calls))
+    ]
+
+
+@given(streams("gpt5"))
+def test_gpt5_profile_repeats_id_and_name_on_every_delta(stream: GeneratedStream) -> None:
+    assert all("id" in e and "name" in e["function"] for e in tool_entries(stream))
+
+
+@given(streams("openrouter"))
+def test_openrouter_profile_uses_reasoning_and_processing_comments(stream: GeneratedStream) -> None:
+    deltas = [
+        json.loads(p)["choices"][0].get("delta", {})
+        for p in stream.payloads
+        if p.startswith("{") and json.loads(p).get("choices")
+    ]
+    assert not any("reasoning_content" in d for d in deltas)
+    if stream.response.reasoning_text:
+        assert any("reasoning" in d for d in deltas)
+
+
+@given(streams("azure"))
+def test_azure_profile_starts_with_a_filter_chunk(stream: GeneratedStream) -> None:
+    first = json.loads(stream.payloads[0])
+    assert first["choices"] == [] and first["id"] == "" and "prompt_filter_results" in first
+
+
+CUSTOM = Profile(
+    "relay",
+    ids="every",
+    index="one_based",
+    names="every",
+    reasoning_field="reasoning",
+    comments=(": ping",),
+)
+
+
+@given(streams(CUSTOM), st.data())
+def test_a_custom_profile_works_like_the_built_in_ones(
+    stream: GeneratedStream, data: st.DataObject
+) -> None:
+    assert stream.profile is CUSTOM
+    assert all(e["index"] >= 1 for e in tool_entries(stream))
+    assert summary(respond(stream.chunks)) == summary(stream.response)
+
+
+def test_every_built_in_profile_is_documented_in_the_module() -> None:
+    doc = inspect.getdoc(strategies) or ""
+    assert all(f"``{name}``" in doc for name in PROFILES)
