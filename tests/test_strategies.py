@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-import raf.testing.strategies as strategies
 from raf.pipeline import respond
+from raf.testing import strategies
 from raf.testing.strategies import PROFILES, GeneratedStream, Profile, streams
 from tests.properties.support import summary
 
@@ -102,7 +102,9 @@ def test_openrouter_profile_uses_reasoning_and_processing_comments(stream: Gener
 @given(streams("azure"))
 def test_azure_profile_starts_with_a_filter_chunk(stream: GeneratedStream) -> None:
     first = json.loads(stream.payloads[0])
-    assert first["choices"] == [] and first["id"] == "" and "prompt_filter_results" in first
+    assert first["choices"] == []
+    assert first["id"] == ""
+    assert "prompt_filter_results" in first
 
 
 CUSTOM = Profile(
