@@ -1,11 +1,25 @@
 """raf: a reference implementation of an agent framework's streaming pipeline.
 
 SSE bytes -> :mod:`raf.sse` -> a dialect (:mod:`raf.dialects`) -> ``AgentResponseUpdate``
-values (:mod:`raf.model.updates`). The core does no IO; :mod:`raf.pipeline` drives it over
-byte chunks and :mod:`raf.cli` is the command line.
+values -> :mod:`raf.converter` (with :mod:`raf.args_parser`) -> ``AgentResponseResult``
+values -> :mod:`raf.collect` -> ``AgentResponse``. The core does no IO; :mod:`raf.pipeline`
+drives it over byte chunks, :mod:`raf.transport` over an httpx response, and :mod:`raf.cli`
+is the command line. Cassettes, the conformance suite and test support live in
+:mod:`raf.cassettes`, :mod:`raf.conformance` and :mod:`raf.testing`.
 """
 
-from raf.errors import DialectError, RafError, SSEError, SSELimitExceeded, StateError
+from raf.args_parser import StreamingArgsParser
+from raf.collect import acollect_agent_response, collect_agent_response
+from raf.converter import AgentResponseConverter
+from raf.errors import (
+    AgentResponseError,
+    CassetteError,
+    DialectError,
+    RafError,
+    SSEError,
+    SSELimitExceeded,
+    StateError,
+)
 from raf.model import (
     AgentResponse,
     AgentResponseResult,
@@ -24,15 +38,27 @@ from raf.model import (
     events,
     updates,
 )
-from raf.pipeline import UpdateDecoder, aiter_updates, iter_updates
+from raf.pipeline import (
+    Pipeline,
+    UpdateDecoder,
+    aiter_updates,
+    arespond,
+    arun,
+    iter_updates,
+    respond,
+    run,
+)
 from raf.sse import ServerSentEvent, SSEDecoder
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AgentResponse",
+    "AgentResponseConverter",
+    "AgentResponseError",
     "AgentResponseResult",
     "AgentResponseUpdate",
+    "CassetteError",
     "ChatMessage",
     "Content",
     "DialectError",
@@ -41,6 +67,7 @@ __all__ = [
     "FinishReason",
     "MessageRole",
     "MessageSource",
+    "Pipeline",
     "RafError",
     "ResponseMetadata",
     "SSEDecoder",
@@ -48,13 +75,20 @@ __all__ = [
     "SSELimitExceeded",
     "ServerSentEvent",
     "StateError",
+    "StreamingArgsParser",
     "ToolCall",
     "UpdateDecoder",
     "Usage",
     "__version__",
+    "acollect_agent_response",
     "aiter_updates",
+    "arespond",
+    "arun",
+    "collect_agent_response",
     "contents",
     "events",
     "iter_updates",
+    "respond",
+    "run",
     "updates",
 ]

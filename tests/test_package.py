@@ -14,6 +14,10 @@ import raf.model
 
 CORE = [
     "raf",
+    "raf.converter",
+    "raf.args_parser",
+    "raf.collect",
+    "raf.chunking",
     "raf.model",
     "raf.sse",
     "raf.dialects",
@@ -46,6 +50,14 @@ def test_core_imports_no_io_library() -> None:
         "raf.errors",
         "raf.pipeline",
         "raf.model.canonical",
+        "raf.converter",
+        "raf.args_parser",
+        "raf.collect",
+        "raf.chunking",
+        "raf.transport",
+        "raf.cassettes",
+        "raf.conformance",
+        "raf.testing.strategies",
     ],
 )
 def test_all_lists_only_existing_public_names(module: str) -> None:
