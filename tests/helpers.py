@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator
 from typing import TypeVar
+
+from raf.chunking import chunk
 
 T = TypeVar("T")
 
 CHUNKINGS = ("whole", "bytewise", "random")
 
 
-def split(data: bytes, how: str, *, seed: int = 0) -> list[bytes]:
-    """Cut ``data`` the way a network might: ``whole``, ``bytewise`` or ``random`` (seeded)."""
-    if how == "whole":
-        return [data]
-    if how == "bytewise":
-        return [data[i : i + 1] for i in range(len(data))]
-    if how == "random":
-        rng = random.Random(f"{seed}:{len(data)}")
-        out, i = [], 0
-        while i < len(data):
-            n = rng.randint(1, 7)
-            out.append(data[i : i + n])
-            i += n
-        return out
-    raise ValueError(how)
+def split(data: bytes, how: str) -> list[bytes]:
+    """Cut ``data`` the way a network might: ``whole``, ``bytewise`` or ``random``."""
+    return chunk(data, {"bytewise": "bytes", "random": "random-1"}.get(how, how))
 
 
 def feed_all(
