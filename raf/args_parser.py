@@ -20,9 +20,10 @@ string, a lone surrogate, a bad escape, a malformed number, trailing garbage) st
 reports nothing more and :attr:`StreamingArgsParser.error` says what was wrong. Text that is not
 a JSON object at the top level (``"x"``, ``[1]``) is not an error here but yields no events.
 
-Cost: every character is examined once (runs of ordinary characters are skipped with compiled
-regular expressions), and each completed value is decoded once from its own slice, so the total
-work is linear in the argument length for any fragmentation.
+Cost: every character is examined once (runs of ordinary characters and complete escapes are
+matched by compiled regular expressions and decoded in bulk by the JSON library), and each
+completed value is decoded once from its own slice, so the total work is linear in the
+argument length for any fragmentation.
 """
 
 from __future__ import annotations
@@ -76,6 +77,12 @@ class _S(Enum):
 
 
 _IN_STRING = _S.IN_STRING
+# Ordinary characters and complete escapes of a JSON string (no quote, no backslash alone, no
+# control character).
+_STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+# What may remain of an escape cut by the end of a fragment.
+_ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
+_HIGH_SURROGATE_END = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 _BLOCK = 256
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -84,18 +91,19 @@ _NESTED_SPECIAL = re.compile(r'["\\{}\[\]]')
 _NESTED_STRING_SPECIAL = re.compile(r'["\\]')
 _SCALAR_CHARS = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_HEX4 = re.compile(r"[0-9a-fA-F]{4}")
-_SIMPLE_ESCAPES = {
-    '"': '"',
-    "\\": "\\",
-    "/": "/",
-    "b": "\b",
-    "f": "\f",
-    "n": "\n",
-    "r": "\r",
-    "t": "\t",
-}
 _decode = msgspec.json.Decoder().decode
+_decode_string = msgspec.json.Decoder(str).decode
+
+
+def _high_surrogate_at_end(run: str) -> int:
+    """Where ``run`` ends with a high-surrogate escape (``\\ud83d``), or -1."""
+    match = _HIGH_SURROGATE_END.search(run)
+    if match is None:
+        return -1
+    start = k = match.start()
+    while k > 0 and run[k - 1] == "\\":
+        k -= 1
+    return start if (start - k) % 2 == 0 else -1  # not when its backslash is itself escaped
 
 
 class StreamingArgsParser:
@@ -117,8 +125,10 @@ class StreamingArgsParser:
         # escape sequence (or high surrogate) cut by the end of a fragment.
         self._pending: list[str] = []
         self._received = 0
-        self._escape = ""
-        self._high_surrogate = ""
+        self._tail = (
+            ""  # raw text of an escape cut by the end of a fragment (maybe after a high surrogate)
+        )
+        self._key_escape = False  # a key's backslash ended the previous fragment
         # Nested value: bracket depth, and whether the scan is inside one of its strings.
         self._depth = 0
         self._nested_in_string = False
@@ -154,8 +164,7 @@ class StreamingArgsParser:
         if (
             self._state is _IN_STRING
             and not self._events
-            and not self._escape
-            and not self._high_surrogate
+            and not self._tail
             and type(fragment) is str
             and _STRING_SPECIAL.search(fragment) is None
         ):
@@ -273,8 +282,8 @@ class StreamingArgsParser:
     def _scan_key(self, s: str, i: int) -> int:
         raw = self._raw
         n = len(s)
-        if self._escape:  # the previous fragment ended with a backslash
-            self._escape = ""
+        if self._key_escape:  # the previous fragment ended with a backslash
+            self._key_escape = False
             raw.append(s[i])
             i += 1
         while i < n:
@@ -290,7 +299,7 @@ class StreamingArgsParser:
                     raw.append(s[j + 1])
                     i = j + 2
                 else:
-                    self._escape = "\\"  # the escaped character comes with the next fragment
+                    self._key_escape = True  # the escaped character comes with the next fragment
                     return n
                 continue
             raw.append(s[i : j + 1])
@@ -351,39 +360,52 @@ class StreamingArgsParser:
         return n
 
     def _scan_string_value(self, s: str, i: int) -> int:
-        raw = self._raw
-        pending = self._pending
-        n = len(s)
-        if self._escape:
-            i = self._continue_escape(s, i)
-            if self._state is not _S.IN_STRING:
-                return n
-        while i < n:
-            m = _STRING_SPECIAL.search(s, i)
-            if m is None:
-                self._plain(s[i:])
-                return n
-            j = m.start()
-            if j > i:
-                self._plain(s[i:j])
-            c = s[j]
+        """Read a top-level string value: runs of ordinary characters and complete escapes
+        are matched and decoded in bulk; an escape cut by the end of the fragment (or a high
+        surrogate whose pair may follow) waits in ``_tail``."""
+        tail = self._tail
+        text = tail + s[i:] if tail else s[i:]
+        self._tail = ""
+        end = _STRING_RUN.match(text).end()  # type: ignore[union-attr]
+        if end < len(text):
+            c = text[end]
             if c == '"':
-                if self._high_surrogate:
-                    self._fail(f"lone surrogate in the value of {self._key!r}")
-                    return n
-                raw.append('"')
-                pending.clear()
+                if not self._take(text[:end], closing=True):
+                    return len(s)
+                self._raw.append('"')
+                self._pending.clear()
                 self._complete(self._text())
-                return j + 1
-            if c != "\\":
-                self._fail(f"control character U+{ord(c):04X} in the value of {self._key!r}")
-                return n
-            raw.append("\\")
-            self._escape = "\\"
-            i = self._continue_escape(s, j + 1)
-            if self._state is not _S.IN_STRING:
-                return n
-        return n
+                return i + end + 1 - len(tail)
+            if c != "\\" or _ESCAPE_PREFIX.fullmatch(text, end) is None:
+                what = (
+                    f"control character U+{ord(c):04X}"
+                    if c != "\\"
+                    else f"invalid escape {text[end : end + 6]!r}"
+                )
+                self._fail(f"{what} in the value of {self._key!r}")
+                return len(s)
+        run, rest = text[:end], text[end:]
+        high = _high_surrogate_at_end(run)
+        if high >= 0:  # its low half may be in the next fragment
+            run, rest = run[:high], run[high:] + rest
+        self._take(run, closing=False)
+        self._tail = rest
+        return len(s)
+
+    def _take(self, run: str, *, closing: bool) -> bool:
+        """Decode a run of the string (ordinary characters and complete escapes)."""
+        if not run:
+            return True
+        try:
+            decoded = _decode_string(f'"{run}"')
+        except msgspec.DecodeError:
+            self._fail(f"lone surrogate in the value of {self._key!r}")
+            return False
+        self._keep(run)
+        if not closing:
+            self._pending.append(decoded)
+            self._received += len(decoded)
+        return True
 
     def _keep(self, text: str) -> None:
         raw = self._raw
@@ -398,69 +420,6 @@ class StreamingArgsParser:
         self._blocks = []
         self._raw = []
         return text
-
-    def _plain(self, text: str) -> None:
-        if self._high_surrogate:
-            self._fail(f"lone surrogate in the value of {self._key!r}")
-            return
-        self._keep(text)
-        self._pending.append(text)
-        self._received += len(text)
-
-    def _continue_escape(self, s: str, i: int) -> int:
-        """Read the rest of an escape sequence that starts with ``self._escape``."""
-        escape = self._escape
-        if len(escape) < 2:
-            if i >= len(s):
-                return i
-            escape += s[i]
-            self._raw.append(s[i])
-            i += 1
-        if escape[1] == "u" and len(escape) < 6:
-            take = s[i : i + 6 - len(escape)]
-            escape += take
-            self._raw.append(take)
-            i += len(take)
-            if len(escape) < 6:
-                self._escape = escape  # cut by the end of the fragment
-                return i
-        self._escape = ""
-        if escape[1] != "u":
-            char = _SIMPLE_ESCAPES.get(escape[1])
-            if char is None:
-                self._fail(f"invalid escape {escape!r} in the value of {self._key!r}")
-                return i
-            if self._high_surrogate:
-                self._fail(f"lone surrogate in the value of {self._key!r}")
-                return i
-            self._pending.append(char)
-            self._received += 1
-            return i
-        if _HEX4.fullmatch(escape, 2) is None:
-            self._fail(f"invalid escape {escape!r} in the value of {self._key!r}")
-            return i
-        code = int(escape[2:], 16)
-        if 0xD800 <= code <= 0xDBFF:
-            if self._high_surrogate:
-                self._fail(f"lone surrogate in the value of {self._key!r}")
-                return i
-            self._high_surrogate = escape
-            return i
-        if 0xDC00 <= code <= 0xDFFF:
-            if not self._high_surrogate:
-                self._fail(f"lone surrogate in the value of {self._key!r}")
-                return i
-            high = int(self._high_surrogate[2:], 16)
-            self._high_surrogate = ""
-            char = chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
-        else:
-            if self._high_surrogate:
-                self._fail(f"lone surrogate in the value of {self._key!r}")
-                return i
-            char = chr(code)
-        self._pending.append(char)
-        self._received += 1
-        return i
 
     def _report_progress(self) -> None:
         if self._pending:
