@@ -22,8 +22,8 @@ def feed_all(
 ) -> list[T]:
     """Everything ``feed`` returns over ``chunks``, then what ``close`` returns."""
     out: list[T] = []
-    for chunk in chunks:
-        out.extend(feed(chunk))
+    for piece in chunks:
+        out.extend(feed(piece))
     out.extend(close())
     return out
 
