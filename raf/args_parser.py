@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from enum import Enum, auto
 from typing import Any
 
@@ -195,17 +196,9 @@ class StreamingArgsParser:
         i, n = 0, len(s)
         while i < n:
             state = self._state
-            if state is _S.IN_STRING:
-                i = self._scan_string_value(s, i)
-                continue
-            if state is _S.IN_NESTED:
-                i = self._scan_nested(s, i)
-                continue
-            if state is _S.IN_KEY:
-                i = self._scan_key(s, i)
-                continue
-            if state is _S.IN_SCALAR:
-                i = self._scan_scalar(s, i)
+            scan = _SCANNERS.get(state)
+            if scan is not None:  # inside a key or a value: its own scanner
+                i = scan(self, s, i)
                 continue
             i = _WS.match(s, i).end()  # type: ignore[union-attr]
             if i >= n:
@@ -426,3 +419,12 @@ class StreamingArgsParser:
             text = "".join(self._pending)
             self._pending = []
             self._events.append(ArgsProgress(self._key, self._received, text))
+
+
+# The states that read a token, and the scanner of each (the others are handled in _scan).
+_SCANNERS: dict[_S, Callable[[StreamingArgsParser, str, int], int]] = {
+    _S.IN_STRING: StreamingArgsParser._scan_string_value,
+    _S.IN_NESTED: StreamingArgsParser._scan_nested,
+    _S.IN_KEY: StreamingArgsParser._scan_key,
+    _S.IN_SCALAR: StreamingArgsParser._scan_scalar,
+}

@@ -79,11 +79,6 @@ class ResponseCollector:
         elif isinstance(content, contents.Error):
             self._errors.append(content)
 
-    @property
-    def errors(self) -> list[contents.Error]:
-        """The error contents seen so far."""
-        return list(self._errors)
-
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
         reasoning = "".join(self._reasoning)

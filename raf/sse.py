@@ -30,6 +30,7 @@ one raises :class:`raf.errors.SSELimitExceeded`.
 from __future__ import annotations
 
 import re
+from typing import Literal, NoReturn
 
 import msgspec
 
@@ -195,11 +196,13 @@ class SSEDecoder:
             self._data = []
         return []
 
-    def _fail(self, kind: str, limit: int, size: int, events: list[ServerSentEvent]) -> None:
+    def _fail(
+        self, kind: Literal["line", "event"], limit: int, size: int, events: list[ServerSentEvent]
+    ) -> NoReturn:
         self._failed = True
         self._partial = bytearray()
         self._data = []
-        raise SSELimitExceeded("line" if kind == "line" else "event", limit, size, events)
+        raise SSELimitExceeded(kind, limit, size, events)
 
     def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
         """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
