@@ -16,8 +16,10 @@ Fed the argument text fragment by fragment (``push``), it reports (``poll``):
   characters.
 
 The parser is strict: anything the final parse would reject (a raw control character in a
-string, a lone surrogate, a bad escape, a malformed number, trailing garbage) stops it; it then
-reports nothing more and :attr:`StreamingArgsParser.error` says what was wrong. Text that is not
+string, a lone surrogate, a bad escape, a malformed number, a number out of range, nesting
+deeper than ``max_depth``, trailing garbage) stops it; it then reports nothing more and
+:attr:`StreamingArgsParser.error` says what was wrong. Nesting is counted while scanning, so a
+value is never decoded past the limit and nothing here recurses per level. Text that is not
 a JSON object at the top level (``"x"``, ``[1]``) is not an error here but yields no events.
 
 Cost: every character is examined once (runs of ordinary characters and complete escapes are
@@ -35,6 +37,8 @@ from enum import Enum, auto
 from typing import Any
 
 import msgspec
+
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, check_json_depth
 
 __all__ = ["ArgsEvent", "ArgsParsed", "ArgsProgress", "StreamingArgsParser"]
 
@@ -108,9 +112,16 @@ def _high_surrogate_at_end(run: str) -> int:
 
 
 class StreamingArgsParser:
-    """Incremental parser of one tool call's JSON arguments. See the module docstring."""
+    """Incremental parser of one tool call's JSON arguments. See the module docstring.
 
-    def __init__(self) -> None:
+    Args:
+        max_depth: deepest nesting accepted in the arguments document (the top-level object
+            counts as 1); deeper text stops the parser.
+    """
+
+    def __init__(self, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> None:
+        check_json_depth(max_depth)
+        self._max_nested = max_depth - 1  # the depth a value inside the object may reach
         self._state = _S.START
         self._events: list[ArgsEvent] = []
         self._bytes_decoder: codecs.IncrementalDecoder | None = None
@@ -268,6 +279,9 @@ class StreamingArgsParser:
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
             self._fail(f"invalid value for {self._key!r}: {exc}")
             return
+        except RecursionError:
+            self._fail(f"the value of {self._key!r} nests deeper than the stack allows")
+            return
         self._events.append(ArgsParsed(self._key, value))
         self._state = _S.COMMA_OR_END
         self._raw = []
@@ -343,6 +357,12 @@ class StreamingArgsParser:
                 self._nested_in_string = not self._nested_in_string
             elif c in {"{", "["}:
                 self._depth += 1
+                if self._depth > self._max_nested:
+                    self._fail(
+                        f"the value of {self._key!r} nests deeper than "
+                        f"{self._max_nested + 1} levels"
+                    )
+                    return n
             else:  # "}" or "]"
                 self._depth -= 1
                 if self._depth == 0:

@@ -20,9 +20,16 @@ differ from RAF, are in docs/converter.md; the short form:
 * **Finalize.** ``ToolCallEnd`` for every started call not yet ended, then for every call in
   first-seen order either ``ToolCalling`` with the arguments parsed strictly as one JSON
   document (empty text means ``{}``) or an ``Error`` content (``invalid_tool_arguments``,
-  ``invalid_tool_call``) that names the call and keeps the raw text. This happens whatever the
-  finish reason. A call reported executed (``ToolCalled``) gets its End and ToolCalling first
-  and is not finalized again.
+  ``invalid_tool_call``, ``json_too_deep``) that names the call and keeps the raw text. This
+  happens whatever the finish reason. A call reported executed (``ToolCalled``) gets its End
+  and ToolCalling first and is not finalized again.
+* **Interrupted turns.** When the stream ended abnormally (``finalize(interrupted=True)``: it
+  was truncated, the connection dropped, the run was cancelled) and no finish reason arrived, a
+  call that was not explicitly ended and whose arguments are not one complete JSON document
+  (empty arguments included) was still streaming: it gets ``tool_call_incomplete`` with the
+  text that arrived, never a ``ToolCalling`` with made-up arguments.
+* **Never raises on input.** An unexpected failure while converting one update becomes an
+  ``internal_error`` content and the update is skipped.
 """
 
 from __future__ import annotations
@@ -33,8 +40,16 @@ from typing import Any
 
 import msgspec
 
+from raf import safe_json
 from raf.args_parser import ArgsParsed, StreamingArgsParser
-from raf.errors import excerpt
+from raf.errors import excerpt, internal_error_message
+from raf.limits import (
+    DEFAULT_MAX_ARGUMENTS_CHARS,
+    DEFAULT_MAX_JSON_DEPTH,
+    DEFAULT_MAX_TOOL_CALLS,
+    DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS,
+    check_json_depth,
+)
 from raf.model import contents, events, updates
 from raf.model.codes import ErrorCode
 from raf.model.contents import Content
@@ -47,19 +62,13 @@ from raf.model.usage import FinishReason, Usage
 __all__ = [
     "DEFAULT_MAX_ARGUMENTS_CHARS",
     "DEFAULT_MAX_TOOL_CALLS",
+    "DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS",
     "AgentResponseConverter",
     "synthetic_call_id",
 ]
 
-DEFAULT_MAX_ARGUMENTS_CHARS = 16 * 1024 * 1024
-"""Default limit of one call's accumulated argument text, in characters (16 Mi)."""
-
-DEFAULT_MAX_TOOL_CALLS = 1024
-"""Default limit of tool calls tracked in one turn."""
-
 _BLOCK = 256
 
-_decode_json = msgspec.json.Decoder().decode
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
 
 
@@ -141,8 +150,13 @@ class AgentResponseConverter:
         max_arguments_chars: limit of one call's argument text; past it the call gets an
             ``Error`` content (``tool_arguments_too_large``), its further fragments are
             dropped and it produces no ``ToolCalling``.
+        max_total_arguments_chars: limit of the argument text of all the calls of one turn
+            together; the call whose fragment passes it is dropped as for
+            ``max_arguments_chars``.
         max_tool_calls: limit of calls per turn; further new calls are reported once
             (``too_many_tool_calls``) and dropped.
+        max_json_depth: deepest nesting accepted in one call's arguments (``json_too_deep``
+            past it).
     """
 
     def __init__(
@@ -153,14 +167,22 @@ class AgentResponseConverter:
         properties: Mapping[str, Any] | None = None,
         clock: Callable[[], datetime] = _utcnow,
         max_arguments_chars: int = DEFAULT_MAX_ARGUMENTS_CHARS,
+        max_total_arguments_chars: int = DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
     ) -> None:
+        if min(max_arguments_chars, max_total_arguments_chars, max_tool_calls) < 1:
+            raise ValueError("limits must be positive")
+        check_json_depth(max_json_depth)
         self.agent_id = agent_id
         self.executor_id = executor_id
         self.properties: dict[str, Any] = dict(properties or {})
         self.clock = clock
         self.max_arguments_chars = max_arguments_chars
+        self.max_total_arguments_chars = max_total_arguments_chars
         self.max_tool_calls = max_tool_calls
+        self.max_json_depth = max_json_depth
+        self._total_arguments = 0
         self.model_id: str | None = None
         self._response_id: str | None = None
         self._response_model: str | None = None
@@ -197,31 +219,41 @@ class AgentResponseConverter:
         by_index = self._by_index
         self._meta = None
         for update in batch:
-            kind = type(update)
-            # The two hot paths: a text delta, and an argument fragment of a started call.
-            if kind is _TextDelta:
-                if update.delta:  # type: ignore[union-attr]
-                    meta = self._meta or self._metadata()
-                    out.append(result(contents=(_Text(delta=update.delta, meta=meta),)))  # type: ignore[union-attr]
-                continue
-            if kind is _ToolCallDelta and update.id is None and update.name is None:  # type: ignore[union-attr]
-                index = update.index  # type: ignore[union-attr]
-                call = self._current if index is None else by_index.get(index)
-                if call is not None and call.started and not call.closed:
-                    self._current = call
-                    args: list[Content] = []
-                    self._add_args(call, update.arguments_delta, args)  # type: ignore[union-attr]
-                    if args:
-                        out.append(result(contents=tuple(args)))
+            try:
+                kind = type(update)
+                # The two hot paths: a text delta, and an argument fragment of a started call.
+                if kind is _TextDelta:
+                    if update.delta:  # type: ignore[union-attr]
+                        meta = self._meta or self._metadata()
+                        out.append(result(contents=(_Text(delta=update.delta, meta=meta),)))  # type: ignore[union-attr]
                     continue
-            produced: list[Content] = []
-            evs: list[Event] = []
-            self._consume(update, produced, evs)
-            if evs:
-                out.append(result(contents=tuple(produced), events=tuple(evs)))
-            elif produced:
-                out.append(result(contents=tuple(produced)))
+                if kind is _ToolCallDelta and update.id is None and update.name is None:  # type: ignore[union-attr]
+                    index = update.index  # type: ignore[union-attr]
+                    call = self._current if index is None else by_index.get(index)
+                    if call is not None and call.started and not call.closed:
+                        self._current = call
+                        args: list[Content] = []
+                        self._add_args(call, update.arguments_delta, args)  # type: ignore[union-attr]
+                        if args:
+                            out.append(result(contents=tuple(args)))
+                        continue
+                produced: list[Content] = []
+                evs: list[Event] = []
+                self._consume(update, produced, evs)
+                if evs:
+                    out.append(result(contents=tuple(produced), events=tuple(evs)))
+                elif produced:
+                    out.append(result(contents=tuple(produced)))
+            except Exception as exc:  # a bug in raf: report it, skip the update, go on
+                out.append(result(contents=(self._internal_error(exc, "an update"),)))
         return out
+
+    def _internal_error(self, exc: Exception, where: str) -> contents.Error:
+        return contents.Error(
+            error_code=ErrorCode.INTERNAL_ERROR,
+            message=internal_error_message(exc, where),
+            meta=self._metadata(),
+        )
 
     def _consume(self, update: AgentResponseUpdate, out: list[Content], evs: list[Event]) -> None:
         """Every update, by the rules of raf-spec 3.3 (with the deviations in docs/)."""
@@ -295,7 +327,11 @@ class AgentResponseConverter:
                     self._meta = None  # later contents carry the new model id
 
     def finalize(
-        self, finish_reason: str | None = None, usage: Usage | None = None
+        self,
+        finish_reason: str | None = None,
+        usage: Usage | None = None,
+        *,
+        interrupted: bool = False,
     ) -> AgentResponseResult:
         """Close the turn: end open calls, emit the complete calls, return the last result.
 
@@ -303,6 +339,9 @@ class AgentResponseConverter:
             finish_reason: the turn's finish reason (``None`` when the stream gave none).
             usage: ignored (usage was already emitted from the ``Usage``/``Finish`` updates);
                 accepted for RAF's signature.
+            interrupted: the stream ended abnormally (truncated, a transport error, a
+                cancellation). Without a finish reason, calls that were still streaming then
+                get ``tool_call_incomplete`` instead of ``ToolCalling`` (module docstring).
 
         Returns:
             A result with the response id and model seen in the stream, the finish reason,
@@ -315,12 +354,24 @@ class AgentResponseConverter:
         if finish_reason is not None:
             self.finish_reason = finish_reason
         out: list[Content] = []
+        # Calls still streaming when an interrupted turn ended: never explicitly ended.
+        streaming = (
+            {call.ordinal for call in self._calls if not call.ended and not call.called}
+            if interrupted and self.finish_reason is None
+            else set()
+        )
         for call in self._calls:
             if call.started and not call.ended and not call.closed:
-                self._end(call, out)
+                try:
+                    self._end(call, out)
+                except Exception as exc:  # a bug in raf: report it and go on
+                    out.append(self._internal_error(exc, "ending a tool call"))
         for call in self._calls:
             if not call.called:
-                out.extend(self._calling(call))
+                try:
+                    out.extend(self._calling(call, streaming=call.ordinal in streaming))
+                except Exception as exc:  # a bug in raf: report it and go on
+                    out.append(self._internal_error(exc, "finishing a tool call"))
         result = AgentResponseResult(
             id=self._response_id,
             model=self._response_model,
@@ -333,6 +384,7 @@ class AgentResponseConverter:
         self._by_index = {}
         self._current = None
         self._too_many_reported = False
+        self._total_arguments = 0
         self.finish_reason = None
         return result
 
@@ -438,13 +490,14 @@ class AgentResponseConverter:
         call.name = name
         call.started = True
         call.call_id = call.provider_id or synthetic_call_id(call.ordinal)
-        call.parser = StreamingArgsParser()
+        call.parser = StreamingArgsParser(max_depth=self.max_json_depth)
         self._by_id.setdefault(call.call_id, call)
         out.append(contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata()))
         if call.size:  # fragments that came before the name: emit and parse them now
             text = call.text()
             call.args = []
             call.blocks = []
+            self._total_arguments -= call.size  # counted again as they are added back
             call.size = 0
             self._add_args(call, text, out)
 
@@ -453,10 +506,12 @@ class AgentResponseConverter:
         if not delta or call.overflow:
             return
         size = call.size + len(delta)
-        if size > self.max_arguments_chars:
-            self._overflow(call, out)
+        total = self._total_arguments + len(delta)
+        if size > self.max_arguments_chars or total > self.max_total_arguments_chars:
+            self._overflow(call, out, total=size <= self.max_arguments_chars)
             return
         call.size = size
+        self._total_arguments = total
         args = call.args
         args.append(delta)
         if len(args) >= _BLOCK:
@@ -485,17 +540,24 @@ class AgentResponseConverter:
                     )
                 )
 
-    def _overflow(self, call: _Call, out: list[Content]) -> None:
+    def _overflow(self, call: _Call, out: list[Content], *, total: bool) -> None:
         call.overflow = True
+        self._total_arguments -= call.size
         call.args = []
         call.blocks = []
+        call.size = 0
         call.parser = None
+        limit, option = (
+            (self.max_total_arguments_chars, "max_total_arguments_chars")
+            if total
+            else (self.max_arguments_chars, "max_arguments_chars")
+        )
+        what = "the arguments of this turn's calls" if total else "its arguments"
         out.append(
             contents.Error(
                 error_code=ErrorCode.TOOL_ARGUMENTS_TOO_LARGE,
-                message=f"arguments of tool call {call.reported_id} passed "
-                f"{self.max_arguments_chars:,} characters; the call is dropped "
-                "(raise max_arguments_chars if legitimate)",
+                message=f"tool call {call.reported_id}: {what} passed {limit:,} characters; "
+                f"the call is dropped (raise {option} if legitimate)",
                 call_id=call.reported_id,
                 meta=self._metadata(),
             )
@@ -507,8 +569,11 @@ class AgentResponseConverter:
         call.ended = True
         call.closed = True
 
-    def _calling(self, call: _Call) -> list[Content]:
-        """The ``ToolCalling`` of a complete call, or the error saying why there is none."""
+    def _calling(self, call: _Call, *, streaming: bool = False) -> list[Content]:
+        """The ``ToolCalling`` of a complete call, or the error saying why there is none.
+
+        ``streaming``: the call was still streaming when an interrupted turn ended.
+        """
         call.called = True
         call.closed = True
         call.parser = None
@@ -516,44 +581,77 @@ class AgentResponseConverter:
             return []  # already reported when the limit was passed
         call_id = call.reported_id
         text = call.text()
-        if call.name is None:
+        arguments: Any = {}
+        failure: safe_json.UnusableJSON | None = None
+        if text.strip():
+            try:
+                arguments = safe_json.decode_strict(text, max_depth=self.max_json_depth)
+            except safe_json.UnusableJSON as exc:
+                failure = exc
+        if streaming and (
+            (failure is not None and failure.code != ErrorCode.JSON_TOO_DEEP) or not text.strip()
+        ):
+            what = "its arguments are incomplete" if text.strip() else "no arguments had arrived"
+            name = f" ({call.name})" if call.name is not None else ""
             return [
-                contents.Error(
-                    error_code=ErrorCode.INVALID_TOOL_CALL,
-                    message=f"tool call {call_id} never received a name; "
-                    f"its {len(text)} characters of arguments: {excerpt(text)}",
-                    call_id=call_id,
-                    raw=text,
-                    meta=self._metadata(),
+                self._call_error(
+                    call,
+                    ErrorCode.TOOL_CALL_INCOMPLETE,
+                    f"tool call {call_id}{name} was still streaming when the stream ended; "
+                    f"{what}: received {len(text)} characters: {excerpt(text)}",
+                    text,
                 )
             ]
-        if not text.strip():
-            arguments: Any = {}
-        else:
-            try:
-                arguments = _decode_json(text)
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                hint = ""
-                if self.finish_reason == FinishReason.LENGTH:
-                    hint = " (the response was cut by finish_reason 'length')"
-                elif self.finish_reason is None:
-                    hint = " (the stream ended without a finish reason)"
-                return [
-                    contents.Error(
-                        error_code=ErrorCode.INVALID_TOOL_ARGUMENTS,
-                        message=f"arguments of tool call {call_id} ({call.name}) are not one "
-                        f"JSON document{hint}: {exc}; received {len(text)} characters: "
-                        f"{excerpt(text)}",
-                        call_id=call_id,
-                        raw=text,
-                        meta=self._metadata(),
-                    )
-                ]
+        if call.name is None:
+            return [
+                self._call_error(
+                    call,
+                    ErrorCode.INVALID_TOOL_CALL,
+                    f"tool call {call_id} never received a name; "
+                    f"its {len(text)} characters of arguments: {excerpt(text)}",
+                    text,
+                )
+            ]
+        if failure is not None and failure.code == ErrorCode.JSON_TOO_DEEP:
+            return [
+                self._call_error(
+                    call,
+                    ErrorCode.JSON_TOO_DEEP,
+                    f"arguments of tool call {call_id} ({call.name}) {failure.detail}; "
+                    f"received {len(text)} characters: {excerpt(text)}",
+                    text,
+                )
+            ]
+        if failure is not None:
+            hint = ""
+            if self.finish_reason == FinishReason.LENGTH:
+                hint = " (the response was cut by finish_reason 'length')"
+            elif self.finish_reason is None:
+                hint = " (the stream ended without a finish reason)"
+            return [
+                self._call_error(
+                    call,
+                    ErrorCode.INVALID_TOOL_ARGUMENTS,
+                    f"arguments of tool call {call_id} ({call.name}) are not one "
+                    f"JSON document{hint}: {failure.reason}; received {len(text)} characters: "
+                    f"{excerpt(text)}",
+                    text,
+                )
+            ]
         return [
             contents.ToolCalling(
                 call_id=call_id, name=call.name, arguments=arguments, meta=self._metadata()
             )
         ]
+
+    def _call_error(self, call: _Call, code: str, message: str, raw: str) -> contents.Error:
+        return contents.Error(
+            error_code=code,
+            message=message,
+            call_id=call.reported_id,
+            raw=raw,
+            meta=self._metadata(),
+        )
 
 
 def _approval_text(update: updates.ToolApprovalRequest) -> str:

@@ -16,11 +16,15 @@ __all__ = [
     "CassetteFormatError",
     "CassetteNotFound",
     "DialectError",
+    "FileRefused",
+    "GoldenFormatError",
     "RafError",
     "SSEError",
     "SSELimitExceeded",
     "StateError",
     "excerpt",
+    "internal_error_message",
+    "raw_excerpt",
 ]
 
 
@@ -33,6 +37,24 @@ def excerpt(text: str | bytes, limit: int = 120) -> str:
         return shown
     half = (limit - 5) // 2
     return f"{shown[:half]} ... {shown[-half:]}"
+
+
+def raw_excerpt(text: str, limit: int) -> str:
+    """``text`` itself when it has at most ``limit`` characters, else its first and last
+    halves around a marker saying how many characters were left out (what the ``raw`` field
+    of an error keeps, so that a stream of bad events costs bounded memory per error)."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    return f"{text[:half]} ...[{len(text) - 2 * half:,} characters omitted]... {text[-half:]}"
+
+
+def internal_error_message(exc: BaseException, where: str) -> str:
+    """The message of an ``internal_error``: raf itself failed (a bug in raf)."""
+    return (
+        f"raf failed on {where} ({type(exc).__name__}: {excerpt(str(exc), 200)}); it was "
+        "skipped. This is a bug in raf: please report it with the input"
+    )
 
 
 class RafError(Exception):
@@ -114,7 +136,40 @@ class CassetteNotFound(CassetteError, FileNotFoundError):
 
 
 class CassetteFormatError(CassetteError, ValueError):
-    """The file is not a cassette raf can read; ``problem`` says where and why."""
+    """The file is not a cassette raf can read; ``problem`` says where and why.
+
+    Attributes:
+        source: the file (or ``<cassette>`` for text that came from no file).
+        problem: what is wrong, and where in the document.
+        line: the 1-based line of the problem, when it is known.
+    """
+
+    def __init__(self, source: str, problem: str, *, line: int | None = None) -> None:
+        place = source if line is None else f"{source}:{line}"
+        super().__init__(f"{place}: {problem}")
+        self.source = source
+        self.problem = problem
+        self.line = line
+
+
+class FileRefused(RafError, ValueError):
+    """A file was not read: it is not a regular file (a folder, a device, a FIFO, or a link to
+    one), it is larger than its limit, or the system refused to open it.
+
+    Attributes:
+        path: the file as it was given.
+        reason: why it was refused, e.g. ``not a regular file (a FIFO)``.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class GoldenFormatError(RafError, ValueError):
+    """A golden file cannot be read: not JSON, not the golden shape, nested too deeply, or
+    refused as a file; ``problem`` says why."""
 
     def __init__(self, source: str, problem: str) -> None:
         super().__init__(f"{source}: {problem}")

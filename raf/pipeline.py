@@ -9,6 +9,18 @@
   any iterable of byte chunks (a file, an HTTP body, a list in a test); :func:`respond` /
   :func:`arespond` go all the way to the aggregated :class:`AgentResponse`. None of them does
   IO itself.
+
+Abnormal ends never lose what arrived (docs/converter.md, "When the stream breaks"):
+
+* the chunk source raises (a dropped connection, a read timeout): the drivers first yield the
+  ``transport_error`` and the final result (in which calls still streaming get
+  ``tool_call_incomplete``), then re-raise, so :func:`respond` raises
+  :class:`raf.errors.AgentResponseError` whose ``response`` has everything;
+* cancellation, a timeout or ``KeyboardInterrupt`` (``BaseException``): the exception
+  propagates untouched, as asyncio and the interpreter expect; :func:`respond` and
+  :func:`arespond` first close the turn (``cancelled``) into the ``collector`` a caller passed,
+  whose :meth:`~raf.collect.ResponseCollector.response` is the partial response. Callers that
+  drive a :class:`Pipeline` themselves call :meth:`Pipeline.fail` with :func:`cancelled_error`.
 """
 
 from __future__ import annotations
@@ -17,15 +29,28 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from raf import dialects
-from raf.collect import acollect_agent_response, collect_agent_response
+from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
 from raf.dialects.base import Dialect
-from raf.errors import SSELimitExceeded, StateError, excerpt
+from raf.errors import (
+    AgentResponseError,
+    SSELimitExceeded,
+    StateError,
+    excerpt,
+    internal_error_message,
+    raw_excerpt,
+)
+from raf.limits import (
+    DEFAULT_MAX_EVENT_BYTES,
+    DEFAULT_MAX_JSON_DEPTH,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_MAX_RAW_CHARS,
+)
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, ServerSentEvent, SSEDecoder
+from raf.sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
     "Machine",
@@ -35,26 +60,34 @@ __all__ = [
     "aiter_updates",
     "arespond",
     "arun",
+    "cancelled_error",
     "drive",
     "http_error",
     "iter_updates",
     "respond",
     "run",
+    "transport_error",
 ]
 
 
 class UpdateDecoder:
     """Bytes in, ``AgentResponseUpdate`` values out, for one stream.
 
+    Never raises on input: every problem becomes an ``updates.Error`` and the updates decoded
+    before it are returned with it.
+
     Args:
         dialect: a dialect name (``"openai_chat"``) or a dialect object.
         max_line_bytes: passed to :class:`SSEDecoder`.
         max_event_bytes: passed to :class:`SSEDecoder`.
+        max_json_depth: passed to a dialect created by name.
+        max_raw_chars: passed to a dialect created by name.
 
     Attributes:
-        done: no more input is wanted: the dialect saw its end marker, or a size limit was
-            exceeded (reported as an ``sse_limit_exceeded`` error update). Bytes fed after
-            that are ignored.
+        done: no more input is wanted: the dialect saw its end marker, or the stream was
+            abandoned (a size limit, :meth:`fail`). Bytes fed after that are ignored.
+        interrupted: the stream ended abnormally: it was truncated (the dialect reported
+            ``stream_truncated``), abandoned at a size limit, or failed from outside.
     """
 
     def __init__(
@@ -63,9 +96,14 @@ class UpdateDecoder:
         *,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
     ) -> None:
-        self.dialect = dialects.create(dialect)
+        self.dialect = dialects.create(
+            dialect, max_json_depth=max_json_depth, max_raw_chars=max_raw_chars
+        )
         self.sse = SSEDecoder(max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self.interrupted = False
         self._aborted = False
         self._closed = False
 
@@ -85,9 +123,12 @@ class UpdateDecoder:
         except SSELimitExceeded as exc:
             out = self._events(exc.events)
             if not self.dialect.done:
-                self._aborted = True
+                self._abort()
                 out.append(updates.Error(code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
             return out
+        except Exception as exc:  # a bug in raf: report it and abandon the stream
+            self._abort()
+            return [_internal_error(exc, "the SSE decoder")]
         return self._events(events)
 
     def close(self) -> list[AgentResponseUpdate]:
@@ -95,30 +136,54 @@ class UpdateDecoder:
         if self._closed:
             return []
         self._closed = True
-        if self._aborted:
+        if self._aborted or self.dialect.done:
             return []
-        if self.dialect.done:
-            return []
-        out = self._events(self.sse.close())
-        out.extend(self.dialect.close(truncated=self.sse.truncated))
+        try:
+            out = self._events(self.sse.close())
+            out.extend(self.dialect.close(truncated=self.sse.truncated))
+        except Exception as exc:  # a bug in raf: report it
+            self.interrupted = True
+            return [_internal_error(exc, "the end of the stream")]
+        if any(type(u) is updates.Error and u.code == ErrorCode.STREAM_TRUNCATED for u in out):
+            self.interrupted = True
         return out
 
     def fail(self, error: updates.Error) -> list[AgentResponseUpdate]:
-        """End the stream with an error that happened outside it (an HTTP status, a
-        cancellation); nothing more is read. Returns the updates to deliver: the error."""
+        """End the stream with an error that happened outside it (an HTTP status, a dropped
+        connection, a cancellation); nothing more is read. Returns the updates to deliver:
+        the error (nothing when the stream was already closed)."""
+        if self._closed:
+            return []
         self._closed = True
-        self._aborted = True
+        self._abort()
         return [error]
 
+    def _abort(self) -> None:
+        self._aborted = True
+        self.interrupted = True
+
     def _events(self, events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        return self.dialect.feed_events(events) if events else []
+        if not events:
+            return []
+        try:
+            return self.dialect.feed_events(events)
+        except Exception as exc:  # a third-party dialect that broke its promise
+            return [_internal_error(exc, f"the {self.dialect.name} dialect")]
+
+
+def _internal_error(exc: Exception, where: str) -> updates.Error:
+    return updates.Error(code=ErrorCode.INTERNAL_ERROR, message=internal_error_message(exc, where))
 
 
 T = TypeVar("T")
 
 
 class Machine(Protocol[T]):
-    """A sans-IO state machine fed bytes: :class:`UpdateDecoder` and :class:`Pipeline`."""
+    """A sans-IO state machine fed bytes: :class:`UpdateDecoder` and :class:`Pipeline`.
+
+    ``feed`` the chunks, ``close`` at the end, or ``fail`` with an error that happened
+    outside the stream; ``done`` says no more input is wanted.
+    """
 
     @property
     def done(self) -> bool: ...
@@ -127,10 +192,26 @@ class Machine(Protocol[T]):
 
     def close(self) -> list[T]: ...
 
+    def fail(self, error: updates.Error) -> list[T]: ...
+
 
 def drive(machine: Machine[T], chunks: Iterable[bytes]) -> Iterator[T]:
-    """Feed ``chunks`` to ``machine`` until it is done, then close it, yielding its outputs."""
-    for chunk in chunks:
+    """Feed ``chunks`` to ``machine`` until it is done, then close it, yielding its outputs.
+
+    When iterating ``chunks`` raises an ``Exception`` (a dropped connection, a read timeout),
+    the machine is failed with a ``transport_error`` and its outputs (the error, then for a
+    :class:`Pipeline` the final result) are yielded before the exception is re-raised.
+    Other exceptions (``KeyboardInterrupt``, ``GeneratorExit``) propagate at once.
+    """
+    source = iter(chunks)
+    while True:
+        try:
+            chunk = next(source)
+        except StopIteration:
+            break
+        except Exception as exc:
+            yield from machine.fail(transport_error(exc))
+            raise
         yield from machine.feed(chunk)
         if machine.done:
             break
@@ -138,8 +219,18 @@ def drive(machine: Machine[T], chunks: Iterable[bytes]) -> Iterator[T]:
 
 
 async def adrive(machine: Machine[T], chunks: AsyncIterable[bytes]) -> AsyncIterator[T]:
-    """Async twin of :func:`drive`."""
-    async for chunk in chunks:
+    """Async twin of :func:`drive`. Cancellation (``asyncio.CancelledError``) propagates at
+    once; the caller may then call ``machine.fail(cancelled_error(exc))`` for what arrived."""
+    source = aiter(chunks)
+    while True:
+        try:
+            chunk = await anext(source)
+        except StopAsyncIteration:
+            break
+        except Exception as exc:
+            for item in machine.fail(transport_error(exc)):
+                yield item
+            raise
         for item in machine.feed(chunk):
             yield item
         if machine.done:
@@ -149,37 +240,35 @@ async def adrive(machine: Machine[T], chunks: AsyncIterable[bytes]) -> AsyncIter
 
 
 def iter_updates(
-    chunks: Iterable[bytes],
-    dialect: str | Dialect = "openai_chat",
-    *,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    chunks: Iterable[bytes], dialect: str | Dialect = "openai_chat", **limits: int
 ) -> Iterator[AgentResponseUpdate]:
-    """Yield the updates of a stream given as byte chunks; stops reading at the end marker."""
-    decoder = UpdateDecoder(dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
-    return drive(decoder, chunks)
+    """Yield the updates of a stream given as byte chunks; stops reading at the end marker.
+
+    ``limits`` are those of :class:`UpdateDecoder` (``max_line_bytes``, ``max_event_bytes``,
+    ``max_json_depth``, ``max_raw_chars``).
+    """
+    return drive(UpdateDecoder(dialect, **limits), chunks)
 
 
 def aiter_updates(
-    chunks: AsyncIterable[bytes],
-    dialect: str | Dialect = "openai_chat",
-    *,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **limits: int
 ) -> AsyncIterator[AgentResponseUpdate]:
     """Async twin of :func:`iter_updates`."""
-    decoder = UpdateDecoder(dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
-    return adrive(decoder, chunks)
+    return adrive(UpdateDecoder(dialect, **limits), chunks)
 
 
 class Pipeline:
     """Bytes in, ``AgentResponseResult`` values out, for one model turn.
+
+    Never raises on input (see :class:`UpdateDecoder`).
 
     Args:
         dialect: a dialect name or object.
         converter: the converter to use (default: a new one built from ``converter_options``).
         max_line_bytes: passed to :class:`SSEDecoder`.
         max_event_bytes: passed to :class:`SSEDecoder`.
+        max_json_depth: passed to the dialect and to a converter built here.
+        max_raw_chars: passed to the dialect.
         **converter_options: passed to :class:`AgentResponseConverter` (``agent_id``,
             ``executor_id``, ``properties``, ``clock``, ``max_arguments_chars``...).
 
@@ -195,18 +284,31 @@ class Pipeline:
         converter: AgentResponseConverter | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
         **converter_options: Any,
     ) -> None:
         self.updates = UpdateDecoder(
-            dialect, max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes
+            dialect,
+            max_line_bytes=max_line_bytes,
+            max_event_bytes=max_event_bytes,
+            max_json_depth=max_json_depth,
+            max_raw_chars=max_raw_chars,
         )
-        self.converter = converter or AgentResponseConverter(**converter_options)
+        self.converter = converter or AgentResponseConverter(
+            max_json_depth=max_json_depth, **converter_options
+        )
         self._closed = False
 
     @property
     def done(self) -> bool:
         """No more input is wanted (see :attr:`UpdateDecoder.done`)."""
         return self.updates.done
+
+    @property
+    def closed(self) -> bool:
+        """:meth:`close` or :meth:`fail` was called: the final result was returned."""
+        return self._closed
 
     def feed(self, data: bytes) -> list[AgentResponseResult]:
         """The results completed by the next chunk of bytes."""
@@ -218,30 +320,57 @@ class Pipeline:
             return []
         self._closed = True
         out = self._convert(self.updates.close())
-        out.append(self.converter.finalize(self.converter.finish_reason))
+        out.append(self._finalize())
         return out
 
     def fail(self, error: updates.Error) -> list[AgentResponseResult]:
-        """End the turn with an error that happened outside the stream (e.g. an HTTP error
-        status): its result, then the final result. Nothing more is read."""
+        """End the turn with an error that happened outside the stream (an HTTP error status,
+        a dropped connection, a cancellation): its result, then the final result, in which
+        calls still streaming are reported ``tool_call_incomplete``. Nothing more is read;
+        nothing is returned when the turn was already closed."""
         if self._closed:
             return []
         self._closed = True
         out = self._convert(self.updates.fail(error))
-        out.append(self.converter.finalize(self.converter.finish_reason))
+        out.append(self._finalize())
         return out
+
+    def _finalize(self) -> AgentResponseResult:
+        converter = self.converter
+        return converter.finalize(converter.finish_reason, interrupted=self.updates.interrupted)
 
     def _convert(self, batch: list[AgentResponseUpdate]) -> list[AgentResponseResult]:
         return self.converter.results(batch) if batch else []
 
 
-def http_error(status: int, reason: str, body: bytes) -> updates.Error:
-    """The update that reports an HTTP error status, quoting the response body."""
+def http_error(
+    status: int, reason: str, body: bytes, *, max_raw_chars: int = DEFAULT_MAX_RAW_CHARS
+) -> updates.Error:
+    """The update that reports an HTTP error status, quoting the response body (``raw`` keeps
+    at most ``max_raw_chars`` of it)."""
     return updates.Error(
         code=ErrorCode.HTTP_ERROR,
         message=f"HTTP {status} {reason}: {excerpt(body, 300) if body else '(empty body)'}",
-        raw=body.decode("utf-8", "replace") if body else None,
+        raw=raw_excerpt(body.decode("utf-8", "replace"), max_raw_chars) if body else None,
     )
+
+
+def transport_error(exc: BaseException) -> updates.Error:
+    """The update that reports a failure to read the stream (``exc``: what the source raised)."""
+    detail = str(exc) or "(no message)"
+    if len(detail) > 200:
+        detail = detail[:197] + "..."
+    return updates.Error(
+        code=ErrorCode.TRANSPORT_ERROR,
+        message=f"reading the stream failed: {type(exc).__name__}: {detail}",
+    )
+
+
+def cancelled_error(exc: BaseException | None = None) -> updates.Error:
+    """The update that reports a cancelled run (``exc``: the ``CancelledError``,
+    ``KeyboardInterrupt``... that stopped it)."""
+    what = "" if exc is None else f" ({type(exc).__name__})"
+    return updates.Error(code=ErrorCode.CANCELLED, message=f"the run was cancelled{what}")
 
 
 def run(
@@ -266,10 +395,38 @@ def respond(
     dialect: str | Dialect = "openai_chat",
     *,
     raise_on_error: bool = False,
+    collector: ResponseCollector | None = None,
     **options: Any,
 ) -> AgentResponse:
-    """``collect_agent_response(run(chunks, dialect, **options))``."""
-    return collect_agent_response(run(chunks, dialect, **options), raise_on_error=raise_on_error)
+    """The aggregated response of a stream: ``collect_agent_response(run(chunks, ...))``.
+
+    Args:
+        chunks: the body, as byte chunks split anywhere.
+        dialect: the wire format.
+        raise_on_error: raise :class:`AgentResponseError` after the whole stream was read if
+            it reported any error (``exc.response`` is the response).
+        collector: where the results are collected (default: a new one). Pass your own to
+            read the partial response after ``KeyboardInterrupt``: the turn is closed into it
+            (a ``cancelled`` error, calls still streaming as ``tool_call_incomplete``) before
+            the interrupt propagates.
+        **options: those of :class:`Pipeline`.
+
+    Raises:
+        AgentResponseError: iterating ``chunks`` raised (``__cause__``); ``exc.response``
+            holds everything that arrived, the ``transport_error`` and every call.
+    """
+    pipeline = Pipeline(dialect, **options)
+    collector = ResponseCollector() if collector is None else collector
+    add = collector.add
+    try:
+        for result in drive(pipeline, chunks):
+            add(result)
+    except Exception as exc:  # drive() already closed the turn with a transport error
+        raise AgentResponseError(collector.response(), cause=exc) from exc
+    except BaseException as exc:
+        _close_cancelled(pipeline, collector, exc)
+        raise
+    return collector.finish(raise_on_error=raise_on_error)
 
 
 async def arespond(
@@ -277,9 +434,32 @@ async def arespond(
     dialect: str | Dialect = "openai_chat",
     *,
     raise_on_error: bool = False,
+    collector: ResponseCollector | None = None,
     **options: Any,
 ) -> AgentResponse:
-    """Async twin of :func:`respond`."""
-    return await acollect_agent_response(
-        arun(chunks, dialect, **options), raise_on_error=raise_on_error
-    )
+    """Async twin of :func:`respond`. On cancellation (``task.cancel()``, ``asyncio.timeout``)
+    the turn is closed into ``collector`` (a ``cancelled`` error) and the ``CancelledError``
+    propagates unchanged, so asyncio's timeouts and task groups behave as usual."""
+    pipeline = Pipeline(dialect, **options)
+    collector = ResponseCollector() if collector is None else collector
+    add = collector.add
+    try:
+        async for result in adrive(pipeline, chunks):
+            add(result)
+    except Exception as exc:  # adrive() already closed the turn with a transport error
+        raise AgentResponseError(collector.response(), cause=exc) from exc
+    except BaseException as exc:
+        _close_cancelled(pipeline, collector, exc)
+        raise
+    return collector.finish(raise_on_error=raise_on_error)
+
+
+def _close_cancelled(pipeline: Pipeline, collector: ResponseCollector, exc: BaseException) -> None:
+    """Close an interrupted turn into ``collector`` (sans-IO: safe while cancelling)."""
+    if isinstance(exc, GeneratorExit):
+        return
+    try:
+        for result in pipeline.fail(cancelled_error(exc)):
+            collector.add(result)
+    except Exception:  # pragma: no cover - never mask the interrupt with a bug of raf
+        pass

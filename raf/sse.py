@@ -35,6 +35,7 @@ from typing import Literal, NoReturn
 import msgspec
 
 from raf.errors import SSELimitExceeded, StateError
+from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
@@ -42,13 +43,6 @@ __all__ = [
     "SSEDecoder",
     "ServerSentEvent",
 ]
-
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
-"""Default longest line, in bytes (16 MiB). Large enough for inline images in one ``data``
-line (Gemini), small enough that a stream without line breaks cannot exhaust memory."""
-
-DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024
-"""Default largest event (the lines of one block with their terminators), in bytes (32 MiB)."""
 
 _LF = 0x0A
 _CR = 0x0D

@@ -70,7 +70,8 @@ def test_ollama_profile_numbers_every_call_zero(stream: GeneratedStream) -> None
 def test_gemini_profile_sends_no_index_and_whole_calls(stream: GeneratedStream) -> None:
     entries = tool_entries(stream)
     assert all("index" not in e and "id" in e for e in entries)
-    assert len(entries) == len(stream.response.tool_calls)
+    incomplete = [e for e in stream.response.errors if e.error_code == "tool_call_incomplete"]
+    assert len(entries) == len(stream.response.tool_calls) + len(incomplete)
 
 
 @given(streams("nim"))

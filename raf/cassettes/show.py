@@ -7,6 +7,7 @@ event, the updates the dialect made of it and the contents the converter made of
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +20,12 @@ from raf import dialects
 from raf.cassettes.format import Cassette, Interaction
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
+from raf.dialects.base import Dialect
 from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.pipeline import http_error
-from raf.sse import ServerSentEvent, SSEDecoder
+from raf.pipeline import UpdateDecoder, http_error
+from raf.sse import ServerSentEvent
 
 __all__ = ["Step", "render", "timeline"]
 
@@ -37,8 +39,37 @@ class Step:
     results: list[AgentResponseResult] = field(default_factory=list)
 
 
+class _Recorder:
+    """A dialect that records the updates each SSE event produced (for the timeline)."""
+
+    def __init__(self, inner: Dialect) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.steps: list[Step] = []
+
+    @property
+    def done(self) -> bool:
+        return self.inner.done
+
+    def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
+        return self.feed_events((event,))
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        out: list[AgentResponseUpdate] = []
+        for event in events:
+            if self.inner.done:
+                break
+            produced = self.inner.feed_events((event,))
+            self.steps.append(Step(event, produced))
+            out.extend(produced)
+        return out
+
+    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
+        return self.inner.close(truncated=truncated)
+
+
 def timeline(interaction: Interaction, dialect: str) -> tuple[list[Step], AgentResponse]:
-    """Replay one interaction event by event."""
+    """Replay one interaction event by event (the pipeline's own decoder, limits and all)."""
     converter = AgentResponseConverter()
     response = interaction.response
     if not 200 <= response.status < 300:
@@ -46,19 +77,18 @@ def timeline(interaction: Interaction, dialect: str) -> tuple[list[Step], AgentR
         step = Step(None, [error], converter.results([error]))
         step.results.append(converter.finalize(None))
         return [step], collect_agent_response(step.results)
-    decoder = SSEDecoder()
-    mapper = dialects.create(dialect)
-    steps: list[Step] = []
-    for event in decoder.feed(response.body) + decoder.close():
-        if mapper.done:
-            break
-        produced = mapper.feed(event)
-        steps.append(Step(event, produced, converter.results(produced)))
-    end: list[AgentResponseUpdate] = (
-        [] if mapper.done else mapper.close(truncated=decoder.truncated)
-    )
+    recorder = _Recorder(dialects.create(dialect))
+    decoder = UpdateDecoder(recorder)
+    produced = decoder.feed(response.body)
+    steps = recorder.steps
+    from_events = sum(len(step.updates) for step in steps)
+    end = produced[from_events:] + decoder.close()  # limits, truncation: not of one event
+    for step in steps:
+        step.results = converter.results(step.updates)
     last = Step(None, end, converter.results(end))
-    last.results.append(converter.finalize(converter.finish_reason))
+    last.results.append(
+        converter.finalize(converter.finish_reason, interrupted=decoder.interrupted)
+    )
     steps.append(last)
     results = [r for s in steps for r in s.results]
     return steps, collect_agent_response(results)

@@ -14,13 +14,17 @@ from raf.errors import DialectError
 
 __all__ = ["Dialect", "OpenAIChatDialect", "create", "names", "register"]
 
-_REGISTRY: dict[str, Callable[[], Dialect]] = {
+_REGISTRY: dict[str, Callable[..., Dialect]] = {
     OpenAIChatDialect.name: OpenAIChatDialect,
 }
 
 
-def register(name: str, factory: Callable[[], Dialect]) -> None:
-    """Make ``create(name)`` return ``factory()``; replaces an earlier registration."""
+def register(name: str, factory: Callable[..., Dialect]) -> None:
+    """Make ``create(name)`` return ``factory(**limits)``; replaces an earlier registration.
+
+    The factory is called with the keyword limits ``max_json_depth`` and ``max_raw_chars``
+    (:mod:`raf.limits`); one that has no use for them accepts and ignores them (``**_``).
+    """
     _REGISTRY[name] = factory
 
 
@@ -29,11 +33,12 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def create(dialect: str | Dialect) -> Dialect:
+def create(dialect: str | Dialect, **limits: int) -> Dialect:
     """A new dialect for one stream.
 
     Args:
         dialect: a registered name, or a dialect object (returned as it is).
+        **limits: ``max_json_depth``, ``max_raw_chars``: passed to the dialect's factory.
 
     Raises:
         DialectError: the name is not registered; the message lists the known names.
@@ -45,4 +50,4 @@ def create(dialect: str | Dialect) -> Dialect:
     except KeyError:
         known = ", ".join(names())
         raise DialectError(f"unknown dialect {dialect!r}; known dialects: {known}") from None
-    return factory()
+    return factory(**limits)

@@ -3,7 +3,10 @@ Ollama, Mistral and the many compatible servers) -> updates. Sans-IO.
 
 Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/deviations.md):
 
-* ``data: [DONE]`` ends the stream only as the exact data value; nothing after it is read.
+* ``data: [DONE]`` ends the stream; nothing after it is read. The data value must be
+  ``[DONE]`` itself, optionally surrounded by the whitespace JSON allows around a value
+  (space, tab, CR, LF: ``data: [DONE] `` is a common server slip and means the same); any
+  other text around it (``[DONE]x``, ``"[DONE]"``) is not the marker.
 * Only choice 0 (or a choice without an index) is the response; other choices of ``n > 1``
   requests are ignored.
 * ``delta.content`` -> ``TextDelta`` (also the ``[{"type": "text", ...}]`` part lists of
@@ -20,11 +23,16 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
   reasoning counts follow raf-spec 1.9 (OpenAI format, which also covers DeepSeek).
 * ``ResponseMetadata`` is emitted when the chunk's id or model differ from the last ones
   emitted (RAF repeats it for every chunk); an empty id or model counts as absent.
-* Errors never lose what arrived: a payload that is not JSON (``sse_parse_error``), JSON that
-  is not a chunk (``invalid_chunk``), an ``{"error": ...}`` chunk or an ``event: error`` frame
-  (``provider_error``), and a stream that ends without ``[DONE]`` and without a finish reason
-  (unless a provider error explained why) or inside an unfinished event
-  (``stream_truncated``) each yield an ``updates.Error``.
+* Errors never lose what arrived and never raise: a payload that is not JSON
+  (``sse_parse_error``), one nested deeper than ``max_json_depth`` (``json_too_deep``), JSON
+  that is not a chunk or has fields of the wrong type (``invalid_chunk``: only those fields are
+  dropped; a number out of range is read as ``null`` and a lone surrogate escape as U+FFFD, and
+  named there), an ``{"error": ...}`` chunk or an ``event: error`` frame (``provider_error``),
+  and a stream that ends without ``[DONE]`` and without a finish reason (unless a provider error
+  explained why) or inside an unfinished event (``stream_truncated``) each yield an
+  ``updates.Error``, whose ``raw`` keeps at most ``max_raw_chars`` of the payload. An
+  unexpected failure inside raf on one event is reported as ``internal_error`` and that event
+  is skipped.
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ from typing import Any
 
 import msgspec
 
-from raf.errors import excerpt
+from raf import safe_json
+from raf.errors import excerpt, internal_error_message, raw_excerpt
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
@@ -45,6 +55,8 @@ __all__ = ["DONE", "OpenAIChatDialect", "parse_usage"]
 
 DONE = "[DONE]"
 """The data value that ends an OpenAI Chat Completions stream."""
+
+_JSON_WHITESPACE = " \t\r\n"
 
 
 # The chunk shape raf reads, strictly typed: the decoder checks the types in C and skips the
@@ -92,7 +104,6 @@ _decode_chunk = msgspec.json.Decoder(_Chunk).decode
 _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 _ToolCallDelta = updates.ToolCallDelta
-_decode_any = msgspec.json.Decoder().decode
 _encode = msgspec.json.encode
 
 
@@ -217,11 +228,25 @@ def _error_message(error: Any) -> str:
 
 
 class OpenAIChatDialect:
-    """Sans-IO state of one Chat Completions stream. See the module docstring for the rules."""
+    """Sans-IO state of one Chat Completions stream. See the module docstring for the rules.
+
+    Args:
+        max_json_depth: deepest nesting accepted in a payload (``json_too_deep`` past it).
+        max_raw_chars: longest ``raw`` excerpt an error keeps of an offending payload.
+    """
 
     name = "openai_chat"
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        if max_raw_chars < 1:
+            raise ValueError("max_raw_chars must be positive")
+        self.max_json_depth = check_json_depth(max_json_depth)
+        self.max_raw_chars = max_raw_chars
         self._done = False
         self._finished = False
         self._provider_error = False
@@ -238,55 +263,113 @@ class OpenAIChatDialect:
         return self.feed_events((event,))
 
     def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        """Map SSE events to updates, in order; events after ``[DONE]`` are ignored."""
+        """Map SSE events to updates, in order; events after ``[DONE]`` are ignored.
+
+        Never raises: whatever an event holds, the updates of the events before it are
+        returned with the error it caused.
+        """
         out: list[AgentResponseUpdate] = []
         decode = _decode_chunk
+        max_depth = self.max_json_depth
+        min_deep = 2 * max_depth + 1  # the shortest complete document deeper than max_depth
+        too_deep = safe_json.too_deep
         for event in events:
             if self._done:
                 break
             data = event.data
-            if event.event == "error":
-                self._provider_error = True
-                out.append(self._provider_error_frame(data))
-                continue
-            if data == DONE:
-                self._done = True
-                break
-            if not data or data.isspace():
-                continue  # an empty data line is a keep-alive
             try:
-                chunk = decode(data)
-            except msgspec.ValidationError:
-                out += self._salvage(data)
-                continue
-            except msgspec.DecodeError as exc:
+                if event.event == "error":
+                    self._provider_error = True
+                    out.append(self._provider_error_frame(data))
+                    continue
+                if data == DONE:
+                    self._done = True
+                    break
+                if not data or data.isspace():
+                    continue  # an empty data line is a keep-alive
+                # The depth limit, checked before decoding (inline: this is the hot path). A
+                # document deeper than max_depth needs more than 2 * max_depth characters
+                # (every bracket closed), so shorter payloads skip the count; a shorter one
+                # that is deep but unclosed is malformed, and reported so by the decoder.
+                if (
+                    len(data) > min_deep
+                    and data.count("{") + data.count("[") > max_depth
+                    and too_deep(data, max_depth)
+                ):
+                    out.append(self._error(ErrorCode.JSON_TOO_DEEP, data, max_depth=max_depth))
+                    continue
+                try:
+                    chunk = decode(data)
+                except msgspec.ValidationError:
+                    if data.strip(_JSON_WHITESPACE) == DONE:
+                        self._done = True
+                        break
+                    self._salvage(data, out)
+                    continue
+                except msgspec.DecodeError as exc:
+                    if data.strip(_JSON_WHITESPACE) == DONE:
+                        self._done = True
+                        break
+                    if "\\u" in data:  # perhaps a lone surrogate escape, which can be repaired
+                        self._salvage(data, out)
+                    else:
+                        out.append(self._error(ErrorCode.SSE_PARSE_ERROR, data, detail=exc))
+                    continue
+                self._map(chunk, data, [], out)
+            except RecursionError:
+                out.append(self._error(ErrorCode.JSON_TOO_DEEP, data))
+            except Exception as exc:  # a bug in raf: report it, skip the event, go on
                 out.append(
                     updates.Error(
-                        code=ErrorCode.SSE_PARSE_ERROR,
-                        message=f"data is not JSON ({exc}): {excerpt(data)}",
-                        raw=data,
+                        code=ErrorCode.INTERNAL_ERROR,
+                        message=internal_error_message(exc, "an event"),
+                        raw=raw_excerpt(data, self.max_raw_chars),
                     )
                 )
-                continue
-            self._map(chunk, data, [], out)
         return out
 
-    def _salvage(self, data: str) -> list[AgentResponseUpdate]:
-        """A chunk the strict decoder rejected: keep every field whose type fits."""
-        raw = _decode_any(data)
+    def _error(
+        self,
+        code: ErrorCode,
+        data: str,
+        *,
+        detail: Exception | str | None = None,
+        max_depth: int | None = None,
+    ) -> updates.Error:
+        if code == ErrorCode.SSE_PARSE_ERROR:
+            what = f"is not JSON ({detail})" if isinstance(detail, Exception) else str(detail)
+        elif max_depth is not None:
+            what = safe_json.depth_detail(max_depth)
+        else:
+            what = str(detail or "nests deeper than the interpreter's stack allows")
+        return updates.Error(
+            code=code,
+            message=f"data {what}: {excerpt(data)}",
+            raw=raw_excerpt(data, self.max_raw_chars),
+        )
+
+    def _salvage(self, data: str, out: list[AgentResponseUpdate]) -> None:
+        """A chunk the strict decoder rejected: repair what can be repaired, then keep every
+        field whose type fits."""
+        try:
+            decoded = safe_json.decode(data, max_depth=self.max_json_depth)
+        except safe_json.UnusableJSON as exc:
+            out.append(self._error(exc.code, data, detail=exc.detail))
+            return
+        raw = decoded.value
         if not isinstance(raw, dict):
-            return [
+            out.append(
                 updates.Error(
                     code=ErrorCode.INVALID_CHUNK,
                     message=f"not a chat completion chunk (a JSON {type(raw).__name__}, "
                     f"expected an object): {excerpt(data)}",
-                    raw=data,
+                    raw=raw_excerpt(data, self.max_raw_chars),
                 )
-            ]
+            )
+            return
         salvage = _Salvage()
-        out: list[AgentResponseUpdate] = []
+        salvage.problems.extend(decoded.repairs)
         self._map(salvage.chunk(raw), data, salvage.problems, out)
-        return out
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
         """Report a stream that ended without ``[DONE]`` and finish, or inside an event."""
@@ -333,7 +416,7 @@ class OpenAIChatDialect:
                 updates.Error(
                     code=ErrorCode.PROVIDER_ERROR,
                     message=f"provider error in stream: {_error_message(chunk.error)}",
-                    raw=data,
+                    raw=raw_excerpt(data, self.max_raw_chars),
                 )
             )
 
@@ -384,14 +467,14 @@ class OpenAIChatDialect:
                 updates.Error(
                     code=ErrorCode.INVALID_CHUNK,
                     message=f"chunk fields ignored: {'; '.join(problems)}: {excerpt(data)}",
-                    raw=data,
+                    raw=raw_excerpt(data, self.max_raw_chars),
                 )
             )
 
     def _provider_error_frame(self, data: str) -> AgentResponseUpdate:
         try:
-            body = _decode_any(data) if data else None
-        except msgspec.DecodeError:
+            body = safe_json.decode(data, max_depth=self.max_json_depth).value if data else None
+        except safe_json.UnusableJSON:
             body = None
         if isinstance(body, dict):
             detail = _error_message(body.get("error", body))
@@ -400,7 +483,7 @@ class OpenAIChatDialect:
         return updates.Error(
             code=ErrorCode.PROVIDER_ERROR,
             message=f"provider sent an error event: {detail}",
-            raw=data,
+            raw=raw_excerpt(data, self.max_raw_chars),
         )
 
 

@@ -22,15 +22,19 @@ from typing import Any, TypeVar, overload
 
 import msgspec
 
-__all__ = ["from_canonical", "from_json", "to_canonical", "to_json"]
+__all__ = ["encode_json", "from_canonical", "from_json", "to_canonical", "to_json"]
 
 T = TypeVar("T")
 
 _META = "meta"
+_SCALARS = frozenset({str, int, float, bool})
 
 
 def to_canonical(value: Any, *, include_meta: bool = False) -> Any:
     """Turn a model value (or a list/tuple of them) into canonical JSON builtins.
+
+    Works for values of any nesting depth: it walks the value with an explicit stack, never
+    recursing per level (tool-call arguments can nest as deep as ``max_json_depth`` allows).
 
     Args:
         value: a model value, a sequence of them, or a plain JSON value.
@@ -39,25 +43,93 @@ def to_canonical(value: Any, *, include_meta: bool = False) -> Any:
     Returns:
         ``dict``/``list``/``str``/``int``/``float``/``bool``/``None`` ready for any JSON encoder.
     """
-    if isinstance(value, msgspec.Struct):
-        out: dict[str, Any] = {}
-        tag = value.__struct_config__.tag
-        if tag is not None:
-            out[value.__struct_config__.tag_field or "type"] = tag
-        for name in value.__struct_fields__:
-            if name == _META and not include_meta:
-                continue
-            out[name] = to_canonical(getattr(value, name), include_meta=include_meta)
-        return out
-    if isinstance(value, list | tuple):
-        return [to_canonical(v, include_meta=include_meta) for v in value]
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, dict):
-        return {k: to_canonical(v, include_meta=include_meta) for k, v in value.items()}
-    if isinstance(value, datetime):
-        return msgspec.to_builtins(value)
-    return value
+    root: list[Any] = [None]
+    # (value, container, key): convert value and store it at container[key].
+    stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+    push = stack.append
+    while stack:
+        item, parent, key = stack.pop()
+        if item is None or type(item) in _SCALARS:
+            parent[key] = item
+        elif isinstance(item, msgspec.Struct):
+            out: dict[str, Any] = {}
+            config = item.__struct_config__
+            if config.tag is not None:
+                out[config.tag_field or "type"] = config.tag
+            for name in item.__struct_fields__:
+                if name == _META and not include_meta:
+                    continue
+                out[name] = None  # keeps the declaration order
+                push((getattr(item, name), out, name))
+            parent[key] = out
+        elif isinstance(item, list | tuple):
+            seq: list[Any] = [None] * len(item)
+            for n, element in enumerate(item):
+                push((element, seq, n))
+            parent[key] = seq
+        elif isinstance(item, Enum):
+            parent[key] = item.value
+        elif isinstance(item, dict):
+            mapping: dict[Any, Any] = dict.fromkeys(item)
+            for k, element in item.items():
+                push((element, mapping, k))
+            parent[key] = mapping
+        elif isinstance(item, datetime):
+            parent[key] = msgspec.to_builtins(item)
+        else:
+            parent[key] = item
+    return root[0]
+
+
+def encode_json(value: Any, *, indent: int | None = None) -> str:
+    """JSON text of canonical builtins (what :func:`to_canonical` returns), compact or indented.
+
+    msgspec's encoder is used when it can; a value nested deeper than the interpreter's stack
+    lets it go (it recurses) is written by an equivalent iterative encoder instead, so the
+    output is the same text either way.
+    """
+    try:
+        data = msgspec.json.encode(value)
+        if indent is not None:
+            data = msgspec.json.format(data, indent=indent)
+        return data.decode("utf-8")
+    except RecursionError:
+        return _encode_iteratively(value, indent)
+
+
+def _encode_iteratively(value: Any, indent: int | None) -> str:
+    encode = msgspec.json.encode
+    colon = ":" if indent is None else ": "
+    out: list[str] = []
+    # Items: (True, text) to write as is, or (False, value, level) to encode.
+    stack: list[tuple[Any, ...]] = [(False, value, 0)]
+    while stack:
+        item = stack.pop()
+        if item[0]:
+            out.append(item[1])
+            continue
+        node, level = item[1], item[2]
+        is_map = isinstance(node, dict)
+        if not is_map and not isinstance(node, list | tuple):
+            out.append(encode(node).decode("utf-8"))
+            continue
+        if not node:
+            out.append("{}" if is_map else "[]")
+            continue
+        inner = "" if indent is None else "\n" + " " * (indent * (level + 1))
+        outer = "" if indent is None else "\n" + " " * (indent * level)
+        out.append("{" if is_map else "[")
+        pending: list[tuple[Any, ...]] = []
+        entries = node.items() if is_map else enumerate(node)
+        for n, (k, element) in enumerate(entries):
+            prefix = ("," if n else "") + inner
+            if is_map:
+                prefix += encode(k).decode("utf-8") + colon
+            pending.append((True, prefix))
+            pending.append((False, element, level + 1))
+        pending.append((True, outer + ("}" if is_map else "]")))
+        stack.extend(reversed(pending))
+    return "".join(out)
 
 
 def to_json(value: Any, *, include_meta: bool = False, indent: int | None = None) -> str:
@@ -71,10 +143,7 @@ def to_json(value: Any, *, include_meta: bool = False, indent: int | None = None
     Returns:
         The JSON text; non-ASCII characters are written as themselves (UTF-8).
     """
-    data = msgspec.json.encode(to_canonical(value, include_meta=include_meta))
-    if indent is not None:
-        data = msgspec.json.format(data, indent=indent)
-    return data.decode("utf-8")
+    return encode_json(to_canonical(value, include_meta=include_meta), indent=indent)
 
 
 @overload

@@ -15,6 +15,8 @@ class ErrorCode(StrEnum):
 
     SSE_PARSE_ERROR = "sse_parse_error"
     """A ``data`` payload is not valid JSON."""
+    JSON_TOO_DEEP = "json_too_deep"
+    """A payload, or a tool call's arguments, nests deeper than ``max_json_depth``."""
     INVALID_CHUNK = "invalid_chunk"
     """A payload is valid JSON but not a chunk of the dialect (e.g. ``"choices": "x"``)."""
     PROVIDER_ERROR = "provider_error"
@@ -27,11 +29,20 @@ class ErrorCode(StrEnum):
     """A tool call's accumulated arguments are not one JSON document."""
     INVALID_TOOL_CALL = "invalid_tool_call"
     """A tool call never received a name, so it cannot be called."""
+    TOOL_CALL_INCOMPLETE = "tool_call_incomplete"
+    """The stream ended abnormally (no finish reason: truncated, interrupted, cancelled) while
+    a tool call's arguments were still incomplete; ``raw`` holds what arrived."""
     TOOL_ARGUMENTS_TOO_LARGE = "tool_arguments_too_large"
     """A tool call's arguments passed the converter's size limit; the call was dropped."""
     TOO_MANY_TOOL_CALLS = "too_many_tool_calls"
     """A turn had more tool calls than the converter's limit; the extra calls were dropped."""
     HTTP_ERROR = "http_error"
-    """The HTTP request failed or returned a non-success status."""
+    """The HTTP response had a non-success status; its body is quoted."""
+    TRANSPORT_ERROR = "transport_error"
+    """Reading the stream failed (the connection dropped, a read timed out, the source
+    raised); everything that arrived before is kept."""
     CANCELLED = "cancelled"
-    """The run was cancelled."""
+    """The run was cancelled (asyncio cancellation, a timeout, ``KeyboardInterrupt``)."""
+    INTERNAL_ERROR = "internal_error"
+    """raf itself failed on this input: a bug in raf (please report it with the input). The
+    offending event is skipped and the stream goes on."""

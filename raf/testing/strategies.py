@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -343,18 +344,23 @@ def chat_completion_chunks(
     chosen = _profile(profile)
     if chosen.reasoning_field is None and response.reasoning_text:
         raise InvalidArgument(f"profile {chosen.name!r} streams no reasoning")
-    return _chunks(response, chosen)
+    return _chunks(response, chosen).map(lambda wire: wire[0])
 
 
 @st.composite
-def _chunks(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> list[str]:
+def _chunks(
+    draw: st.DrawFn, response: AgentResponse, chosen: Profile
+) -> tuple[list[str], list[str]]:
+    """The payloads, and the argument text each call was sent with."""
     pieces_of_text = [_Piece("text", t) for t in draw(_split(response.text))]
     pieces_of_reasoning = [
         _Piece("reasoning", t) for t in draw(_split(response.reasoning_text or ""))
     ]
     calls: list[list[_Piece]] = []
+    argument_texts: list[str] = []
     for n, call in enumerate(response.tool_calls):
         text = draw(_argument_text(call.arguments))
+        argument_texts.append(text)
         fragments = [text] if chosen.whole_calls else draw(_split(text)) or [""]
         if not chosen.whole_calls and draw(st.booleans()):
             fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
@@ -444,7 +450,7 @@ def _chunks(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> list[s
     truncated = bool(response.errors)
     if not truncated:
         texts.append("[DONE]")
-    return texts
+    return texts, argument_texts
 
 
 def _tool_delta(profile: Profile, response: AgentResponse, piece: _Piece) -> dict[str, Any]:
@@ -593,7 +599,8 @@ def streams(
 def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
     chosen = draw(profiles()) if profile is None else profile
     truth = draw(responses(chosen, max_tool_calls=max_tool_calls))
-    if truth.finish_reason is None and draw(st.booleans()):
+    truncated = truth.finish_reason is None and draw(st.booleans())
+    if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
         truth = AgentResponse(
             text=truth.text,
@@ -602,7 +609,26 @@ def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> G
             usage=truth.usage,
             errors=(contents.Error(error_code="stream_truncated", message=""),),
         )
-    payloads = draw(chat_completion_chunks(truth, chosen))
+    payloads, argument_texts = draw(_chunks(truth, chosen))
+    if truncated and "" in argument_texts:
+        # A call whose arguments never came ("" on the wire) in a cut stream may have been cut
+        # before them: it is reported incomplete, not called with {}.
+        incomplete = [n for n, text in enumerate(argument_texts) if not text]
+        truth = msgspec.structs.replace(
+            truth,
+            tool_calls=tuple(c for n, c in enumerate(truth.tool_calls) if n not in incomplete),
+            errors=(
+                *truth.errors,
+                *(
+                    contents.Error(
+                        error_code="tool_call_incomplete",
+                        message="",
+                        call_id=truth.tool_calls[n].id,
+                    )
+                    for n in incomplete
+                ),
+            ),
+        )
     body = draw(sse_framing(payloads, chosen.comments))
     chunks = draw(network_chunkings(body))
     return GeneratedStream(

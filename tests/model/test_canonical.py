@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
 import pytest
 from hypothesis import given
 
@@ -28,7 +29,14 @@ from raf.model import (
     events,
     updates,
 )
-from raf.model.canonical import from_canonical, from_json, to_canonical, to_json
+from raf.model.canonical import (
+    _encode_iteratively,
+    encode_json,
+    from_canonical,
+    from_json,
+    to_canonical,
+    to_json,
+)
 from raf.schema import SCHEMA_ROOTS, json_schemas
 from raf.sse import ServerSentEvent
 from tests.model.strategies import values_of
@@ -211,3 +219,43 @@ def test_published_schemas_are_current() -> None:
     """If this fails, run `raf schema --write conformance/schema` and review the diff."""
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in SCHEMA_DIR.glob("*.schema.json")}
     assert on_disk == schema_files()
+
+
+def test_values_of_any_depth_convert_and_encode_without_recursing() -> None:
+    value: list[object] = []
+    for _ in range(20_000):  # 20x the interpreter's recursion limit
+        value = [value]
+    deep_call = contents.ToolCalling(call_id="c", name="f", arguments={"a": value})
+    canonical = to_canonical(deep_call)
+    text = encode_json(canonical)
+    assert text == '{"type":"tool_calling","call_id":"c","name":"f","arguments":{"a":' + (
+        "[" * 20_001 + "]" * 20_001 + "}}"
+    )
+    indented = encode_json({"a": [[1, {}], []], "b": "é"}, indent=2)
+    assert (
+        indented
+        == msgspec.json.format(
+            msgspec.json.encode({"a": [[1, {}], []], "b": "é"}), indent=2
+        ).decode()
+    )
+
+
+def test_the_iterative_encoder_writes_what_msgspec_writes() -> None:
+    samples = [
+        {
+            "a": [1, 2.5, -0.0, 1e100, 10**40, None, True, False],
+            "b": {},
+            "c": [],
+            "d": "x\n\u2028é",
+        },
+        [],
+        {},
+        "s",
+        [[[]], {"k": {"l": [{}]}}],
+    ]
+    for sample in samples:
+        for indent in (None, 2, 4):
+            expected = msgspec.json.encode(sample)
+            if indent is not None:
+                expected = msgspec.json.format(expected, indent=indent)
+            assert _encode_iteratively(sample, indent) == expected.decode()
