@@ -1,31 +1,48 @@
 """The ``raf`` command line: argument parsing, file IO and exit codes only.
 
-Exit codes: 0 success; 1 the stream had errors and ``--strict`` was given, or a check failed;
-2 usage error or unreadable input.
+Exit codes (also in ``raf --help`` and the README):
+
+* 0: success; also when the reader of the output goes away (``raf pipeline x | head``);
+* 1: a check failed: the stream had errors and ``--strict`` was given, ``cassette lint``
+  found an error, ``conform`` found a difference or a problem, ``schema --check`` found stale
+  files, ``cassette import`` wrote nothing, or a stream passed a limit of ``raf sse``;
+* 2: usage error, or an input or output raf cannot use: a file that is missing, unreadable,
+  not a regular file, too large or not a cassette (``cassette show``), an output folder that
+  is a file or a link, standard input or output closed or unwritable;
+* 3: internal error (a bug in raf); ``RAF_DEBUG=1`` prints its traceback;
+* 130: interrupted (Ctrl-C).
+
+Whatever the input, no other exit code and no traceback: :func:`main` turns every exception
+into a one-line ``raf: ...`` message on standard error.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO, TypedDict
+from typing import Any, BinaryIO, TextIO, TypedDict, cast
 
 import msgspec
 from rich.console import Console
 
 from raf import dialects
-from raf.cassettes.importers import SUFFIXES, import_file, scenario_name
-from raf.cassettes.lint import cassette_files, lint_paths
+from raf.cassettes.files import find_files, is_regular_file, read_limited
+from raf.cassettes.importers import SUFFIXES, dialect_choices, import_file, scenario_name
+from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.persister import load as load_cassette
 from raf.cassettes.persister import save as save_cassette
 from raf.cassettes.show import render
 from raf.chunking import STANDARD_CHUNKINGS, check_chunking
 from raf.collect import ResponseCollector
 from raf.conformance.report import conform
-from raf.errors import CassetteError, RafError
+from raf.errors import CassetteError, FileRefused, RafError
 from raf.model import updates
 from raf.model.canonical import to_json
 from raf.pipeline import Pipeline, UpdateDecoder, drive
@@ -48,20 +65,107 @@ examples:
   raf pipeline examples/openai_chat_parallel_tools.sse --chunk-size 1
   raf pipeline examples/openai_chat_parallel_tools.sse --response
   curl -sN https://api.example.com/v1/chat/completions ... | raf pipeline -
+
+exit codes:
+  0    success (also when the reader of the output goes away, as in `raf ... | head`)
+  1    a check failed: --strict and the stream had errors, lint found an error, conform
+       found a difference, schema --check found stale files, import wrote nothing, sse
+       met a stream past a size limit
+  2    usage error, or an input or output raf cannot use (missing, unreadable, not a
+       regular file, too large, not a cassette; standard input or output closed or full)
+  3    internal error: a bug in raf, please report it (RAF_DEBUG=1 prints the traceback)
+  130  interrupted
 """
 
 
 class _InputError(Exception):
-    pass
+    """An input or output the command cannot use, or a usage error (exit status 2)."""
+
+
+class _OutputError(Exception):
+    """Writing to the standard output failed (not a broken pipe): exit status 2."""
+
+
+class _Output:
+    """The standard output, for the commands and their rich consoles: a write or flush that
+    fails (a full disk, a closed stream) raises :class:`_OutputError`; a broken pipe stays a
+    ``BrokenPipeError``. Everything else is the stream's own."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise _OutputError(_reason(exc)) from exc
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as exc:
+            raise _OutputError(_reason(exc)) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class _Console(Console):
+    """A rich console for which a broken pipe is what it is for every command: rich's own
+    handling exits with status 1; :func:`main` makes it status 0, as for the JSON output."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or repr(exc)
+
+
+def _warn(message: str) -> None:
+    """Print ``message`` on the standard error, if there is one that works."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(message + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        _discard(stream)  # nothing can be reported; do not fail again at exit
+
+
+def _discard(stream: TextIO | None) -> None:
+    """Point the file descriptor of ``stream`` at the null device, as the Python docs advise
+    after a broken pipe: the interpreter's final flush then succeeds, instead of printing
+    "Exception ignored ... BrokenPipeError" and exiting 120."""
+    if stream is None:
+        return
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def _open_input(path: str) -> BinaryIO:
+    """The stream to read: stdin for ``-``, else the file. A stream command reads what it is
+    given, FIFOs and devices included (memory is bounded by the SSE limits); a FIFO with no
+    writer blocks until one opens it, as ``cat`` does."""
     if path == "-":
         return sys.stdin.buffer
     try:
         return Path(path).open("rb")
-    except OSError as exc:
-        raise _InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise _InputError(f"cannot read {path}: {_reason(exc)}") from exc
 
 
 def _chunks(stream: BinaryIO, size: int | None) -> Iterator[bytes]:
@@ -238,6 +342,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     importer.add_argument(
         "--dialect",
+        choices=dialect_choices(),
         help="wire format of raw bodies (default: from the request URI, else openai_chat)",
     )
     importer.add_argument("--force", action="store_true", help="overwrite existing cassettes")
@@ -283,25 +388,44 @@ def _run_schema(args: argparse.Namespace, out: TextIO) -> int:
     files = schema_files()
     if args.write:
         target = Path(args.write)
-        target.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
-            (target / name).write_text(text, encoding="utf-8")
-        print(f"raf: wrote {len(files)} schemas to {target}", file=sys.stderr)
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            for name, text in files.items():
+                (target / name).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise _InputError(f"cannot write to {target}: {_reason(exc)}") from exc
+        _warn(f"raf: wrote {len(files)} schemas to {target}")
         return 0
     if args.check:
-        stale = [
-            name
+        folder = Path(args.check)
+        if not folder.is_dir():
+            raise _InputError(f"no schema folder at {folder}")
+        problems = {
+            name: problem
             for name, text in files.items()
-            if not (Path(args.check) / name).is_file()
-            or (Path(args.check) / name).read_text(encoding="utf-8") != text
-        ]
-        for name in stale:
-            print(f"raf: {Path(args.check) / name} is missing or out of date", file=sys.stderr)
-        if stale:
-            print(f"raf: run `raf schema --write {args.check}`", file=sys.stderr)
-        return 1 if stale else 0
+            if (problem := _schema_problem(folder / name, text)) is not None
+        }
+        for name, problem in problems.items():
+            _warn(f"raf: {folder / name} {problem}")
+        if problems:
+            _warn(f"raf: run `raf schema --write {args.check}`")
+        return 1 if problems else 0
     out.write(json.dumps(json_schemas(), indent=2, ensure_ascii=False) + "\n")
     return 0
+
+
+def _schema_problem(path: Path, text: str) -> str | None:
+    """What is wrong with the schema file ``path`` (``None``: it holds ``text``). Reads at
+    most one byte more than ``text`` has; opens nothing that is not a regular file."""
+    expected = text.encode("utf-8")
+    if os.path.lexists(path) and not is_regular_file(path):
+        return "is missing or out of date (not a regular file)"
+    try:
+        return None if read_limited(path, len(expected)) == expected else "is out of date"
+    except FileNotFoundError:
+        return "is missing or out of date"
+    except FileRefused:
+        return "is out of date"
 
 
 class _Limits(TypedDict):
@@ -325,13 +449,15 @@ def _data_root() -> Path:
     return Path(__file__).resolve().parents[1]
 
 
-def _run_conform(args: argparse.Namespace) -> int:
+def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
     root = _data_root()
     cassettes_dir = args.cassettes or root / "cassettes"
     goldens_dir = args.goldens or root / "conformance" / "goldens"
     if not cassettes_dir.is_dir():
         raise _InputError(f"no cassette folder at {cassettes_dir} (pass --cassettes DIR)")
-    console = Console()
+    if os.path.lexists(goldens_dir) and not goldens_dir.is_dir():
+        raise _InputError(f"{goldens_dir} is not a folder (pass --goldens DIR)")
+    console = _Console(file=out)
     reports = conform(
         console,
         cassettes_dir,
@@ -341,21 +467,27 @@ def _run_conform(args: argparse.Namespace) -> int:
     )
     if not reports:
         console.print("no cassettes matched")
+        _warn("raf: no cassettes matched")
         return 1
-    return 0 if all(r.ok for r in reports) else 1
+    failing = sum(not r.ok for r in reports)
+    if failing:
+        _warn(f"raf: {failing} of {len(reports)} cassette(s) do not conform")
+    return 1 if failing else 0
 
 
 def _run_cassette(args: argparse.Namespace, out: TextIO) -> int:
     if args.cassette_command == "lint":
-        findings = lint_paths(args.paths)
+        try:
+            files = cassette_files(args.paths)
+        except CassetteError as exc:
+            raise _InputError(str(exc)) from exc
+        findings = [finding for file in files for finding in lint_file(file)]
         errors = [f for f in findings if f.severity == "error"]
         for finding in findings:
             out.write(f"{finding}\n")
-        files = len(cassette_files(args.paths))
-        print(
-            f"raf: {files} cassette(s), {len(errors)} error(s), "
-            f"{len(findings) - len(errors)} warning(s)",
-            file=sys.stderr,
+        _warn(
+            f"raf: {len(files)} cassette(s), {len(errors)} error(s), "
+            f"{len(findings) - len(errors)} warning(s)"
         )
         return 1 if errors or not files else 0
     if args.cassette_command == "show":
@@ -363,39 +495,70 @@ def _run_cassette(args: argparse.Namespace, out: TextIO) -> int:
             cassette = load_cassette(args.file)
         except CassetteError as exc:
             raise _InputError(str(exc)) from exc
-        render(Console(no_color=args.no_color, highlight=False), cassette)
+        render(_Console(file=out, no_color=args.no_color, highlight=False), cassette)
         return 0
+    return _run_import(args, out)
+
+
+def _run_import(args: argparse.Namespace, out: TextIO) -> int:
+    root: Path = args.output
+    if root.is_symlink():
+        raise _InputError(f"-o {root} is a symbolic link (links are not followed)")
+    if root.exists() and not root.is_dir():
+        raise _InputError(f"-o {root} exists and is not a folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _InputError(f"cannot create {root}: {_reason(exc)}") from exc
+    resolved_root = root.resolve()
     written: set[Path] = set()
-    for source in _import_sources(args.sources):
+    for source in find_files(args.sources, SUFFIXES):
         try:
             imported = import_file(source, dialect=args.dialect)
         except CassetteError as exc:
-            print(f"raf: skipped {exc}", file=sys.stderr)
+            _warn(f"raf: skipped {exc}")
             continue
         assert imported.info is not None
-        target = args.output / imported.info.dialect / f"{imported.info.scenario}.yaml"
+        target = root / imported.info.dialect / f"{imported.info.scenario}.yaml"
         if target in written:  # two sources with one name: qualify by the source's folder
             scenario = f"{scenario_name(source.parent)}__{imported.info.scenario}"
             imported.info = msgspec.structs.replace(imported.info, scenario=scenario)
             target = target.with_name(f"{scenario}.yaml")
-        if target.exists() and not args.force:
-            print(f"raf: skipped {source}: {target} exists (use --force)", file=sys.stderr)
+        problem = _target_problem(target, resolved_root)
+        if problem is not None:
+            _warn(f"raf: skipped {source}: {problem}")
             continue
-        save_cassette(imported, target)
+        if target.exists() and not args.force:
+            _warn(f"raf: skipped {source}: {target} exists (use --force)")
+            continue
+        try:
+            save_cassette(imported, target)
+        except CassetteError as exc:  # e.g. a streamed secret that cannot be scrubbed
+            _warn(f"raf: skipped {source}: not written: {exc}")
+            continue
+        except (OSError, ValueError) as exc:
+            _warn(f"raf: skipped {source}: cannot write {target}: {_reason(exc)}")
+            continue
         out.write(f"{source} -> {target}\n")
         written.add(target)
-    print(f"raf: imported {len(written)} cassette(s)", file=sys.stderr)
+    _warn(f"raf: imported {len(written)} cassette(s)")
     return 0 if written else 1
 
 
-def _import_sources(sources: Sequence[str]) -> list[Path]:
-    out: list[Path] = []
-    for source in map(Path, sources):
-        if source.is_dir():
-            out.extend(sorted(p for p in source.rglob("*") if p.suffix.lower() in SUFFIXES))
-        else:
-            out.append(source)
-    return out
+def _target_problem(target: Path, resolved_root: Path) -> str | None:
+    """Why ``target`` (``OUT/<dialect>/<scenario>.yaml``) must not be written, if it must not:
+    a link (the dialect folder or the file; never followed), something that is not a folder
+    or a file, or a place outside the output folder."""
+    for path in (target.parent, target):
+        if path.is_symlink():
+            return f"{path} is a symbolic link (links are not followed)"
+    if target.parent.exists() and not target.parent.is_dir():
+        return f"{target.parent} is not a folder"
+    if target.exists() and not target.is_file():
+        return f"{target} is not a regular file"
+    if target.resolve().parent.parent != resolved_root:
+        return f"{target} is not inside the output folder {resolved_root}"
+    return None
 
 
 def _limits(args: argparse.Namespace) -> _Limits:
@@ -413,7 +576,7 @@ def _run_sse(args: argparse.Namespace, out: TextIO) -> int:
                 out.write(to_json(event) + "\n")
     decoder.close()
     if decoder.truncated:
-        print("raf: the stream ended inside an unfinished event (discarded)", file=sys.stderr)
+        _warn("raf: the stream ended inside an unfinished event (discarded)")
     return 0
 
 
@@ -440,31 +603,91 @@ def _run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if errors and args.strict else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``raf`` console script."""
-    parser = _build_parser()
-    args = parser.parse_args(argv)
-    out = sys.stdout
+def _writes_to_stdout(args: argparse.Namespace) -> bool:
+    return not (args.command == "schema" and (args.write or args.check))
+
+
+def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
+    if args.command == "sse":
+        return _run_sse(args, out)
+    if args.command == "schema":
+        return _run_schema(args, out)
+    if args.command == "conform":
+        return _run_conform(args, out)
+    if args.command == "cassette":
+        return _run_cassette(args, out)
+    return _run_pipeline(args, out)
+
+
+def _output_failed(exc: _OutputError) -> int:
+    _discard(sys.stdout)
+    _warn(f"raf: cannot write to standard output: {exc}")
+    return 2
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
-        if args.command == "sse":
-            return _run_sse(args, out)
-        if args.command == "schema":
-            return _run_schema(args, out)
-        if args.command == "conform":
-            return _run_conform(args)
-        if args.command == "cassette":
-            return _run_cassette(args, out)
-        return _run_pipeline(args, out)
-    except _InputError as exc:
-        print(f"raf: {exc}", file=sys.stderr)
+        args = _build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (status 0) or a usage error (2), written by argparse
+        if exc.code == 0 and sys.stdout is not None:
+            try:
+                sys.stdout.flush()
+            except BrokenPipeError:
+                _discard(sys.stdout)
+            except (OSError, ValueError) as error:
+                return _output_failed(_OutputError(_reason(error)))
+        raise
+    if args.command in ("sse", "pipeline") and args.input == "-" and sys.stdin is None:
+        _warn("raf: standard input is closed")
         return 2
+    if sys.stdout is None and _writes_to_stdout(args):
+        _warn("raf: standard output is closed")
+        return 2
+    out = cast(TextIO, _Output(sys.stdout if sys.stdout is not None else io.StringIO()))
+    try:
+        code = _dispatch(args, out)
+    except _InputError as exc:
+        _warn(f"raf: {exc}")
+        code = 2
+    except _OutputError as exc:
+        return _output_failed(exc)
     except RafError as exc:
-        print(f"raf: {exc}", file=sys.stderr)
-        return 1
+        _warn(f"raf: {exc}")
+        code = 1
     except BrokenPipeError:
         # The reader went away (e.g. `raf pipeline x | head`); that is not an error.
-        sys.stderr.close()
+        _discard(sys.stdout)
         return 0
+    try:
+        out.flush()  # here, not at exit: a full disk is reported, with its exit status
+    except _OutputError as exc:
+        return _output_failed(exc)
+    except BrokenPipeError:
+        _discard(sys.stdout)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``raf`` console script; returns the exit status (module docstring).
+
+    Never raises but ``SystemExit`` (from argument parsing: status 2, or 0 for ``--help``):
+    an interruption is status 130 and any unexpected exception status 3, each with a
+    ``raf: ...`` message (and the traceback when the environment sets ``RAF_DEBUG=1``).
+    """
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        _warn("raf: interrupted")
+        return 130
+    except Exception as exc:
+        shown = repr(exc)
+        if len(shown) > 500:
+            shown = shown[:250] + " ... " + shown[-245:]
+        _warn(f"raf: internal error: {shown}; please report it")
+        if os.environ.get("RAF_DEBUG") == "1" and sys.stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                traceback.print_exc()
+        return 3
 
 
 if __name__ == "__main__":  # pragma: no cover

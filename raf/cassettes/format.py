@@ -24,6 +24,7 @@ describes every field.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -31,6 +32,7 @@ import msgspec
 from raf.errors import CassetteFormatError
 
 __all__ = [
+    "NAME_RULE",
     "VCR_FORMAT_VERSION",
     "Cassette",
     "Expectation",
@@ -40,10 +42,23 @@ __all__ = [
     "Request",
     "Response",
     "ScenarioInfo",
+    "is_file_name",
 ]
 
 VCR_FORMAT_VERSION = 1
 """The vcrpy cassette format version raf reads and writes."""
+
+_NAME = re.compile(r"[a-z0-9][a-z0-9_\-]{0,199}")
+
+NAME_RULE = "1 to 200 of a-z, 0-9, _ and -, starting with a letter or a digit"
+"""The rule a scenario or dialect name follows (it names a folder or a file)."""
+
+
+def is_file_name(name: object) -> bool:
+    """Whether ``name`` can name a cassette's or a golden's file or folder (:data:`NAME_RULE`):
+    no separator, no ``..``, no upper case, nothing a file system could treat specially."""
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
+
 
 Headers = dict[str, list[str]]
 
@@ -157,16 +172,18 @@ class Cassette(msgspec.Struct, kw_only=True):
 
     @classmethod
     def from_dict(cls, document: Any, *, source: str = "<cassette>") -> Cassette:
-        """Build a cassette from a loaded document.
+        """Build a cassette from a loaded document (any value at all).
 
         Raises:
-            CassetteFormatError: the document is not a version-1 vcrpy cassette, or its
-                ``raf`` block is malformed; the message names the place.
+            CassetteFormatError: the document is not a version-1 vcrpy cassette, a field has
+                the wrong type, or its ``raf`` block is malformed (a ``scenario`` or
+                ``dialect`` that cannot name a file included); the message names the place.
+                Nothing else is raised, whatever the document.
         """
         if not isinstance(document, dict):
             raise CassetteFormatError(source, "the document is not a mapping")
         version = document.get("version")
-        if version != VCR_FORMAT_VERSION:
+        if type(version) is not int or version != VCR_FORMAT_VERSION:
             raise CassetteFormatError(
                 source, f"vcrpy format version {version!r} (expected {VCR_FORMAT_VERSION})"
             )
@@ -179,6 +196,11 @@ class Cassette(msgspec.Struct, kw_only=True):
                 info = msgspec.convert(document["raf"], ScenarioInfo)
             except msgspec.ValidationError as exc:
                 raise CassetteFormatError(source, f"raf: {exc}") from exc
+            for name, value in (("scenario", info.scenario), ("dialect", info.dialect)):
+                if not is_file_name(value):
+                    raise CassetteFormatError(
+                        source, f"raf.{name}: {value!r} cannot name a file (use {NAME_RULE})"
+                    )
         return cls(
             interactions=[
                 _interaction(item, f"interactions[{n}]", source) for n, item in enumerate(raw)
@@ -191,6 +213,10 @@ def _without_defaults(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v not in (None, "", [], ())}
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _interaction(item: Any, where: str, source: str) -> Interaction:
     if not isinstance(item, dict):
         raise CassetteFormatError(source, f"{where} is not a mapping")
@@ -199,44 +225,75 @@ def _interaction(item: Any, where: str, source: str) -> Interaction:
         raise CassetteFormatError(source, f"{where} needs a 'request' and a 'response' mapping")
     uri = request.get("uri")
     if not isinstance(uri, str):
-        raise CassetteFormatError(source, f"{where}.request.uri is missing")
-    status = response.get("status") or {}
-    code = status.get("code", 200) if isinstance(status, dict) else status
-    if not isinstance(code, int):
-        raise CassetteFormatError(source, f"{where}.response.status.code is not an integer")
+        raise CassetteFormatError(source, f"{where}.request.uri is missing or not text")
+    method = request.get("method")
+    if method is not None and not isinstance(method, str):
+        raise CassetteFormatError(source, f"{where}.request.method is not text")
+    code, reason = _status(response.get("status"), f"{where}.response.status", source)
     body = response.get("body")
     data = body.get("string") if isinstance(body, dict) else body
     if data is None:
         data = b""
     if isinstance(data, str):
-        data = data.encode("utf-8")
+        try:
+            data = data.encode("utf-8")
+        except UnicodeEncodeError as exc:  # a lone surrogate from a "\ud800" escape
+            raise CassetteFormatError(
+                source, f"{where}.response.body.string is not valid Unicode: {exc.reason}"
+            ) from exc
     if not isinstance(data, bytes):
         raise CassetteFormatError(source, f"{where}.response.body.string is not text or bytes")
     return Interaction(
         request=Request(
-            method=str(request.get("method") or "POST"),
+            method=method or "POST",
             uri=uri,
             headers=_headers(request.get("headers"), f"{where}.request.headers", source),
-            body=_request_body(request),
+            body=_request_body(request, f"{where}.request", source),
         ),
         response=Response(
             status=code,
-            reason=str(status.get("message", "")) if isinstance(status, dict) else "",
+            reason=reason,
             headers=_headers(response.get("headers"), f"{where}.response.headers", source),
             body=data,
         ),
     )
 
 
-def _request_body(request: dict[str, Any]) -> str | bytes | None:
+def _status(status: Any, where: str, source: str) -> tuple[int, str]:
+    """The status code and reason of ``{code: 200, message: OK}``, a bare code, or nothing."""
+    if status is None:
+        return 200, ""
+    code: Any
+    reason: Any
+    if _is_int(status):
+        code, reason = status, ""
+    elif isinstance(status, dict):
+        code, reason = status.get("code", 200), status.get("message")
+    else:
+        raise CassetteFormatError(source, f"{where} is not a mapping")
+    if not _is_int(code) or not 100 <= code <= 599:
+        raise CassetteFormatError(source, f"{where}.code is not an HTTP status (100 to 599)")
+    if reason is not None and not isinstance(reason, str):
+        raise CassetteFormatError(source, f"{where}.message is not text")
+    return code, reason or ""
+
+
+def _request_body(request: dict[str, Any], where: str, source: str) -> str | bytes | None:
     body = request.get("body")
-    if body is None and "parsed_body" in request:  # pydantic-ai's serializer
-        return msgspec.json.format(msgspec.json.encode(request["parsed_body"]), indent=2).decode()
-    if isinstance(body, dict) and "string" in body:
-        body = body["string"]
-    if body is None or isinstance(body, str | bytes):
-        return body
-    return msgspec.json.encode(body).decode()
+    try:
+        if body is None and "parsed_body" in request:  # pydantic-ai's serializer
+            encoded = msgspec.json.encode(request["parsed_body"])
+            return msgspec.json.format(encoded, indent=2).decode()
+        if isinstance(body, dict) and "string" in body:
+            body = body["string"]
+        if body is None or isinstance(body, str | bytes):
+            return body
+        return msgspec.json.encode(body).decode()
+    except (TypeError, ValueError, OverflowError, msgspec.EncodeError) as exc:
+        raise CassetteFormatError(source, f"{where}.body cannot be written as JSON: {exc}") from exc
+
+
+_HEADER_SCALARS = (str, int, float)
 
 
 def _headers(raw: Any, where: str, source: str) -> Headers:
@@ -244,7 +301,17 @@ def _headers(raw: Any, where: str, source: str) -> Headers:
         return {}
     if not isinstance(raw, dict):
         raise CassetteFormatError(source, f"{where} is not a mapping")
-    return {
-        str(name): [str(v) for v in (values if isinstance(values, list) else [values])]
-        for name, values in raw.items()
-    }
+    out: Headers = {}
+    for name, values in raw.items():
+        if not isinstance(name, str):
+            raise CassetteFormatError(source, f"{where}: the header name {name!r} is not text")
+        items = values if isinstance(values, list) else [values]
+        for value in items:
+            if not isinstance(value, _HEADER_SCALARS) or isinstance(value, bool):
+                raise CassetteFormatError(
+                    source,
+                    f"{where}.{name}: a header value is text or a list of text, "
+                    f"not {type(value).__name__}",
+                )
+        out[name] = [str(v) for v in items]
+    return out

@@ -10,6 +10,8 @@ Accepted sources, by file suffix:
   line ``[DONE]`` becomes the end marker).
 
 The dialect of each interaction is judged from its request URI (:func:`guess_dialect`).
+Sources are read as cassettes are: regular files of at most ``MAX_CASSETTE_BYTES``, YAML
+through the safety scan of :func:`raf.cassettes.serializer.loads`.
 """
 
 from __future__ import annotations
@@ -18,16 +20,43 @@ import os
 import re
 from pathlib import Path
 
-import yaml
-
-from raf.cassettes.format import Cassette, Interaction, Request, Response, ScenarioInfo
+from raf import dialects
+from raf.cassettes.files import read_limited
+from raf.cassettes.format import (
+    NAME_RULE,
+    Cassette,
+    Interaction,
+    Request,
+    Response,
+    ScenarioInfo,
+    is_file_name,
+)
 from raf.cassettes.serializer import loads
-from raf.errors import CassetteFormatError
+from raf.errors import CassetteFormatError, DialectError, FileRefused
+from raf.limits import MAX_CASSETTE_BYTES
 
-__all__ = ["SUFFIXES", "guess_dialect", "import_file", "is_event_stream", "scenario_name"]
+__all__ = [
+    "SUFFIXES",
+    "WIRE_FORMATS",
+    "dialect_choices",
+    "guess_dialect",
+    "import_file",
+    "is_event_stream",
+    "scenario_name",
+]
 
 SUFFIXES = (".yaml", ".yml", ".sse", ".txt", ".jsonl", ".ndjson")
 """The file suffixes :func:`import_file` understands."""
+
+WIRE_FORMATS = frozenset(
+    {"openai_chat", "openai_responses", "anthropic_messages", "gemini", "unknown"}
+)
+"""Every name :func:`guess_dialect` can return: an imported cassette may be of a wire format
+raf has no dialect for yet (it is kept, and lint says so)."""
+
+_MAX_SCENARIO_CHARS = 96
+"""Longest scenario name made of a file name (two of them joined by ``__`` still follow
+:data:`raf.cassettes.format.NAME_RULE`)."""
 
 _PLACEHOLDER_URI = "https://recorded.invalid/v1/chat/completions"
 
@@ -52,10 +81,17 @@ def is_event_stream(interaction: Interaction) -> bool:
     return "event-stream" in (interaction.response.header("content-type") or "")
 
 
+def dialect_choices() -> list[str]:
+    """The dialects ``raf cassette import --dialect`` accepts: the registered dialects and
+    the wire formats of :data:`WIRE_FORMATS`, sorted."""
+    return sorted(set(dialects.names()) | WIRE_FORMATS)
+
+
 def scenario_name(path: str | os.PathLike[str]) -> str:
-    """A scenario name from a file name: lower case, ``a-z0-9_-`` only."""
+    """A scenario name from a file name: lower case, ``a-z0-9_-`` only, at most 96
+    characters (so that it can name a file, :func:`raf.cassettes.format.is_file_name`)."""
     name = re.sub(r"[^a-z0-9_\-]+", "_", Path(path).stem.lower()).strip("_-")
-    return name or "stream"
+    return name[:_MAX_SCENARIO_CHARS].rstrip("_-") or "stream"
 
 
 def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> Cassette:
@@ -67,24 +103,30 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
             VCR cassettes take it from their request URIs unless given.
 
     Raises:
-        CassetteFormatError: the file cannot be read as its suffix says.
+        CassetteFormatError: the file does not exist, is not a regular file, is larger than
+            ``MAX_CASSETTE_BYTES``, or cannot be read as its suffix says.
+        DialectError: ``dialect`` cannot name a folder.
     """
+    if dialect is not None and not is_file_name(dialect):
+        raise DialectError(f"{dialect!r} cannot name a dialect folder (use {NAME_RULE})")
     source = Path(path)
     suffix = source.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise CassetteFormatError(
+            str(path), f"unknown kind of file {suffix!r}; expected one of {', '.join(SUFFIXES)}"
+        )
     try:
-        data = source.read_bytes()
-    except OSError as exc:
-        raise CassetteFormatError(str(path), f"cannot read: {exc.strerror or exc}") from exc
+        data = read_limited(source, MAX_CASSETTE_BYTES)
+    except FileNotFoundError:
+        raise CassetteFormatError(str(path), "cannot read: no such file") from None
+    except FileRefused as exc:
+        raise CassetteFormatError(str(path), exc.reason) from exc
     if suffix in (".yaml", ".yml"):
         cassette = _from_vcr(data, str(path))
     elif suffix in (".sse", ".txt"):
         cassette = _single(data)
-    elif suffix in (".jsonl", ".ndjson"):
-        cassette = _single(_frame_json_lines(data, str(path)))
     else:
-        raise CassetteFormatError(
-            str(path), f"unknown kind of file {suffix!r}; expected one of {', '.join(SUFFIXES)}"
-        )
+        cassette = _single(_frame_json_lines(data, str(path)))
     streams = [i for i in cassette.interactions if is_event_stream(i)] or cassette.interactions
     chosen = dialect or (guess_dialect(streams[0].request.uri) if streams else "openai_chat")
     cassette.info = ScenarioInfo(
@@ -96,10 +138,7 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
 
 
 def _from_vcr(data: bytes, source: str) -> Cassette:
-    try:
-        document = loads(data)
-    except yaml.YAMLError as exc:
-        raise CassetteFormatError(source, f"not valid YAML: {exc}") from exc
+    document = loads(data, source=source)
     if isinstance(document, dict) and "version" not in document and "interactions" in document:
         document = {**document, "version": 1}  # some writers omit it
     return Cassette.from_dict(document, source=source)

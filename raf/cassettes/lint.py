@@ -3,23 +3,28 @@
 Each problem is a :class:`Finding` with the file, the line, the place in the document and a
 message. Errors (a malformed cassette, a credential) make the lint fail; warnings (a missing
 ``expect`` block, a stream without ``text/event-stream``) are reported but do not.
+
+Files are read as :func:`raf.cassettes.persister.load` reads them: bounded (regular files of
+at most ``MAX_CASSETTE_BYTES``) and through the YAML safety scan, which also gives the line of
+every value; nothing here recurses once per level of nesting.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from raf import dialects
+from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette
-from raf.cassettes.scrub import REDACTED, SECRET_HEADERS, SECRET_QUERY_PARAMETERS, find_secrets
-from raf.cassettes.serializer import loads
-from raf.errors import CassetteFormatError
+from raf.cassettes.secrets import document_findings
+from raf.cassettes.serializer import loads_with_lines
+from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
+from raf.limits import MAX_CASSETTE_BYTES
 
 __all__ = ["Finding", "cassette_files", "lint_file", "lint_paths"]
 
@@ -38,48 +43,87 @@ class Finding:
         return f"{self.path}:{self.line}: {self.severity}: {self.where}: {self.message}"
 
 
+CASSETTE_SUFFIXES = (".yaml", ".yml")
+"""The suffixes of cassette files (case-insensitive)."""
+
+
 def cassette_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """The ``.yaml``/``.yml`` files among ``paths``, folders searched recursively."""
-    out: list[Path] = []
-    for path in map(Path, paths):
-        if path.is_dir():
-            out.extend(sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")))
-        else:
-            out.append(path)
-    return out
+    """The cassette files ``paths`` name: each folder is searched recursively for regular
+    ``.yaml``/``.yml`` files; any other path is returned as it is.
+
+    Inside a folder, only regular files (or links to them) count: a folder named ``x.yaml``
+    is searched like any folder, and FIFOs, devices, sockets and broken or looping links are
+    skipped without being opened (see :func:`raf.cassettes.files.find_files`). A path given
+    by name is returned whatever it is, so that its reader reports what is wrong with it.
+
+    Raises:
+        CassetteNotFound: a path does not exist (or is a link to nothing).
+    """
+    paths = list(paths)
+    for path in paths:
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            raise CassetteNotFound(str(path)) from None
+        except (OSError, ValueError):  # a link loop, no permission...: the reader reports it
+            pass
+    return find_files(paths, CASSETTE_SUFFIXES)
 
 
 def lint_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Finding]:
-    """Lint every cassette file found under ``paths``."""
+    """Lint every cassette file found under ``paths`` (see :func:`cassette_files`).
+
+    Raises:
+        CassetteNotFound: a path does not exist.
+    """
     return [finding for file in cassette_files(paths) for finding in lint_file(file)]
 
 
 def lint_file(path: str | os.PathLike[str]) -> list[Finding]:
-    """Every problem of one cassette file."""
+    """Every problem of one cassette file. Never raises for what the file holds: a file that
+    cannot be read, or is refused (not a regular file, too large, anchors, aliases, tags,
+    nesting, node count), is one error finding."""
     source = str(path)
     try:
-        text = Path(path).read_bytes()
-    except OSError as exc:
-        return [Finding(source, 0, "file", "error", f"cannot read: {exc.strerror or exc}")]
+        text = read_limited(path, MAX_CASSETTE_BYTES)
+    except FileNotFoundError:
+        return [Finding(source, 0, "file", "error", "cannot read: no such file")]
+    except FileRefused as exc:
+        return [Finding(source, 0, "file", "error", exc.reason)]
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        document = loads(text)
-    except yaml.YAMLError as exc:
-        line = getattr(getattr(exc, "problem_mark", None), "line", -1) + 1
-        return [Finding(source, line, "file", "error", f"not valid YAML: {exc}")]
-    lines = _line_index(node)
+        document, lines = loads_with_lines(text, source=source)
+    except CassetteFormatError as exc:
+        return [Finding(source, exc.line or 0, "file", "error", exc.problem)]
     findings = [
-        Finding(source, lines.get(where, lines.get("", 1)), where or "document", severity, message)
+        Finding(source, _line_of(lines, where), where or "document", severity, message)
         for where, severity, message in _check(document, source)
     ]
     return sorted(findings, key=lambda f: (f.line, f.where))
+
+
+def _line_of(lines: dict[str, int], where: str) -> int:
+    """The line of a place; a place in a decoded view of a value ("...body (streamed text)")
+    is at the line of the value."""
+    if where in lines:
+        return lines[where]
+    return lines.get(where.split(" (", 1)[0], lines.get("", 1))
+
+
+_PLACE = re.compile(r"((?:raf|interactions|version)[\w.\[\]\-]*?):? ")
+"""The place a :meth:`Cassette.from_dict` problem starts with (``raf.scenario: ...``)."""
 
 
 def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
     try:
         cassette = Cassette.from_dict(document, source=source)
     except CassetteFormatError as exc:
-        yield "", "error", exc.problem
+        place = _PLACE.match(exc.problem)
+        if place is None:
+            yield "", "error", exc.problem
+        elif place.group(0).endswith(": "):  # "raf.scenario: '../x' cannot name a file"
+            yield place.group(1), "error", exc.problem[place.end() :]
+        else:  # "interactions[0].request.uri is missing"
+            yield place.group(1), "error", exc.problem
         return
     if cassette.info is None:
         yield (
@@ -118,54 +162,7 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
 
 
 def _secrets(document: Any) -> Iterator[tuple[str, str, str]]:
-    for where, value in _strings(document, ""):
-        lowered = where.lower()
-        header = lowered.rsplit(".", 2)
-        if ".headers." in lowered and header[-1].split("[")[0] in SECRET_HEADERS:
-            if value != REDACTED:
-                yield where, "error", f"secret header is not scrubbed ({_shorten(value)})"
-            continue
-        if lowered.endswith(".uri"):
-            for parameter in SECRET_QUERY_PARAMETERS:
-                marker = f"{parameter}="
-                for piece in value.split("?", 1)[-1].split("&"):
-                    if piece.lower().startswith(marker) and piece[len(marker) :] != REDACTED:
-                        yield where, "error", f"query parameter {parameter!r} holds a credential"
-        for kind, match in find_secrets(value):
-            yield where, "error", f"{kind} in the text ({_shorten(match)})"
-
-
-def _shorten(secret: str) -> str:
-    return secret[:6] + "..." if len(secret) > 8 else "..."
-
-
-def _strings(node: Any, where: str) -> Iterator[tuple[str, str]]:
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _strings(value, f"{where}.{key}" if where else str(key))
-    elif isinstance(node, list):
-        for n, value in enumerate(node):
-            yield from _strings(value, f"{where}[{n}]")
-    elif isinstance(node, str):
-        yield where, node
-    elif isinstance(node, bytes):
-        yield where, node.decode("utf-8", "replace")
-
-
-def _line_index(node: yaml.Node | None) -> dict[str, int]:
-    """Document path (as ``_strings`` writes it) -> 1-based line of the value."""
-    index: dict[str, int] = {}
-
-    def walk(n: yaml.Node, where: str) -> None:
-        index[where] = n.start_mark.line + 1
-        if isinstance(n, yaml.MappingNode):
-            for key, value in n.value:
-                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
-                walk(value, f"{where}.{name}" if where else str(name))
-        elif isinstance(n, yaml.SequenceNode):
-            for k, value in enumerate(n.value):
-                walk(value, f"{where}[{k}]")
-
-    if node is not None:
-        walk(node, "")
-    return index
+    """The secret scan: every finding of :func:`raf.cassettes.secrets.document_findings`
+    (the rules scrubbing applies) is an error."""
+    for finding in document_findings(document):
+        yield finding.where, "error", finding.message

@@ -1,8 +1,11 @@
-"""Read and write cassette files. The only module of ``raf.cassettes`` that touches files.
+"""Read and write cassette files. The only module of ``raf.cassettes`` that writes files.
 
-Writes are atomic (a temporary file in the same folder, then ``os.replace``), and scrub
-secrets unless told not to. Errors are typed and never swallowed: a file that is not a
-cassette raises :class:`CassetteFormatError`, a missing one :class:`CassetteNotFound`.
+Reads are bounded (:func:`raf.cassettes.files.read_limited`: regular files of at most
+:data:`raf.limits.MAX_CASSETTE_BYTES`) and the text goes through the safety scan of
+:func:`raf.cassettes.serializer.loads`. Writes are atomic (a temporary file in the same
+folder, then ``os.replace``), and scrub secrets unless told not to. Errors are typed and never
+swallowed: a file that is not a cassette raises :class:`CassetteFormatError`, a missing one
+:class:`CassetteNotFound`.
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ import os
 import tempfile
 from pathlib import Path
 
-import yaml
-
+from raf.cassettes.files import read_limited
 from raf.cassettes.format import Cassette
 from raf.cassettes.scrub import scrub_cassette
 from raf.cassettes.serializer import dumps, loads
-from raf.errors import CassetteFormatError, CassetteNotFound
+from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
+from raf.limits import MAX_CASSETTE_BYTES
 
 __all__ = ["load", "save"]
 
@@ -26,19 +29,19 @@ def load(path: str | os.PathLike[str]) -> Cassette:
 
     Raises:
         CassetteNotFound: no such file (also a ``FileNotFoundError``).
-        CassetteFormatError: the file is not valid YAML or not a cassette (also a
+        CassetteFormatError: the file is not a regular file, is larger than
+            ``MAX_CASSETTE_BYTES``, cannot be read, is refused by the YAML safety scan
+            (anchors, aliases, tags, depth, size), or is not a cassette (also a
             ``ValueError``); the message names the file and the place.
     """
     source = str(path)
     try:
-        text = Path(path).read_bytes()
+        text = read_limited(path, MAX_CASSETTE_BYTES)
     except FileNotFoundError:
         raise CassetteNotFound(source) from None
-    try:
-        document = loads(text)
-    except yaml.YAMLError as exc:
-        raise CassetteFormatError(source, f"not valid YAML: {exc}") from exc
-    return Cassette.from_dict(document, source=source)
+    except FileRefused as exc:
+        raise CassetteFormatError(source, exc.reason) from exc
+    return Cassette.from_dict(loads(text, source=source), source=source)
 
 
 def save(cassette: Cassette, path: str | os.PathLike[str], *, scrub: bool = True) -> Path:

@@ -1,120 +1,177 @@
-"""Secrets in cassettes: what counts as one, and how to remove it. No IO.
+"""Remove secrets from cassettes. No IO.
 
-The same definitions serve :func:`scrub_cassette` (used when saving) and the secret scan of
-``raf cassette lint``, so what is scrubbed and what is flagged never drift apart.
+What counts as a secret, and where it is found, is defined once in
+:mod:`raf.cassettes.secrets`; this module applies those findings to a :class:`Cassette`
+(``raf.cassettes.save``, ``raf cassette import`` and the recording path call
+:func:`scrub_cassette`), and ``raf cassette lint`` reports the same findings, so what is
+scrubbed and what is flagged never drift apart. docs/secrets.md has the table.
+
+Scrubbing changes only the secrets: a secret header's values become :data:`REDACTED`, a
+credential query parameter's value too, URL userinfo is dropped from the request URI, and a
+secret in a text or body is replaced by :data:`REDACTED` in place, every other character (and
+every byte of a body that is not valid UTF-8) left as it was. A secret a model streamed over
+several events is replaced in the first event's fragment and removed from the later ones, so
+the events, their framing and their number stay the same and the reassembled text reads
+``...REDACTED...``. A secret that cannot be removed that way raises
+:class:`~raf.cassettes.secrets.SecretNotScrubbed` rather than be written.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any
 
 import msgspec
 
-from raf.cassettes.format import Cassette, Headers, Interaction
+from raf import dialects
+from raf.cassettes.format import Cassette, Headers, Interaction, ScenarioInfo
+from raf.cassettes.secrets import (
+    REDACTED,
+    SECRET_HEADERS,
+    SECRET_QUERY_PARAMETERS,
+    Hit,
+    SecretNotScrubbed,
+    apply_edits,
+    find_secrets,
+    is_placeholder,
+    is_secret_header,
+    is_secret_member,
+    stream_hits,
+    text_hits,
+    uri_hits,
+)
 
 __all__ = [
     "REDACTED",
     "SECRET_HEADERS",
     "SECRET_QUERY_PARAMETERS",
+    "SecretNotScrubbed",
     "find_secrets",
+    "scrub_body",
     "scrub_cassette",
+    "scrub_headers",
     "scrub_text",
+    "scrub_uri",
 ]
 
-REDACTED = "REDACTED"
-"""What a scrubbed value is replaced with."""
 
-SECRET_HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "api-key",
-        "x-api-key",
-        "x-goog-api-key",
-        "cookie",
-        "set-cookie",
-        "openai-organization",
-        "openai-project",
-    }
-)
-"""Headers whose values are credentials or account identifiers (compared lower-case)."""
-
-SECRET_QUERY_PARAMETERS = frozenset(
-    {"key", "api_key", "apikey", "api-key", "access_token", "token", "sig", "signature"}
-)
-"""URI query parameters whose values are credentials."""
-
-# Key-shaped strings of the providers raf knows. Each names its kind for the lint report.
-_KEY_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("OpenAI-style API key", re.compile(r"\bsk-(?:proj-|ant-|or-v1-)?[A-Za-z0-9_\-]{20,}")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b")),
-    ("Groq API key", re.compile(r"\bgsk_[A-Za-z0-9]{20,}")),
-    ("Hugging Face token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
-    ("xAI API key", re.compile(r"\bxai-[A-Za-z0-9]{20,}")),
-    ("AWS access key id", re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
-    ("bearer token", re.compile(r"\bBearer\s+(?!REDACTED\b)[A-Za-z0-9._~+/\-]{16,}=*")),
-)
-
-
-def find_secrets(text: str) -> Iterator[tuple[str, str]]:
-    """``(kind, match)`` for every key-shaped string in ``text``."""
-    for kind, pattern in _KEY_PATTERNS:
-        for match in pattern.finditer(text):
-            yield kind, match.group(0)
+def _apply(text: str, hits: list[Hit]) -> str:
+    return apply_edits(text, [edit for hit in hits for edit in hit.edits]) if hits else text
 
 
 def scrub_text(text: str) -> str:
-    """``text`` with every key-shaped string replaced by :data:`REDACTED`."""
-    for _, pattern in _KEY_PATTERNS:
-        text = pattern.sub(REDACTED, text)
-    return text
+    """``text`` with every secret replaced by :data:`REDACTED`: tokens of a known shape,
+    members named as credentials, and both in JSON string literals read with their escapes
+    decoded (the escapes of a secret are replaced whole, so the JSON stays valid)."""
+    return _apply(text, text_hits(text))
 
 
 def scrub_uri(uri: str) -> str:
-    """``uri`` with secret query parameters redacted and key-shaped strings removed."""
-    parts = urlsplit(uri)
-    if parts.query:
-        query = [
-            (k, REDACTED if k.lower() in SECRET_QUERY_PARAMETERS else v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        ]
-        parts = parts._replace(query=urlencode(query, safe=REDACTED))
-    return scrub_text(urlunsplit(parts))
+    """``uri`` without userinfo, with the values of credential query parameters redacted and
+    secrets of a known shape removed; every other character unchanged."""
+    return _apply(uri, uri_hits(uri))
 
 
 def scrub_headers(headers: Headers) -> Headers:
-    """Secret headers redacted; key-shaped strings removed from the others."""
+    """Secret headers' values redacted (an empty or placeholder value is kept); secrets
+    removed from the other values."""
     return {
-        name: [REDACTED] * len(values)
-        if name.lower() in SECRET_HEADERS
+        name: [v if is_placeholder(v) else REDACTED for v in values]
+        if is_secret_header(name)
         else [scrub_text(v) for v in values]
         for name, values in headers.items()
     }
 
 
-def _scrub_body(body: str | bytes | None) -> str | bytes | None:
-    if isinstance(body, str):
-        return scrub_text(body)
-    if isinstance(body, bytes):
-        try:
-            return scrub_text(body.decode("utf-8")).encode("utf-8")
-        except UnicodeDecodeError:
-            return body
-    return body
+def scrub_body(
+    body: str | bytes | None, *, dialect: str | None = None, where: str = "body"
+) -> str | bytes | None:
+    """A body without secrets. Bytes that are not valid UTF-8 are kept byte for byte (the
+    text is read with ``surrogateescape``); a body without secrets is returned as it is.
+
+    Args:
+        body: the body.
+        dialect: for a streamed response, its dialect: what the stream carries (text,
+            reasoning, tool arguments) is scrubbed too, whatever its split into events.
+        where: the place named in the error.
+
+    Raises:
+        SecretNotScrubbed: a secret was found that cannot be removed without changing the
+            events (or that was still there after scrubbing).
+    """
+    if body is None:
+        return None
+    text = body if isinstance(body, str) else body.decode("utf-8", "surrogateescape")
+    if dialect is not None and dialect not in dialects.names():
+        dialect = None
+    scrubbed = text
+    if dialect is not None:
+        streamed = stream_hits(text, dialect)
+        for hit in streamed:
+            if not hit.mapped:
+                raise SecretNotScrubbed(
+                    where,
+                    hit.kind,
+                    f"in the streamed {hit.channel} could not be located in the recorded events",
+                )
+        scrubbed = _apply(text, streamed)
+    scrubbed = scrub_text(scrubbed)
+    if scrubbed == text:
+        return body
+    remaining = text_hits(scrubbed)
+    if dialect is not None:
+        remaining += stream_hits(scrubbed, dialect)
+    if remaining:
+        raise SecretNotScrubbed(where, remaining[0].kind, "is still there after scrubbing")
+    return scrubbed if isinstance(body, str) else scrubbed.encode("utf-8", "surrogateescape")
 
 
-def _scrub_interaction(interaction: Interaction) -> Interaction:
+def _scrub_data(data: Any) -> bool:
+    """Scrub structured data (the ``raf`` block as builtins) in place; whether it changed.
+    Iterative: the nesting of a document cannot exhaust the stack."""
+    changed = False
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        items: Any = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in list(items):
+            if isinstance(value, str):
+                named = isinstance(node, dict) and is_secret_member(str(key))
+                scrubbed = REDACTED if named and not is_placeholder(value) else scrub_text(value)
+                if scrubbed != value:
+                    node[key] = scrubbed
+                    changed = True
+            elif isinstance(value, dict | list):
+                pending.append(value)
+    return changed
+
+
+def _scrub_info(info: ScenarioInfo | None) -> ScenarioInfo | None:
+    if info is None:
+        return None
+    data = msgspec.to_builtins(info)  # fresh containers: scrubbed in place
+    return msgspec.convert(data, ScenarioInfo) if _scrub_data(data) else info
+
+
+def _dialect(cassette: Cassette, interaction: Interaction) -> str | None:
+    if cassette.info is not None:
+        return cassette.info.dialect
+    from raf.cassettes.importers import guess_dialect  # noqa: PLC0415  (importers reads files)
+
+    return guess_dialect(interaction.request.uri)
+
+
+def _scrub_interaction(interaction: Interaction, where: str, dialect: str | None) -> Interaction:
     request = msgspec.structs.replace(
         interaction.request,
+        method=scrub_text(interaction.request.method),
         uri=scrub_uri(interaction.request.uri),
         headers=scrub_headers(interaction.request.headers),
-        body=_scrub_body(interaction.request.body),
+        body=scrub_body(interaction.request.body, where=f"{where}.request.body"),
     )
-    body = _scrub_body(interaction.response.body)
+    body = scrub_body(interaction.response.body, dialect=dialect, where=f"{where}.response.body")
     response = msgspec.structs.replace(
         interaction.response,
+        reason=scrub_text(interaction.response.reason),
         headers=scrub_headers(interaction.response.headers),
         body=body if isinstance(body, bytes) else interaction.response.body,
     )
@@ -123,7 +180,18 @@ def _scrub_interaction(interaction: Interaction) -> Interaction:
 
 def scrub_cassette(cassette: Cassette) -> Cassette:
     """A copy of ``cassette`` without credentials: secret headers and query parameters
-    redacted, key-shaped strings removed from URIs, headers and bodies."""
+    redacted, URL userinfo dropped, secrets removed from URIs, headers, bodies (what a stream
+    carries included) and the ``raf`` block. Nothing else changes: a cassette without secrets
+    comes back equal, byte for byte.
+
+    Raises:
+        SecretNotScrubbed: a secret cannot be removed; its interaction and kind are named.
+    """
     return msgspec.structs.replace(
-        cassette, interactions=[_scrub_interaction(i) for i in cassette.interactions]
+        cassette,
+        interactions=[
+            _scrub_interaction(i, f"interactions[{n}]", _dialect(cassette, i))
+            for n, i in enumerate(cassette.interactions)
+        ],
+        info=_scrub_info(cassette.info),
     )

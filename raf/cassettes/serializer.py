@@ -8,29 +8,207 @@ Bodies are written so that a person can read them and so that they load back byt
   control characters) is written as a double-quoted string with escapes;
 * bytes that are not valid UTF-8 are written as ``!!binary`` (base64), which vcrpy reads too.
 
-Every write is checked by loading it back. Loading uses a safe loader: cassettes are
-untrusted input and no YAML tag may construct arbitrary objects.
+Every write is checked by loading it back. A cassette is untrusted input, so :func:`loads`
+first scans the YAML event stream (the parser is iterative: nothing is built yet) and refuses
+what a cassette never needs and an attacker could use: anchors and aliases (a "billion laughs"
+file of a few hundred bytes expands to gigabytes), tags other than those raf and vcrpy write
+(``str``, ``int``, ``float``, ``bool``, ``null``, ``map``, ``seq``, ``binary``; no tag can
+construct an object), nesting deeper than :data:`raf.limits.MAX_YAML_DEPTH`, more than
+:data:`raf.limits.MAX_YAML_NODES` nodes, and several documents in one file. Only then is the
+document built, by a safe loader that resolves plain scalars to those same types only (a
+date-like scalar stays text). Every refusal is a :class:`raf.errors.CassetteFormatError` with
+the line.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Generator
+from re import Pattern
+from typing import Any, ClassVar, cast
 
 import yaml
 
-__all__ = ["dumps", "loads"]
+from raf.errors import CassetteFormatError
+from raf.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 
-_Loader: type[yaml.SafeLoader | yaml.CSafeLoader]
+__all__ = ["ALLOWED_TAGS", "dumps", "loads", "loads_with_lines"]
+
+_Base: type[yaml.SafeLoader | yaml.CSafeLoader]
 try:  # the C implementation when present, as vcrpy does
-    _Loader = yaml.CSafeLoader
+    _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+ALLOWED_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in ("str", "int", "float", "bool", "null", "map", "seq", "binary")
+)
+"""The YAML tags a cassette may use (explicitly, or by the resolution of a plain scalar)."""
+
+
+class _Loader(_Base):  # type: ignore[valid-type, misc]
+    """The safe loader, resolving plain scalars to allowed tags only: no implicit
+    ``timestamp`` (a date stays text), ``merge`` (``<<``) or ``value`` (``=``)."""
+
+    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, Pattern[str]]]]] = {
+        first: [(tag, pattern) for tag, pattern in resolvers if tag in ALLOWED_TAGS]
+        for first, resolvers in _Base.yaml_implicit_resolvers.items()
+    }
+
+
+class _Frame:
+    """An open mapping or sequence while the event stream is scanned (for the line index)."""
+
+    __slots__ = ("count", "key", "mapping", "path")
+
+    def __init__(self, path: str | None, mapping: bool) -> None:
+        self.path = path  # None: inside a mapping key, which has no place of its own
+        self.mapping = mapping
+        self.key: str | None = None  # the key whose value comes next (mappings)
+        self.count = 0  # the index of the next item (sequences)
+
+    def child(self, event: yaml.NodeEvent) -> str | None:
+        """The place of the node that ``event`` starts (``None`` for a mapping key)."""
+        if not self.mapping:
+            self.count += 1
+            return None if self.path is None else f"{self.path}[{self.count - 1}]"
+        if self.key is None:  # this node is a key
+            self.key = event.value if isinstance(event, yaml.ScalarEvent) else "?"
+            return None
+        key, self.key = self.key, None
+        if self.path is None:
+            return None
+        return f"{self.path}.{key}" if self.path else key
+
+
+def _scan(text: str | bytes, source: str, index: dict[str, int] | None) -> None:
+    """Refuse what a cassette must not hold, from the event stream alone; with ``index``,
+    record the line of every value by its place (``interactions[0].request.uri``)."""
+    depth = nodes = documents = 0
+    stack: list[_Frame] = []
+    events = cast(Generator[yaml.Event, None, None], yaml.parse(text, Loader=_Loader))
+
+    def refuse(event: yaml.Event, problem: str) -> CassetteFormatError:
+        mark = event.start_mark
+        return CassetteFormatError(source, problem, line=None if mark is None else mark.line + 1)
+
+    try:
+        for event in events:
+            if isinstance(event, yaml.NodeEvent):
+                if isinstance(event, yaml.AliasEvent):
+                    raise refuse(
+                        event,
+                        f"an alias (*{event.anchor}): cassettes never need anchors or "
+                        "aliases, and aliases can make a small file expand without bound",
+                    )
+                if event.anchor is not None:
+                    raise refuse(
+                        event, f"an anchor (&{event.anchor}): cassettes never need anchors"
+                    )
+                tag = getattr(event, "tag", None)
+                if tag is not None and tag != "!" and tag not in ALLOWED_TAGS:
+                    raise refuse(
+                        event,
+                        f"the tag {tag!r} is not allowed (only str, int, float, bool, null, "
+                        "map, seq and binary)",
+                    )
+                nodes += 1
+                if nodes > MAX_YAML_NODES:
+                    raise refuse(event, f"more than {MAX_YAML_NODES:,} YAML nodes")
+                start = isinstance(event, yaml.CollectionStartEvent)
+                if start:
+                    depth += 1
+                    if depth > MAX_YAML_DEPTH:
+                        raise refuse(event, f"nested deeper than {MAX_YAML_DEPTH} levels")
+                if index is not None:
+                    place = stack[-1].child(event) if stack else ""
+                    if place is not None and event.start_mark is not None:
+                        index[place] = event.start_mark.line + 1
+                    if start:
+                        stack.append(_Frame(place, isinstance(event, yaml.MappingStartEvent)))
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                if index is not None:
+                    stack.pop()
+            elif isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise refuse(event, "several YAML documents (a cassette is one)")
+    except yaml.YAMLError as exc:
+        problem, line = _yaml_problem(exc)
+        raise CassetteFormatError(source, problem, line=line) from exc
+    finally:
+        events.close()
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
+    """A one-line message and the line of a PyYAML error."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        problem = "; ".join(p for p in (exc.context, exc.problem) if p) or "error"
+        if "maximum nesting depth" in problem:  # libyaml's own limit (1000 flow levels)
+            problem = f"nested deeper than {MAX_YAML_DEPTH} levels"
+        else:
+            problem = f"not valid YAML: {problem}"
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            return f"{problem} (column {mark.column + 1})", mark.line + 1
+        return problem, None
+    return f"not valid YAML: {' '.join(str(exc).split())}", None
+
+
+def _construct(text: str | bytes, source: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        problem, line = _yaml_problem(exc)
+        raise CassetteFormatError(source, problem, line=line) from exc
+    except (
+        ValueError,
+        LookupError,
+        TypeError,
+        AttributeError,
+        ArithmeticError,
+        RecursionError,
+    ) as exc:
+        # A scalar its tag cannot read (``!!int x``, ``!!int ''``, ``!!bool maybe``, an
+        # integer of more digits than Python converts), found only when it is built.
+        raise CassetteFormatError(source, f"a value cannot be read: {exc!r}") from exc
+
+
+def loads(text: str | bytes, *, source: str = "<cassette>") -> Any:
+    """The document of one cassette's YAML text, after the safety scan.
+
+    Raises:
+        CassetteFormatError: refused by the scan (see the module docstring), or not valid
+            YAML; the message names ``source`` and the line.
+    """
+    _scan(text, source, None)
+    return _construct(text, source)
+
+
+def loads_with_lines(
+    text: str | bytes, *, source: str = "<cassette>"
+) -> tuple[Any, dict[str, int]]:
+    """:func:`loads`, and the 1-based line of every value by its place in the document
+    (``""`` for the document, then ``raf.scenario``, ``interactions[0].request.headers.x[0]``;
+    a key that is not a scalar is ``?``). Used by ``raf cassette lint``.
+
+    Raises:
+        CassetteFormatError: as :func:`loads`.
+    """
+    index: dict[str, int] = {}
+    _scan(text, source, index)
+    return _construct(text, source), index
 
 
 class _Dumper(yaml.SafeDumper):
-    """A safe dumper that writes multi-line text as literal blocks where that is exact."""
+    """A safe dumper that writes multi-line text as literal blocks where that is exact, and
+    never writes anchors or aliases (:func:`loads` refuses them)."""
 
     literal_blocks = True
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 class _QuotingDumper(_Dumper):
@@ -65,26 +243,27 @@ def dumps(document: dict[str, Any]) -> str:
     """YAML text of a cassette document (keys in the document's order).
 
     Raises:
-        ValueError: the text would not load back as the same document (a bug in raf).
+        ValueError: the text would not load back as the same document (a bug in raf),
+            :func:`loads` would refuse it (a :class:`CassetteFormatError`: more nodes or
+            deeper nesting than a cassette may have), or the document is nested too deeply
+            for the interpreter's stack where this is called.
     """
-    prepared = _prepare(document)
-    for dumper in (_Dumper, _QuotingDumper):
-        text = yaml.dump(
-            prepared,
-            Dumper=dumper,
-            sort_keys=False,
-            allow_unicode=True,
-            width=100,
-            default_flow_style=False,
-        )
-        if loads(text) == prepared:
-            return text
+    try:
+        prepared = _prepare(document)
+        for dumper in (_Dumper, _QuotingDumper):
+            text = yaml.dump(
+                prepared,
+                Dumper=dumper,
+                sort_keys=False,
+                allow_unicode=True,
+                width=100,
+                default_flow_style=False,
+            )
+            if loads(text) == prepared:
+                return text
+    except RecursionError:  # PyYAML's representer recurses once per level of nesting
+        raise ValueError("the cassette is nested too deeply to be written here") from None
     raise ValueError("the cassette does not survive a YAML round trip")
-
-
-def loads(text: str | bytes) -> Any:
-    """Load YAML text with the safe loader."""
-    return yaml.load(text, Loader=_Loader)
 
 
 def _prepare(node: Any) -> Any:

@@ -4,6 +4,10 @@ and golden files; prints nothing (``raf.conformance.report`` renders the outcome
 For each cassette the implementation is run once per chunking; every run must give exactly
 the golden's updates, results and response. The golden itself must satisfy the cassette's
 ``expect`` block (a golden that contradicts the reviewed expectation fails too).
+
+Whatever the files hold, a run reports and goes on: a cassette that cannot be read, a
+scenario that cannot name a golden file and a golden that is not valid are problems of their
+case (status ``error``), never an exception.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from raf.conformance import goldens
 from raf.conformance.goldens import InteractionOutput
 from raf.conformance.reference import Implementation, run_cassette, run_interaction
 from raf.conformance.review import expectation_problems
-from raf.errors import CassetteError
+from raf.errors import CassetteError, GoldenFormatError
 
 __all__ = ["CaseReport", "Difference", "run_case", "run_suite"]
 
@@ -131,7 +135,16 @@ def run_case(
     info = cassette.info
     report.scenario = info.scenario if info else path.stem
     report.dialect = dialect = info.dialect if info else "openai_chat"
-    golden = goldens.load(goldens.golden_path(goldens_dir, dialect, report.scenario))
+    try:
+        golden_file = goldens.golden_path(goldens_dir, dialect, report.scenario)
+    except ValueError as exc:  # a cassette without a raf block, named after its file
+        report.problems.append(f"no golden can be named: {exc}")
+        return report
+    try:
+        golden = goldens.load(golden_file)
+    except GoldenFormatError as exc:
+        report.problems.append(f"golden is not valid: {exc}")
+        return report
     if golden is None:
         report.missing_golden = True
     elif info is not None and info.expect is not None:

@@ -133,7 +133,7 @@ def test_missing_file_is_cassette_not_found_and_file_not_found(tmp_path: Path) -
             "raf: {scenario: s, nonsense: 1}\nversion: 1\ninteractions: []\n",
             "raf: Object contains unknown field `nonsense`",
         ),
-        ("!!python/object:os.system {}\n", "not valid YAML"),
+        ("!!python/object:os.system {}\n", "is not allowed"),
     ],
     ids=[
         "yaml",

@@ -128,7 +128,7 @@ def test_lint_reports_invalid_yaml_with_a_line(tmp_path: Path) -> None:
     ("text", "kind"),
     [
         (KEY, "OpenAI-style API key"),
-        ("sk-ant-api03-" + "x" * 30, "OpenAI-style API key"),
+        ("sk-ant-api03-" + "x" * 30, "Anthropic API key"),
         (GOOGLE, "Google API key"),
         ("gsk_" + "a" * 40, "Groq API key"),
         ("hf_" + "b" * 34, "Hugging Face token"),
