@@ -145,3 +145,21 @@ def test_schema_check_detects_stale_files(
     (tmp_path / "update.schema.json").write_text("{}")
     assert main(["schema", "--check", str(tmp_path)]) == 1
     assert "update.schema.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["--updates", "--results", "--response"])
+def test_deeply_nested_input_prints_without_a_traceback(
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = "[" * 1000 + "]" * 1000
+    arguments = json.dumps('{"a":' + deep + "}")
+    path = tmp_path / "deep.sse"
+    path.write_text(
+        f'data: {{"choices":[],"x":{deep}}}\n\n'
+        f'data: {{"choices":[{{"delta":{{"tool_calls":[{{"index":0,"id":"c","function":'
+        f'{{"name":"f","arguments":{arguments}}}}}]}},"finish_reason":"tool_calls"}}]}}\n\n'
+        "data: [DONE]\n\n"
+    )
+    assert main(["pipeline", str(path), mode, "--strict"]) == 1  # errors, reported
+    out = capsys.readouterr().out
+    assert "json_too_deep" in out
