@@ -123,12 +123,12 @@ def main() -> None:
     # measured), whatever the length of the stream.
     total = (1 + scale) * DEFAULT_MAX_LINE_BYTES
     high, out = peak(lambda: list(iter_updates(reads(endless_line(total)))))
-    assert [u.code for u in out] == ["sse_limit_exceeded"], out
+    assert [u.error_code for u in out] == ["sse_limit_exceeded"], out
     report("SSE: a line that never ends", total, high, DEFAULT_MAX_LINE_BYTES, "max_line_bytes")
 
     total = (1 + scale) * DEFAULT_MAX_EVENT_BYTES
     high, out = peak(lambda: list(iter_updates(reads(endless_event(total)))))
-    assert [u.code for u in out] == ["sse_limit_exceeded"], out
+    assert [u.error_code for u in out] == ["sse_limit_exceeded"], out
     report("SSE: an event that never ends", total, high, DEFAULT_MAX_EVENT_BYTES, "max_event_bytes")
 
     # Dialect + collect: each bad payload's error keeps a bounded excerpt, so 200 payloads of

@@ -315,7 +315,7 @@ class AgentResponseConverter:
                 self.finish_reason = reason  # the last one wins
                 if usage is not None:
                     out.append(contents.Usage(usage=usage, meta=self._metadata()))
-            case updates.Error(code=code, message=message, raw=raw):
+            case updates.Error(error_code=code, message=message, raw=raw):
                 out.append(
                     contents.Error(error_code=code, message=message, raw=raw, meta=self._metadata())
                 )

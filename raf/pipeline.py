@@ -124,7 +124,7 @@ class UpdateDecoder:
             out = self._events(exc.events)
             if not self.dialect.done:
                 self._abort()
-                out.append(updates.Error(code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
+                out.append(updates.Error(error_code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
             return out
         except Exception as exc:  # a bug in raf: report it and abandon the stream
             self._abort()
@@ -144,7 +144,9 @@ class UpdateDecoder:
         except Exception as exc:  # a bug in raf: report it
             self.interrupted = True
             return [_internal_error(exc, "the end of the stream")]
-        if any(type(u) is updates.Error and u.code == ErrorCode.STREAM_TRUNCATED for u in out):
+        if any(
+            type(u) is updates.Error and u.error_code == ErrorCode.STREAM_TRUNCATED for u in out
+        ):
             self.interrupted = True
         return out
 
@@ -172,7 +174,9 @@ class UpdateDecoder:
 
 
 def _internal_error(exc: Exception, where: str) -> updates.Error:
-    return updates.Error(code=ErrorCode.INTERNAL_ERROR, message=internal_error_message(exc, where))
+    return updates.Error(
+        error_code=ErrorCode.INTERNAL_ERROR, message=internal_error_message(exc, where)
+    )
 
 
 T = TypeVar("T")
@@ -349,7 +353,7 @@ def http_error(
     """The update that reports an HTTP error status, quoting the response body (``raw`` keeps
     at most ``max_raw_chars`` of it)."""
     return updates.Error(
-        code=ErrorCode.HTTP_ERROR,
+        error_code=ErrorCode.HTTP_ERROR,
         message=f"HTTP {status} {reason}: {excerpt(body, 300) if body else '(empty body)'}",
         raw=raw_excerpt(body.decode("utf-8", "replace"), max_raw_chars) if body else None,
     )
@@ -361,7 +365,7 @@ def transport_error(exc: BaseException) -> updates.Error:
     if len(detail) > 200:
         detail = detail[:197] + "..."
     return updates.Error(
-        code=ErrorCode.TRANSPORT_ERROR,
+        error_code=ErrorCode.TRANSPORT_ERROR,
         message=f"reading the stream failed: {type(exc).__name__}: {detail}",
     )
 
@@ -370,7 +374,7 @@ def cancelled_error(exc: BaseException | None = None) -> updates.Error:
     """The update that reports a cancelled run (``exc``: the ``CancelledError``,
     ``KeyboardInterrupt``... that stopped it)."""
     what = "" if exc is None else f" ({type(exc).__name__})"
-    return updates.Error(code=ErrorCode.CANCELLED, message=f"the run was cancelled{what}")
+    return updates.Error(error_code=ErrorCode.CANCELLED, message=f"the run was cancelled{what}")
 
 
 def run(

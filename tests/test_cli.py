@@ -95,7 +95,7 @@ def test_strict_exits_1_on_error_updates(
     path.write_bytes(b"data: {nope\n\n")
     assert main(["pipeline", str(path)]) == 0
     assert main(["pipeline", str(path), "--strict"]) == 1
-    codes = [u["code"] for u in lines(capsys.readouterr().out) if u["type"] == "error"]
+    codes = [u["error_code"] for u in lines(capsys.readouterr().out) if u["type"] == "error"]
     assert codes == ["sse_parse_error", "stream_truncated"] * 2
     assert main(["pipeline", str(path), "--strict", "--response"]) == 1
     response = json.loads(capsys.readouterr().out)
@@ -107,7 +107,7 @@ def test_limits_are_configurable(capsys: pytest.CaptureFixture[str], tmp_path: P
     path.write_bytes(b"data: " + b"x" * 100 + b"\n\n")
     main(["pipeline", str(path), "--max-line-bytes", "50"])
     out = lines(capsys.readouterr().out)
-    assert [u["code"] for u in out] == ["sse_limit_exceeded"]
+    assert [u["error_code"] for u in out] == ["sse_limit_exceeded"]
     assert "max_line_bytes" in str(out[0]["message"])
 
 

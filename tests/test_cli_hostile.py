@@ -134,7 +134,7 @@ def test_stream_commands(
         expected = 0
     check_output(code, expected, out, err)
     if name in ("dev_zero", "huge") and command == "pipeline":
-        assert '"code":"sse_limit_exceeded"' in out
+        assert '"error_code":"sse_limit_exceeded"' in out
 
 
 @pytest.fixture(scope="module")

@@ -112,7 +112,7 @@ def test_missing_golden(tmp_path: Path) -> None:
 def test_http_error_cassettes_give_one_http_error(tmp_path: Path) -> None:
     _path, golden = make(tmp_path, status=429)
     output = goldens.loads(golden.read_text()).interactions[0]
-    assert [u["code"] for u in output.updates] == ["http_error"]
+    assert [u["error_code"] for u in output.updates] == ["http_error"]
     assert output.response["text"] == ""
 
 

@@ -90,7 +90,7 @@ def test_usage_and_finish_with_usage_become_usage_contents_finish_alone_nothing(
 
 def test_error_update_keeps_its_code_and_raw_input() -> None:
     steps, _ = run(
-        [updates.Error(code="sse_parse_error", message="data is not JSON: '{x'", raw="{x")]
+        [updates.Error(error_code="sse_parse_error", message="data is not JSON: '{x'", raw="{x")]
     )
     assert steps == [
         [contents.Error(error_code="sse_parse_error", message="data is not JSON: '{x'", raw="{x")]

@@ -35,7 +35,7 @@ def test_recorded_stream_runs_through_the_pipeline(stream: RecordedStream) -> No
     assert runs[1] == whole
     errors = [u for u in whole if isinstance(u, updates.Error)]
     # Real recordings are well-formed: the only errors are the ones the provider sent.
-    assert {e.code for e in errors} <= {"provider_error"}, errors
+    assert {e.error_code for e in errors} <= {"provider_error"}, errors
     produced = [
         u
         for u in whole

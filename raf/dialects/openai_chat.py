@@ -321,7 +321,7 @@ class OpenAIChatDialect:
             except Exception as exc:  # a bug in raf: report it, skip the event, go on
                 out.append(
                     updates.Error(
-                        code=ErrorCode.INTERNAL_ERROR,
+                        error_code=ErrorCode.INTERNAL_ERROR,
                         message=internal_error_message(exc, "an event"),
                         raw=raw_excerpt(data, self.max_raw_chars),
                     )
@@ -343,7 +343,7 @@ class OpenAIChatDialect:
         else:
             what = str(detail or "nests deeper than the interpreter's stack allows")
         return updates.Error(
-            code=code,
+            error_code=code,
             message=f"data {what}: {excerpt(data)}",
             raw=raw_excerpt(data, self.max_raw_chars),
         )
@@ -360,7 +360,7 @@ class OpenAIChatDialect:
         if not isinstance(raw, dict):
             out.append(
                 updates.Error(
-                    code=ErrorCode.INVALID_CHUNK,
+                    error_code=ErrorCode.INVALID_CHUNK,
                     message=f"not a chat completion chunk (a JSON {type(raw).__name__}, "
                     f"expected an object): {excerpt(data)}",
                     raw=raw_excerpt(data, self.max_raw_chars),
@@ -378,7 +378,7 @@ class OpenAIChatDialect:
         if truncated:
             return [
                 updates.Error(
-                    code=ErrorCode.STREAM_TRUNCATED,
+                    error_code=ErrorCode.STREAM_TRUNCATED,
                     message="stream ended inside an unfinished SSE event; its data was discarded",
                 )
             ]
@@ -387,7 +387,7 @@ class OpenAIChatDialect:
             # already says why no finish_reason came.
             return [
                 updates.Error(
-                    code=ErrorCode.STREAM_TRUNCATED,
+                    error_code=ErrorCode.STREAM_TRUNCATED,
                     message="stream ended without [DONE] and without a finish_reason",
                 )
             ]
@@ -414,7 +414,7 @@ class OpenAIChatDialect:
             self._provider_error = True
             out.append(
                 updates.Error(
-                    code=ErrorCode.PROVIDER_ERROR,
+                    error_code=ErrorCode.PROVIDER_ERROR,
                     message=f"provider error in stream: {_error_message(chunk.error)}",
                     raw=raw_excerpt(data, self.max_raw_chars),
                 )
@@ -465,7 +465,7 @@ class OpenAIChatDialect:
         if problems:
             out.append(
                 updates.Error(
-                    code=ErrorCode.INVALID_CHUNK,
+                    error_code=ErrorCode.INVALID_CHUNK,
                     message=f"chunk fields ignored: {'; '.join(problems)}: {excerpt(data)}",
                     raw=raw_excerpt(data, self.max_raw_chars),
                 )
@@ -481,7 +481,7 @@ class OpenAIChatDialect:
         else:
             detail = excerpt(data) if data else "(no data)"
         return updates.Error(
-            code=ErrorCode.PROVIDER_ERROR,
+            error_code=ErrorCode.PROVIDER_ERROR,
             message=f"provider sent an error event: {detail}",
             raw=raw_excerpt(data, self.max_raw_chars),
         )

@@ -92,13 +92,14 @@ class Finish(Value, frozen=True, kw_only=True):
 class Error(Value, frozen=True, kw_only=True):
     """A problem in the stream. The stream goes on unless the code says it cannot.
 
-    ``code`` is machine-readable (:class:`raf.model.codes.ErrorCode`); ``message`` is for
-    people and quotes the offending input, shortened; ``raw`` holds the offending input
-    itself where there is one (e.g. the payload that is not JSON). RAF's variant carries only
-    a message (docs/deviations.md).
+    ``error_code`` is machine-readable (:class:`raf.model.codes.ErrorCode`; the same name as
+    on the ``Error`` content, so a code has one name everywhere); ``message`` is for people and
+    quotes the offending input, shortened; ``raw`` holds the offending input itself where
+    there is one (e.g. the payload that is not JSON). RAF's variant carries only a message
+    (docs/deviations.md).
     """
 
-    code: str
+    error_code: str
     message: str
     raw: str | None = None
 

@@ -62,7 +62,7 @@ def run(body: bytes, how: str = "whole") -> list[AgentResponseUpdate]:
 
 
 def codes(out: list[AgentResponseUpdate]) -> list[str]:
-    return [u.code for u in out if isinstance(u, updates.Error)]
+    return [u.error_code for u in out if isinstance(u, updates.Error)]
 
 
 USAGE = {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17}
@@ -591,7 +591,7 @@ def test_data_that_is_not_json_is_reported_and_the_stream_goes_on() -> None:
         updates.Finish(finish_reason="stop"),
     ]
     (error,) = [u for u in out if isinstance(u, updates.Error)]
-    assert error.code == "sse_parse_error"
+    assert error.error_code == "sse_parse_error"
     assert "{not json" in error.message
     assert error.raw == "{not json"
 
@@ -620,7 +620,7 @@ def test_in_band_error_chunk__peers45() -> None:
     out = run(sse(chunk({"content": "partial"}), error_chunk))
     assert out[1] == updates.TextDelta(delta="partial")
     errors = [u for u in out if isinstance(u, updates.Error)]
-    assert [e.code for e in errors] == ["provider_error"]
+    assert [e.error_code for e in errors] == ["provider_error"]
     assert "Provider returned error" in errors[0].message
     assert out[-1] == updates.Finish(finish_reason="error")
 
@@ -809,7 +809,7 @@ def test_salvage_keeps_the_good_fields_of_a_chunk_with_bad_ones() -> None:
         updates.TextDelta(delta="kept"),
         updates.ToolCallDelta(index=None, id="c1", name="f", arguments_delta='{"a":1}'),
     ]
-    (error,) = [u for u in out if isinstance(u, updates.Error) and u.code == "invalid_chunk"]
+    (error,) = [u for u in out if isinstance(u, updates.Error) and u.error_code == "invalid_chunk"]
     for problem in [
         "id is int",
         "usage is str",
@@ -823,7 +823,7 @@ def test_salvage_keeps_the_good_fields_of_a_chunk_with_bad_ones() -> None:
 
 def test_error_object_in_a_malformed_chunk_is_still_a_provider_error() -> None:
     out = run(sse({"error": {"message": "rate limited", "code": 429}, "choices": "x"}, done=False))
-    assert [u.code for u in out if isinstance(u, updates.Error)] == [
+    assert [u.error_code for u in out if isinstance(u, updates.Error)] == [
         "provider_error",
         "invalid_chunk",
     ]

@@ -81,4 +81,4 @@ def test_an_endless_line_hits_the_limit_not_the_memory(size: int, piece: int) ->
     body = b"data: " + b"x" * size
     chunks = [body[i : i + piece] for i in range(0, len(body), piece)]
     out = list(iter_updates(chunks, max_line_bytes=999))
-    assert [u.code for u in out if isinstance(u, updates.Error)] == ["sse_limit_exceeded"]
+    assert [u.error_code for u in out if isinstance(u, updates.Error)] == ["sse_limit_exceeded"]
