@@ -23,6 +23,7 @@ import contextlib
 import io
 import json
 import os
+import platform
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -31,7 +32,9 @@ from typing import Any, BinaryIO, TextIO, TypedDict, cast
 
 import msgspec
 from rich.console import Console
+from rich.markup import escape
 
+import raf
 from raf import dialects
 from raf.cassettes.files import find_files, is_regular_file, read_limited
 from raf.cassettes.importers import SUFFIXES, dialect_choices, import_file, scenario_name
@@ -41,7 +44,14 @@ from raf.cassettes.persister import save as save_cassette
 from raf.cassettes.show import render
 from raf.chunking import STANDARD_CHUNKINGS, check_chunking
 from raf.collect import ResponseCollector
+from raf.conformance.bundled import bundled
+from raf.conformance.cases import load_suite
+from raf.conformance.implementation import Implementation, ReferenceImplementation
+from raf.conformance.protocol import LEVELS
 from raf.conformance.report import conform
+from raf.conformance.reports import write_html, write_json, write_junit
+from raf.conformance.stdio import DEFAULT_TIMEOUT, StdioImplementation
+from raf.conformance.update import update_goldens
 from raf.errors import CassetteError, FileRefused, RafError
 from raf.model import updates
 from raf.model.canonical import to_json
@@ -49,7 +59,7 @@ from raf.pipeline import Pipeline, UpdateDecoder, drive
 from raf.schema import json_schemas
 from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 
-__all__ = ["main", "schema_files"]
+__all__ = ["main", "schema_files", "version_text"]
 
 _READ_SIZE = 64 * 1024
 
@@ -233,6 +243,9 @@ def _build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "--version", action="version", version=version_text(), help="print raf's version"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -294,17 +307,44 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     conform_parser = sub.add_parser(
         "conform",
-        help="run every bundled cassette through the pipeline and compare with the goldens",
-        description="Run every cassette under CASSETTES through raf's reference pipeline, "
-        "under several network chunkings, and compare the updates, results and aggregated "
-        "response with the goldens under GOLDENS. Prints a progress bar, a summary table and "
-        "a diff for each difference; exits 1 when anything differs.",
+        help="test an implementation (raf's reference by default) against the recorded suite",
+        description="Run every case of the suite (each interaction of each cassette, cut by "
+        "each chunking) through an implementation and judge its result at a level "
+        "(docs/conformance.md): raf's reference pipeline by default, or any program speaking "
+        "the stdio protocol raf-conformance/1 (--impl; docs/protocol.md). Prints a progress "
+        "bar, a table per scenario and the diff of every failure; exits 1 when a case fails.",
+        epilog="examples:\n"
+        "  raf conform\n"
+        "  raf conform --impl 'node examples/clients/node/client.js'\n"
+        "  raf conform --impl 'python my_client.py' -k parallel -k 'missing_*' --html report.html\n"
+        "  raf conform --cassettes my_cassettes --goldens my_goldens --update",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     conform_parser.add_argument(
-        "--cassettes", type=Path, metavar="DIR", help="cassette folder (default: ./cassettes)"
+        "--impl",
+        metavar="COMMAND",
+        help="the implementation under test: a command line, split as a shell splits words "
+        "but run without a shell (default: raf's reference pipeline, in process)",
     )
     conform_parser.add_argument(
-        "--goldens", type=Path, metavar="DIR", help="golden folder (default: ./conformance/goldens)"
+        "--level",
+        choices=LEVELS,
+        help="what is compared (default: response with --impl; updates, the strictest, for "
+        "raf's own reference)",
+    )
+    conform_parser.add_argument(
+        "--dialect",
+        action="append",
+        metavar="NAME",
+        help="only cases of this dialect (repeatable)",
+    )
+    conform_parser.add_argument(
+        "-k",
+        dest="select",
+        action="append",
+        metavar="PATTERN",
+        help="only cases whose scenario or id matches: a shell glob (with * ? [) or a "
+        "substring (repeatable: any of them)",
     )
     conform_parser.add_argument(
         "--chunking",
@@ -316,10 +356,30 @@ def _build_parser() -> argparse.ArgumentParser:
         + "; also fixed-N, random-SEED)",
     )
     conform_parser.add_argument(
-        "-k",
-        dest="select",
-        metavar="PATTERN",
-        help="only scenarios whose name matches this shell pattern",
+        "--cassettes", type=Path, metavar="DIR", help="cassette folder (default: the bundled one)"
+    )
+    conform_parser.add_argument(
+        "--goldens", type=Path, metavar="DIR", help="golden folder (default: the bundled one)"
+    )
+    conform_parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"how long --impl has to answer one case (default {DEFAULT_TIMEOUT:g})",
+    )
+    conform_parser.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
+    conform_parser.add_argument(
+        "--junit", type=Path, metavar="FILE", help="write a JUnit XML report"
+    )
+    conform_parser.add_argument(
+        "--html", type=Path, metavar="FILE", help="write a self-contained HTML report"
+    )
+    conform_parser.add_argument(
+        "--update",
+        action="store_true",
+        help="write the goldens of the cassettes (with the reference pipeline) instead of "
+        "testing: only cassettes whose reviewed expect block the result satisfies are written",
     )
 
     cassette = sub.add_parser(
@@ -440,39 +500,108 @@ def _chunking(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _data_root() -> Path:
-    """Where the bundled cassettes and goldens are: the working folder when it has them,
-    else the repository this package was installed from (editable installs)."""
-    here = Path.cwd()
-    if (here / "conformance").is_dir():
-        return here
-    return Path(__file__).resolve().parents[1]
+def version_text() -> str:
+    """What ``raf --version`` prints: raf's version, which build, and the interpreter."""
+    build = "compiled" if getattr(raf, "COMPILED", False) else "pure Python"
+    return (
+        f"raf {raf.__version__} ({build}; {platform.python_implementation()} "
+        f"{platform.python_version()})"
+    )
 
 
-def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
-    root = _data_root()
-    cassettes_dir = args.cassettes or root / "cassettes"
-    goldens_dir = args.goldens or root / "conformance" / "goldens"
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def _suite_folders(args: argparse.Namespace) -> tuple[Path, Path]:
+    try:
+        default = bundled()
+    except FileNotFoundError as exc:
+        if args.cassettes is None or args.goldens is None:
+            raise _InputError(str(exc)) from exc
+        default = None
+    cassettes_dir = args.cassettes or (default.cassettes if default else Path())
+    goldens_dir = args.goldens or (default.goldens if default else Path())
     if not cassettes_dir.is_dir():
         raise _InputError(f"no cassette folder at {cassettes_dir} (pass --cassettes DIR)")
     if os.path.lexists(goldens_dir) and not goldens_dir.is_dir():
         raise _InputError(f"{goldens_dir} is not a folder (pass --goldens DIR)")
+    return cassettes_dir, goldens_dir
+
+
+def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
+    cassettes_dir, goldens_dir = _suite_folders(args)
     console = _Console(file=out)
-    reports = conform(
-        console,
-        cassettes_dir,
-        goldens_dir,
-        chunkings=args.chunking or STANDARD_CHUNKINGS,
-        select=args.select,
-    )
-    if not reports:
-        console.print("no cassettes matched")
-        _warn("raf: no cassettes matched")
+    if args.update:
+        return _update_goldens(args, console, cassettes_dir, goldens_dir)
+    try:
+        suite = load_suite(
+            cassettes_dir,
+            goldens_dir,
+            chunkings=args.chunking or STANDARD_CHUNKINGS,
+            select=args.select or (),
+            dialects=args.dialect or (),
+        )
+    except CassetteError as exc:
+        raise _InputError(str(exc)) from exc
+    if not suite.cases and not suite.problems:
+        console.print("no cases matched")
+        _warn("raf: no cases matched the selection")
         return 1
-    failing = sum(not r.ok for r in reports)
-    if failing:
-        _warn(f"raf: {failing} of {len(reports)} cassette(s) do not conform")
-    return 1 if failing else 0
+    implementation: Implementation
+    if args.impl:
+        try:
+            implementation = StdioImplementation(args.impl, timeout=args.timeout)
+        except ValueError as exc:
+            raise _InputError(f"--impl: {exc}") from exc
+    else:
+        implementation = ReferenceImplementation()
+    level = args.level or ("response" if args.impl else "updates")
+    report = conform(console, suite, implementation, level=level)
+    for path, write in (
+        (args.json, write_json),
+        (args.junit, write_junit),
+        (args.html, write_html),
+    ):
+        if path is not None:
+            try:
+                write(report, path)
+            except OSError as exc:
+                raise _InputError(f"cannot write {path}: {_reason(exc)}") from exc
+            _warn(f"raf: wrote {path}")
+    counts = report.counts()
+    if not report.ok:
+        _warn(
+            f"raf: {counts['fail'] + counts['error']} of {len(report.results)} case(s) "
+            "do not conform"
+        )
+    return 0 if report.ok else 1
+
+
+def _update_goldens(
+    args: argparse.Namespace, console: Console, cassettes_dir: Path, goldens_dir: Path
+) -> int:
+    outcomes = update_goldens(
+        cassettes_dir, goldens_dir, select=args.select or (), dialects=args.dialect or ()
+    )
+    if not outcomes:
+        _warn("raf: no cassettes matched the selection")
+        return 1
+    for outcome in outcomes:
+        style = "red" if outcome.refused else "green" if outcome.changed else "dim"
+        where = escape(str(outcome.golden or outcome.cassette))
+        why = f": {escape(outcome.reason)}" if outcome.reason else ""
+        console.print(f"[{style}]{escape(outcome.verdict)}[/{style}] {where}{why}", soft_wrap=True)
+    refused = sum(o.refused for o in outcomes)
+    written = sum(o.changed for o in outcomes)
+    _warn(f"raf: {written} golden(s) written, {refused} cassette(s) not blessed")
+    return 1 if refused else 0
 
 
 def _run_cassette(args: argparse.Namespace, out: TextIO) -> int:

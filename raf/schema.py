@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from raf.conformance.protocol import Bye, Case, Hello, ImplementationHello, Result
 from raf.model import (
     AgentResponse,
     AgentResponseResult,
@@ -31,6 +32,12 @@ SCHEMA_ROOTS: dict[str, Any] = {
     "agent_response": AgentResponse,
     "chat_message": ChatMessage,
     "server_sent_event": ServerSentEvent,
+    # The messages of the conformance protocol raf-conformance/1 (docs/protocol.md).
+    "protocol_hello": Hello,
+    "protocol_implementation_hello": ImplementationHello,
+    "protocol_case": Case,
+    "protocol_result": Result,
+    "protocol_bye": Bye,
 }
 """Schema name -> the type it describes."""
 

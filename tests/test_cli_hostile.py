@@ -344,7 +344,7 @@ def test_schema_write_needs_no_stdout(
         patch.setattr(sys, "stdout", None)
         assert main(["schema", "--write", str(tmp_path)]) == 0
         assert main(["schema", "--check", str(tmp_path)]) == 0
-    assert "wrote 7 schemas" in capsys.readouterr().err
+    assert "wrote 12 schemas" in capsys.readouterr().err
 
 
 class _FullDisk(io.StringIO):
@@ -449,7 +449,7 @@ def _plan(
         "conform every file": Run(
             _raf("conform", "--cassettes", folder, "--goldens", str(root / "g")),
             1,
-            "raf: 20 of 20 cassette(s) do not conform",
+            "raf: 20 of 20 case(s) do not conform",
         ),
         "schema --check hostile files": Run(
             _raf("schema", "--check", str(schemas)), 1, "update.schema.json is out of date"
@@ -492,7 +492,7 @@ def _plan(
     runs["conform every golden"] = Run(
         _raf("conform", "--cassettes", str(cassettes.parent), "--goldens", str(goldens_dir)),
         1,
-        f"{len(goldens)} of {len(goldens)} cassette(s) do not conform",
+        f"{len(goldens)} of {len(goldens)} case(s) do not conform",
         "golden is not valid",
     )
     if os.path.exists("/dev/full"):

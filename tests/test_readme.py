@@ -48,3 +48,21 @@ def test_the_python_tour_example_runs(
     assert "('get_weather', {'location': 'Paris, France'})" in out
     assert "call_RpEDoB8O0FTL9JoKTuCVFOyR unit c" not in out  # 'unit' completes within one push
     assert "call_FthC9qRpsL5kBpwwyw6c7j4k location Paris, Fr" in out
+
+
+def test_every_python_snippet_of_the_tour_runs_as_written(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snippets = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert len(snippets) >= 3
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))  # the tour adds examples/
+    for n, snippet in enumerate(snippets):
+        exec(compile(snippet, f"README.md python snippet {n}", "exec"), {})
+    out = capsys.readouterr().out
+    assert "tool_calls ['ToolCallEnd', 'ToolCallEnd', 'ToolCalling', 'ToolCalling']" in out
+
+
+def test_the_tour_shows_the_node_client_passing() -> None:
+    assert "raf conform --impl 'node examples/clients/node/client.js'" in README
+    assert "216 cases: 216 passed" in README

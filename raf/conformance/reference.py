@@ -19,7 +19,14 @@ from raf.model.response import AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import Pipeline, UpdateDecoder, http_error, iter_updates, run
 
-__all__ = ["Implementation", "golden_of", "output_of", "run_cassette", "run_interaction"]
+__all__ = [
+    "Implementation",
+    "golden_of",
+    "output_for",
+    "output_of",
+    "run_cassette",
+    "run_interaction",
+]
 
 Implementation = Callable[[Interaction, str, str], InteractionOutput]
 """An implementation under test: (interaction, dialect, chunking) -> its canonical output."""
@@ -30,12 +37,19 @@ def run_interaction(
 ) -> InteractionOutput:
     """raf's canonical output for one interaction under one chunking."""
     response = interaction.response
-    if not 200 <= response.status < 300:
-        error = http_error(response.status, response.reason, response.body)
+    return output_for(response.status, response.reason, chunk(response.body, chunking), dialect)
+
+
+def output_for(
+    status: int, reason: str, chunks: Sequence[bytes], dialect: str
+) -> InteractionOutput:
+    """raf's canonical output for a response with ``status``, whose body arrives in
+    ``chunks``."""
+    if not 200 <= status < 300:
+        error = http_error(status, reason, b"".join(chunks))
         updates = UpdateDecoder(dialect).fail(error)
         results = Pipeline(dialect).fail(error)
     else:
-        chunks = chunk(response.body, chunking)
         updates = list(iter_updates(chunks, dialect))
         results = list(run(chunks, dialect))
     return output_of(updates, results)

@@ -1,197 +1,243 @@
-"""Run cassettes through an implementation and compare with the goldens. Reads the cassette
-and golden files; prints nothing (``raf.conformance.report`` renders the outcome).
+"""Run a suite through an implementation and judge every case at one level. Prints nothing
+(``raf.conformance.report`` and ``raf.conformance.reports`` render the outcome).
 
-For each cassette the implementation is run once per chunking; every run must give exactly
-the golden's updates, results and response. The golden itself must satisfy the cassette's
-``expect`` block (a golden that contradicts the reviewed expectation fails too).
-
-Whatever the files hold, a run reports and goes on: a cassette that cannot be read, a
-scenario that cannot name a golden file and a golden that is not valid are problems of their
-case (status ``error``), never an exception.
+For each case the runner first checks what the implementation declared in its hello: a case
+of a dialect it does not read, at a level it does not support, or needing a capability it
+does not have is skipped, with the reason. Otherwise the implementation runs the case and the
+runner judges its result at the level (docs/conformance.md): ``response`` compares the
+aggregated response, ``lifecycle`` adds the rules of the streamed results, ``updates`` adds the
+canonical updates and results. A case the implementation could not answer (a timeout, a crash,
+a malformed line, a wrong id) fails with the reason and the tail of its stderr; a cassette
+that gives no case (unreadable, no golden, a golden that contradicts its review) is an error.
+Nothing here raises for what an implementation or a file does.
 """
 
 from __future__ import annotations
 
-import difflib
-import fnmatch
-import json
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from datetime import UTC, datetime
+from typing import Literal
 
-from raf.cassettes.format import Cassette
-from raf.cassettes.lint import cassette_files
-from raf.cassettes.persister import load as load_cassette
-from raf.chunking import STANDARD_CHUNKINGS
-from raf.conformance import goldens
-from raf.conformance.goldens import InteractionOutput
-from raf.conformance.reference import Implementation, run_cassette, run_interaction
-from raf.conformance.review import expectation_problems
-from raf.errors import CassetteError, GoldenFormatError
+import msgspec
 
-__all__ = ["CaseReport", "Difference", "run_case", "run_suite"]
+from raf.conformance.cases import Case, Problem, Suite
+from raf.conformance.implementation import Implementation, Outcome
+from raf.conformance.levels import (
+    Mismatch,
+    check_lifecycle,
+    compare_response,
+    compare_updates,
+    render,
+)
+from raf.conformance.protocol import LEVELS, PROTOCOL, ClientResponse, ImplementationHello
 
-PARTS = ("updates", "results", "response")
+__all__ = ["CaseResult", "RunReport", "judge", "problem_result", "run_suite", "skip_reason"]
 
+Status = Literal["pass", "fail", "skip", "error"]
 
-@dataclass(frozen=True)
-class Difference:
-    """Where an implementation's output differs from the golden."""
-
-    chunking: str
-    interaction: int
-    part: str
-    diff: str
+_STDERR_IN_REPORT = 4000
 
 
 @dataclass
-class CaseReport:
-    """The outcome of one cassette."""
+class CaseResult:
+    """The verdict on one case.
 
-    cassette: Path
+    Attributes:
+        id: the case id (``openai_chat/plain_text#0@bytes``), or ``<dialect>/<scenario>`` for
+            a cassette that gave no case.
+        status: ``pass``, ``fail`` (the implementation's answer was wrong, or it gave none),
+            ``skip`` (not declared: ``reason`` says what) or ``error`` (the case itself could
+            not be run: an unusable cassette or golden, or an implementation that could not
+            be started at all).
+        reason: one line saying why it did not pass (the first mismatch, naming the field).
+        diff: every mismatch, each with a diff where the values are long.
+        stderr: what the implementation wrote to its stderr during the case (its tail).
+    """
+
+    id: str
     scenario: str
-    dialect: str = "?"
-    chunkings: list[str] = field(default_factory=list)
-    passed: list[str] = field(default_factory=list)
-    differences: list[Difference] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    missing_golden: bool = False
+    dialect: str
+    level: str
+    status: Status
+    interaction: int | None = None
+    chunking: str | None = None
+    reason: str = ""
+    diff: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    cassette: str = ""
 
     @property
     def ok(self) -> bool:
-        return not (self.differences or self.problems or self.missing_golden)
+        """Not a failure: passed, or skipped because it was not declared."""
+        return self.status in ("pass", "skip")
+
+
+@dataclass
+class RunReport:
+    """A whole run: who was tested, at which level, and every case's verdict."""
+
+    implementation: str
+    version: str
+    level: str
+    protocol: str = PROTOCOL
+    started: str = ""
+    seconds: float = 0.0
+    results: list[CaseResult] = field(default_factory=list)
 
     @property
-    def status(self) -> str:
-        if self.problems and not self.chunkings:
-            return "error"
-        if self.missing_golden:
-            return "no golden"
-        return "pass" if self.ok else "FAIL"
+    def ok(self) -> bool:
+        """Every case passed or was skipped."""
+        return all(r.ok for r in self.results)
+
+    def counts(self) -> dict[str, int]:
+        """How many cases of each status, every status present."""
+        out = dict.fromkeys(("pass", "fail", "skip", "error"), 0)
+        for result in self.results:
+            out[result.status] += 1
+        return out
 
 
-def _lines(part: str, value: Any) -> list[str]:
-    if part == "response":
-        return json.dumps(value, indent=2, ensure_ascii=False).splitlines()
-    return [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in value]
+def skip_reason(case: Case, level: str, hello: ImplementationHello) -> str | None:
+    """Why ``case`` is skipped for an implementation that said ``hello``, or ``None``."""
+    if case.dialect not in hello.dialects:
+        return f"dialect {case.dialect} not declared"
+    if level not in hello.levels:
+        return f"level {level} not declared"
+    missing = sorted(case.requires - set(hello.capabilities))
+    if missing:
+        return f"needs capability {', '.join(missing)}"
+    return None
 
 
-def _diff(part: str, want: Any, got: Any, label: str) -> str:
-    lines = difflib.unified_diff(
-        _lines(part, want),
-        _lines(part, got),
-        fromfile=f"golden {label}",
-        tofile=f"actual {label}",
-        lineterm="",
-        n=2,
+def judge(case: Case, outcome: Outcome, level: str, capabilities: set[str]) -> CaseResult:
+    """The verdict on ``outcome`` for ``case`` at ``level``."""
+    verdict = CaseResult(
+        id=case.id,
+        scenario=case.scenario,
+        dialect=case.dialect,
+        level=level,
+        status="pass",
+        interaction=case.interaction,
+        chunking=case.chunking,
+        stderr=outcome.stderr[-_STDERR_IN_REPORT:],
+        cassette=str(case.cassette),
     )
-    return "\n".join(lines)
+    if outcome.result is None:
+        verdict.status = "fail"
+        verdict.reason = outcome.failure or "no result"
+        return verdict
+    result = outcome.result
+    expected = case.expected
+    mismatches: list[Mismatch] = compare_response(
+        expected.response, result.response, raised=result.raised, capabilities=capabilities
+    )
+    if level in ("lifecycle", "updates"):
+        if result.results is None:
+            mismatches.append(Mismatch("results", "the streamed results", "none sent"))
+        else:
+            response = msgspec.to_builtins(result.response or ClientResponse())
+            mismatches += check_lifecycle(result.results, response)
+    if level == "updates":
+        mismatches += compare_updates(
+            expected.updates, expected.results, result.updates, result.results
+        )
+    if mismatches:
+        verdict.status = "fail"
+        more = f" (+{len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
+        verdict.reason = mismatches[0].summary() + more
+        verdict.diff = render(mismatches)
+    return verdict
 
 
-def _compare(
-    want: list[InteractionOutput], got: list[InteractionOutput], chunking: str
-) -> list[Difference]:
-    out = []
-    if len(want) != len(got):
-        return [
-            Difference(
-                chunking,
-                0,
-                "interactions",
-                f"{len(want)} interactions in the golden, {len(got)} produced",
-            )
-        ]
-    for n, (expected, actual) in enumerate(zip(want, got, strict=True)):
-        for part in PARTS:
-            a, b = getattr(expected, part), getattr(actual, part)
-            if a != b:
-                out.append(
-                    Difference(
-                        chunking,
-                        n,
-                        part,
-                        _diff(part, a, b, f"{part} (interaction {n})"),
-                    )
-                )
-    return out
+def problem_result(problem: Problem, level: str) -> CaseResult:
+    """The verdict on a cassette that gave no case: an error."""
+    return CaseResult(
+        id=problem.id,
+        scenario=problem.scenario,
+        dialect=problem.dialect,
+        level=level,
+        status="error",
+        reason=problem.message,
+        cassette=str(problem.cassette),
+    )
 
 
-def run_case(
-    path: Path,
-    goldens_dir: Path,
-    *,
-    chunkings: Sequence[str] = STANDARD_CHUNKINGS,
-    implementation: Implementation = run_interaction,
-    on_run: Callable[[str], None] | None = None,
-) -> CaseReport:
-    """Run one cassette under every chunking and compare with its golden."""
-    report = CaseReport(cassette=path, scenario=path.stem)
-    try:
-        cassette: Cassette = load_cassette(path)
-    except CassetteError as exc:
-        report.problems.append(str(exc))
-        return report
-    info = cassette.info
-    report.scenario = info.scenario if info else path.stem
-    report.dialect = dialect = info.dialect if info else "openai_chat"
-    try:
-        golden_file = goldens.golden_path(goldens_dir, dialect, report.scenario)
-    except ValueError as exc:  # a cassette without a raf block, named after its file
-        report.problems.append(f"no golden can be named: {exc}")
-        return report
-    try:
-        golden = goldens.load(golden_file)
-    except GoldenFormatError as exc:
-        report.problems.append(f"golden is not valid: {exc}")
-        return report
-    if golden is None:
-        report.missing_golden = True
-    elif info is not None and info.expect is not None:
-        last = golden.interactions[-1].response if golden.interactions else {}
-        report.problems += [
-            f"golden contradicts expect: {p}" for p in expectation_problems(info.expect, last)
-        ]
-    for chunking in chunkings:
-        report.chunkings.append(chunking)
-        try:
-            outputs = run_cassette(cassette, chunking, implementation)
-        except Exception as exc:  # an implementation under test may fail in any way
-            report.problems.append(f"{chunking}: the implementation raised {exc!r}")
-            continue
-        finally:
-            if on_run is not None:
-                on_run(chunking)
-        if golden is None:
-            continue
-        differences = _compare(golden.interactions, outputs, chunking)
-        report.differences += differences
-        if not differences:
-            report.passed.append(chunking)
-    return report
+def _shortened(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def run_suite(
-    cassettes_dir: Path,
-    goldens_dir: Path,
+    suite: Suite,
+    implementation: Implementation,
     *,
-    chunkings: Sequence[str] = STANDARD_CHUNKINGS,
-    implementation: Implementation = run_interaction,
-    select: str | None = None,
-    on_case: Callable[[Path], None] | None = None,
-    on_run: Callable[[str], None] | None = None,
-) -> list[CaseReport]:
-    """Run every cassette under ``cassettes_dir`` (``select``: a shell pattern on the scenario
-    file name) and compare with the goldens under ``goldens_dir``."""
-    reports = []
-    for path in cassette_files([cassettes_dir]):
-        if select and not fnmatch.fnmatch(path.stem, select):
-            continue
-        if on_case is not None:
-            on_case(path)
-        reports.append(
-            run_case(
-                path, goldens_dir, chunkings=chunkings, implementation=implementation, on_run=on_run
+    level: str = "response",
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> RunReport:
+    """Run every case of ``suite`` through ``implementation`` and judge it at ``level``.
+
+    ``on_result`` is called with each verdict as soon as it is known (a progress bar).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
+    started = time.perf_counter()
+    stamp = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    report = RunReport(implementation="?", version="", level=level, started=stamp)
+    for verdict in _verdicts(suite, implementation, level, report):
+        report.results.append(verdict)
+        if on_result is not None:
+            on_result(verdict)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _verdicts(
+    suite: Suite, implementation: Implementation, level: str, report: RunReport
+) -> Iterator[CaseResult]:
+    for problem in suite.problems:
+        yield problem_result(problem, level)
+    try:
+        hello = implementation.hello()
+    except Exception as exc:  # cannot be started, or speaks another protocol
+        for case in suite.cases:
+            yield CaseResult(
+                id=case.id,
+                scenario=case.scenario,
+                dialect=case.dialect,
+                level=level,
+                status="error",
+                interaction=case.interaction,
+                chunking=case.chunking,
+                reason=str(exc),
+                cassette=str(case.cassette),
             )
-        )
-    return reports
+        return
+    # Names come from the implementation: shortened, so no report can be taken over.
+    report.implementation, report.version = _shortened(hello.name), _shortened(hello.version)
+    capabilities = set(hello.capabilities)
+    try:
+        for case in suite.cases:
+            skip = skip_reason(case, level, hello)
+            if skip is not None:
+                yield CaseResult(
+                    id=case.id,
+                    scenario=case.scenario,
+                    dialect=case.dialect,
+                    level=level,
+                    status="skip",
+                    interaction=case.interaction,
+                    chunking=case.chunking,
+                    reason=skip,
+                    cassette=str(case.cassette),
+                )
+                continue
+            began = time.perf_counter()
+            outcome = implementation.run(case, level)
+            verdict = judge(case, outcome, level, capabilities)
+            verdict.seconds = time.perf_counter() - began
+            yield verdict
+    finally:
+        implementation.close()

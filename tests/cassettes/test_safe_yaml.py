@@ -21,7 +21,7 @@ from raf.cassettes.importers import WIRE_FORMATS, dialect_choices, guess_dialect
 from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.serializer import dumps, loads, loads_with_lines
 from raf.conformance import goldens
-from raf.conformance.runner import run_case
+from raf.conformance.cases import load_suite
 from raf.errors import (
     CassetteFormatError,
     CassetteNotFound,
@@ -457,6 +457,14 @@ def golden_cassette(tmp_path: Path) -> Path:
     return path
 
 
+def the_problem(cassette: Path, golden_folder: Path) -> str:
+    """The one problem the suite reports for ``cassette`` (which then gives no case)."""
+    suite = load_suite([cassette], golden_folder, chunkings=["whole"])
+    assert suite.cases == []
+    (problem,) = suite.problems
+    return problem.message
+
+
 @pytest.mark.parametrize(
     "name",
     ["not_json", "wrong_shape", "wrong_item", "deep_1e5", "huge", "directory", "dev_zero", "fifo"],
@@ -469,9 +477,7 @@ def test_a_hostile_golden_is_a_problem_of_its_case(
     folder, problem = golden_folders[name]
     with pytest.raises(GoldenFormatError, match=r"hello\.json"):
         goldens.load(folder / "openai_chat" / "hello.json")
-    report = run_case(golden_cassette, folder, chunkings=["whole"])
-    assert report.status == "error"
-    (message,) = report.problems
+    message = the_problem(golden_cassette, folder)
     assert message.startswith("golden is not valid: ")
     assert problem in message
 
@@ -510,12 +516,9 @@ def test_golden_limits(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_scenario_that_cannot_name_a_golden_is_a_problem(tmp_path: Path) -> None:
     path = tmp_path / "Not A Name.yaml"
     path.write_text(HEAD + TAIL)  # no raf block: the scenario is the file's stem
-    report = run_case(path, tmp_path, chunkings=["whole"])
-    assert report.status == "error"
-    assert "cannot name a golden file" in report.problems[0]
+    assert "cannot name a golden file" in the_problem(path, tmp_path)
     (tmp_path / "escape.yaml").write_text("raf: {scenario: ../x}\n" + HEAD + TAIL)
-    report = run_case(tmp_path / "escape.yaml", tmp_path, chunkings=["whole"])
-    assert "'../x' cannot name a file" in report.problems[0]
+    assert "'../x' cannot name a file" in the_problem(tmp_path / "escape.yaml", tmp_path)
 
 
 def test_yaml_is_the_c_loader_when_present() -> None:

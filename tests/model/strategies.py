@@ -53,6 +53,8 @@ def from_type_info(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
             return st.one_of([from_type_info(t) for t in types])
         case msgspec.inspect.VarTupleType(item_type=item):
             return st.lists(from_type_info(item), max_size=3).map(tuple)
+        case msgspec.inspect.ListType(item_type=item):
+            return st.lists(from_type_info(item), max_size=3)
         case msgspec.inspect.DictType(key_type=key, value_type=value):
             return st.dictionaries(from_type_info(key), from_type_info(value), max_size=3)
         case msgspec.inspect.StructType(cls=cls, fields=fields):

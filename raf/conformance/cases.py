@@ -1,0 +1,266 @@
+"""The suite as data: every case (one interaction of one cassette, cut by one chunking) with
+what it expects. Reads the cassette and golden files; runs nothing.
+
+:func:`load_suite` turns a cassette folder and a golden folder into a :class:`Suite`: the
+:class:`Case` values, each with its id (``openai_chat/plain_text#0@bytes``), the recorded
+status, headers and body, the golden output of its interaction and the capabilities it needs;
+and the problems that keep a cassette from being a case at all (it cannot be read, it has no
+golden, its golden is not valid or contradicts the reviewed ``expect`` block), each named by
+the cassette's scenario. Nothing here raises for what the files hold.
+
+Before a golden is used, it is reviewed at every level it can be (docs/conformance.md): its
+last response against the cassette's ``expect`` block, which a person wrote, and its results
+against the lifecycle rules, which hold for any correct client. (Its updates are checked
+against an independent reader in raf's own tests.)
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from raf.cassettes.format import Cassette, Interaction
+from raf.cassettes.lint import cassette_files
+from raf.cassettes.persister import load as load_cassette
+from raf.chunking import STANDARD_CHUNKINGS, chunk
+from raf.conformance import goldens
+from raf.conformance.goldens import Golden, InteractionOutput
+from raf.conformance.levels import check_lifecycle
+from raf.conformance.review import expectation_problems
+from raf.errors import CassetteError, GoldenFormatError
+
+__all__ = ["Case", "Problem", "Suite", "case_id", "load_suite", "matches"]
+
+
+def case_id(dialect: str, scenario: str, interaction: int, chunking: str) -> str:
+    """``<dialect>/<scenario>#<interaction>@<chunking>``."""
+    return f"{dialect}/{scenario}#{interaction}@{chunking}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One interaction of one cassette under one chunking, and what it expects."""
+
+    id: str
+    scenario: str
+    dialect: str
+    cassette: Path
+    interaction: int
+    chunking: str
+    status: int
+    reason: str
+    headers: dict[str, str]
+    body: bytes = field(repr=False)
+    expected: InteractionOutput = field(repr=False)
+    requires: frozenset[str] = frozenset()
+
+    def chunks(self) -> list[bytes]:
+        """The body as the network reads of this case's chunking."""
+        return chunk(self.body, self.chunking)
+
+    def to_interaction(self) -> Interaction:
+        """The recorded exchange, for implementations that take one."""
+        from raf.cassettes.format import Request, Response  # noqa: PLC0415 - small and rare
+
+        return Interaction(
+            request=Request(uri="https://recorded.invalid/"),
+            response=Response(
+                status=self.status,
+                reason=self.reason,
+                headers={k: [v] for k, v in self.headers.items()},
+                body=self.body,
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A cassette that gives no case: why, named by its scenario (or file name)."""
+
+    scenario: str
+    dialect: str
+    cassette: Path
+    message: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.dialect}/{self.scenario}"
+
+
+@dataclass
+class Suite:
+    """The cases to run and the cassettes that gave none."""
+
+    cases: list[Case] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def scenarios(self) -> list[str]:
+        """Every scenario of the suite, cases and problems, in order, once each."""
+        seen = dict.fromkeys([c.scenario for c in self.cases] + [p.scenario for p in self.problems])
+        return list(seen)
+
+
+def matches(patterns: Sequence[str], *names: str) -> bool:
+    """Whether any of ``patterns`` selects one of ``names``: a pattern with ``*``, ``?`` or
+    ``[`` is a shell glob matched against the whole name; any other pattern is a substring.
+    No patterns select everything."""
+    if not patterns:
+        return True
+    for pattern in patterns:
+        glob = any(c in pattern for c in "*?[")
+        for name in names:
+            if fnmatch.fnmatchcase(name, pattern) if glob else pattern in name:
+                return True
+    return False
+
+
+def _headers(interaction: Interaction) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, values in interaction.response.headers.items():
+        key = name.lower()
+        out[key] = ", ".join([*filter(None, [out.get(key)]), *values])
+    return out
+
+
+def _requires(output: InteractionOutput, status: int) -> frozenset[str]:
+    response = output.response
+    needs = set()
+    errors = response.get("errors") or []
+    if response.get("tool_calls") or any(e.get("call_id") for e in errors):
+        needs.add("tool_calls")
+    if response.get("reasoning_text"):
+        needs.add("reasoning")
+    if not 200 <= status < 300:
+        needs.add("http_errors")
+    return frozenset(needs)
+
+
+def review(golden: Golden, cassette: Cassette) -> list[str]:
+    """Why ``golden`` cannot be trusted for ``cassette``, or nothing: its last response must
+    satisfy the reviewed ``expect`` block, and every interaction's results must follow the
+    lifecycle rules and add up to its response."""
+    problems = []
+    if len(golden.interactions) != len(cassette.interactions):
+        problems.append(
+            f"the golden has {len(golden.interactions)} interaction(s), "
+            f"the cassette {len(cassette.interactions)}"
+        )
+    info = cassette.info
+    if info is not None and info.expect is not None and golden.interactions:
+        problems += [
+            f"golden contradicts expect: {p}"
+            for p in expectation_problems(info.expect, golden.interactions[-1].response)
+        ]
+    for n, output in enumerate(golden.interactions):
+        problems += [
+            f"golden interaction {n} breaks the lifecycle rules: {m.summary()}"
+            for m in check_lifecycle(output.results, output.response)
+        ]
+    return problems
+
+
+def load_suite(
+    cassettes_dir: Path | Iterable[Path],
+    goldens_dir: Path,
+    *,
+    chunkings: Sequence[str] = STANDARD_CHUNKINGS,
+    select: Sequence[str] = (),
+    dialects: Sequence[str] = (),
+) -> Suite:
+    """Every case of the cassettes under ``cassettes_dir`` (a folder, or cassette files).
+
+    Args:
+        cassettes_dir: where the cassettes are.
+        goldens_dir: where their goldens are (``<dialect>/<scenario>.json``).
+        chunkings: the chunkings each interaction is cut by (:mod:`raf.chunking`).
+        select: patterns (:func:`matches`) on the scenario name and the case id; a cassette
+            none of them selects is left out, and so is a case.
+        dialects: only these dialects (all when empty).
+    """
+    folders = [cassettes_dir] if isinstance(cassettes_dir, Path) else list(cassettes_dir)
+    suite = Suite()
+    for path in cassette_files(folders):
+        _add(
+            suite,
+            path,
+            goldens_dir=goldens_dir,
+            chunkings=chunkings,
+            select=select,
+            dialects=dialects,
+        )
+    return suite
+
+
+def _add(
+    suite: Suite,
+    path: Path,
+    *,
+    goldens_dir: Path,
+    chunkings: Sequence[str],
+    select: Sequence[str],
+    dialects: Sequence[str],
+) -> None:
+    scenario, dialect = path.stem, path.parent.name
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        if matches(select, scenario) and (not dialects or dialect in dialects):
+            suite.problems.append(Problem(scenario, dialect, path, str(exc)))
+        return
+    if cassette.info is not None:
+        scenario, dialect = cassette.info.scenario, cassette.info.dialect
+    if dialects and dialect not in dialects:
+        return
+    ids = [
+        case_id(dialect, scenario, n, c)
+        for n in range(len(cassette.interactions))
+        for c in chunkings
+    ]
+    if not matches(select, scenario, *ids):
+        return
+    problem = None
+    golden = None
+    try:
+        golden_file = goldens.golden_path(goldens_dir, dialect, scenario)
+    except ValueError as exc:  # a name that cannot name a golden file
+        problem = f"no golden can be named: {exc}"
+    else:
+        try:
+            golden = goldens.load(golden_file)
+        except GoldenFormatError as exc:
+            problem = f"golden is not valid: {exc}"
+    if problem is None and golden is None:
+        problem = "no golden file: write it with `raf conform --update` and review it"
+    if problem is None and golden is not None:
+        problems = review(golden, cassette)
+        problem = "; ".join(problems) if problems else None
+    if problem is not None or golden is None:
+        suite.problems.append(Problem(scenario, dialect, path, problem or "no golden"))
+        return
+    for n, (interaction, output) in enumerate(
+        zip(cassette.interactions, golden.interactions, strict=True)
+    ):
+        headers = _headers(interaction)
+        needs = _requires(output, interaction.response.status)
+        for chunking in chunkings:
+            identifier = case_id(dialect, scenario, n, chunking)
+            if not matches(select, scenario, identifier):
+                continue
+            suite.cases.append(
+                Case(
+                    id=identifier,
+                    scenario=scenario,
+                    dialect=dialect,
+                    cassette=path,
+                    interaction=n,
+                    chunking=chunking,
+                    status=interaction.response.status,
+                    reason=interaction.response.reason,
+                    headers=headers,
+                    body=interaction.response.body,
+                    expected=output,
+                    requires=needs,
+                )
+            )

@@ -1,0 +1,145 @@
+"""What the runner needs of an implementation under test, and the in-process ones. No IO.
+
+An :class:`Implementation` says hello once (:class:`~raf.conformance.protocol.ImplementationHello`:
+its dialects, levels and capabilities) and then runs cases: :meth:`Implementation.run` takes a
+:class:`~raf.conformance.cases.Case` and the level, and returns an :class:`Outcome` (the
+:class:`~raf.conformance.protocol.Result` it produced, or why it produced none) without ever
+raising. Three kinds exist:
+
+* :class:`ReferenceImplementation`: raf's own pipeline, in this process (all levels, all
+  capabilities): what the goldens hold.
+* :class:`FunctionImplementation`: a Python function ``(interaction, dialect, chunking) ->
+  InteractionOutput`` (canonical updates, results and response), for a client written in
+  Python and driven from a test.
+* :class:`raf.conformance.stdio.StdioImplementation`: any program speaking the stdio protocol
+  (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import msgspec
+
+from raf.cassettes.format import Interaction
+from raf.conformance.cases import Case
+from raf.conformance.goldens import InteractionOutput
+from raf.conformance.protocol import (
+    CAPABILITIES,
+    LEVELS,
+    PROTOCOL,
+    ClientResponse,
+    ImplementationHello,
+    Result,
+)
+
+__all__ = [
+    "FunctionImplementation",
+    "Implementation",
+    "Outcome",
+    "ReferenceImplementation",
+    "result_of",
+]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running one case gave: the implementation's ``result``, or ``failure`` (why it
+    gave none: a timeout, a crash, a malformed line...), and what it wrote to its standard
+    error meanwhile (``stderr``)."""
+
+    result: Result | None = None
+    failure: str | None = None
+    stderr: str = ""
+
+
+class Implementation(Protocol):
+    """An implementation under test."""
+
+    def hello(self) -> ImplementationHello:
+        """Its answer to the protocol's hello (called once, before any case)."""
+        ...
+
+    def run(self, case: Case, level: str) -> Outcome:
+        """Run one case; never raises."""
+        ...
+
+    def close(self) -> None:
+        """Done with it (stop the process, if any)."""
+        ...
+
+
+def result_of(case_id: str, output: InteractionOutput) -> Result:
+    """The protocol result that carries a canonical output (all three levels)."""
+    return Result(
+        id=case_id,
+        response=msgspec.convert(output.response, ClientResponse),
+        results=output.results,
+        updates=output.updates,
+    )
+
+
+class FunctionImplementation:
+    """A Python function ``(interaction, dialect, chunking) -> InteractionOutput`` as an
+    implementation: every level, the capabilities given. An exception it raises is the
+    client raising (``raised``), with no partial response."""
+
+    def __init__(
+        self,
+        function: Callable[[Interaction, str, str], InteractionOutput],
+        *,
+        name: str = "python-function",
+        version: str = "",
+        dialects: tuple[str, ...] = ("openai_chat",),
+        capabilities: tuple[str, ...] = tuple(CAPABILITIES),
+    ) -> None:
+        self.function = function
+        self._hello = ImplementationHello(
+            protocol=PROTOCOL,
+            name=name,
+            version=version,
+            dialects=list(dialects),
+            levels=list(LEVELS),
+            capabilities=list(capabilities),
+        )
+
+    def hello(self) -> ImplementationHello:
+        return self._hello
+
+    def run(self, case: Case, level: str) -> Outcome:
+        del level
+        try:
+            output = self.function(case.to_interaction(), case.dialect, case.chunking)
+        except Exception as exc:  # the client under test raised: that is its answer
+            return Outcome(
+                Result(id=case.id, raised=f"{type(exc).__name__}: {exc}"),
+                stderr="".join(traceback.format_exception(exc))[-4000:],
+            )
+        try:
+            return Outcome(result_of(case.id, output))
+        except msgspec.ValidationError as exc:
+            return Outcome(failure=f"its response is not an agent_response: {exc}")
+
+    def close(self) -> None:
+        pass
+
+
+class ReferenceImplementation(FunctionImplementation):
+    """raf's reference pipeline, in this process."""
+
+    def __init__(self) -> None:
+        from raf import __version__  # noqa: PLC0415 - avoid a cycle at import time
+        from raf.conformance.reference import run_interaction  # noqa: PLC0415
+
+        super().__init__(run_interaction, name="raf-reference", version=__version__)
+
+    def run(self, case: Case, level: str) -> Outcome:
+        from raf.conformance.reference import output_for  # noqa: PLC0415
+
+        del level
+        return Outcome(
+            result_of(case.id, output_for(case.status, case.reason, case.chunks(), case.dialect))
+        )

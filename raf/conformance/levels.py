@@ -1,0 +1,484 @@
+"""The three levels at which an implementation is compared with the expected output. No IO.
+
+Each function takes the expected output of one interaction (a golden's canonical JSON) and
+what the implementation produced, and returns the :class:`Mismatch` values, empty when they
+agree. A mismatch names the field (``tool_calls[1].arguments``), so a report says *what* is
+wrong, not only that something is. docs/conformance.md defines every rule.
+
+* :func:`compare_response` (level ``response``): what a client hands its caller.
+* :func:`check_lifecycle` (level ``lifecycle``): the order of what it streamed, by rules that
+  hold for any correct client (not by comparison with raf's own results: batching is free).
+* :func:`compare_updates` (level ``updates``): raf-native ports, compared with raf's canonical
+  updates and results, error messages and synthetic call ids normalised.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from raf.conformance.protocol import ClientResponse
+
+__all__ = [
+    "Mismatch",
+    "check_lifecycle",
+    "compare_response",
+    "compare_updates",
+    "is_synthetic_id",
+    "normalise",
+    "provider_ids_of",
+    "render",
+]
+
+_SYNTHETIC = "__tc_"
+_USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_USAGE_DETAILS = ("prompt_cache_hit_tokens", "prompt_cache_miss_tokens", "reasoning_tokens")
+_SHOWN = 300  # characters of a value shown in a mismatch
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One disagreement: ``where`` names the field, ``expected``/``actual`` the values (or a
+    description), ``diff`` a unified diff for long values and lists."""
+
+    where: str
+    expected: str
+    actual: str
+    diff: str = ""
+
+    def summary(self) -> str:
+        """One line: ``where: expected X, got Y``."""
+        return f"{self.where}: expected {self.expected}, got {self.actual}"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def _text_diff(label: str, want: str, got: str) -> str:
+    """A line diff of two texts, or of their characters around the first difference."""
+    if "\n" in want or "\n" in got:
+        return "\n".join(
+            difflib.unified_diff(
+                want.splitlines(),
+                got.splitlines(),
+                f"expected {label}",
+                f"actual {label}",
+                lineterm="",
+                n=1,
+            )
+        )
+    at = next((i for i, (a, b) in enumerate(zip(want, got, strict=False)) if a != b), None)
+    if at is None:
+        at = min(len(want), len(got))
+    start = max(at - 40, 0)
+    return (
+        f"first difference at character {at}:\n"
+        f"  expected ...{want[start : at + 40]!r}\n"
+        f"  actual   ...{got[start : at + 40]!r}"
+    )
+
+
+def is_synthetic_id(call_id: str | None) -> bool:
+    """Whether a golden call id is raf's own (the stream carried no provider id)."""
+    return call_id is None or call_id.startswith(_SYNTHETIC)
+
+
+def compare_response(
+    expected: dict[str, Any],
+    actual: ClientResponse | None,
+    *,
+    raised: str | None = None,
+    capabilities: Iterable[str] = (),
+) -> list[Mismatch]:
+    """Level ``response``: ``actual`` (what the client returned; ``None`` when it raised
+    without a partial response) against ``expected`` (a golden's canonical response).
+
+    Compared: text; reasoning (``None`` and ``""`` alike); tool calls in order (name and
+    arguments; the id when the expected one is a provider id, else present and unique);
+    finish reason; usage with the ``usage`` capability (the three counts, and each richer
+    count the client reports); errors: at least one (raising counts) where errors are
+    expected, none where none are, and their codes in order with ``error_codes``. Messages
+    are never compared.
+    """
+    caps = set(capabilities)
+    got = actual if actual is not None else ClientResponse()
+    out: list[Mismatch] = []
+
+    want_text = expected.get("text") or ""
+    if got.text != want_text:
+        out.append(
+            Mismatch(
+                "text", _shown(want_text), _shown(got.text), _text_diff("text", want_text, got.text)
+            )
+        )
+    want_reasoning = expected.get("reasoning_text") or ""
+    got_reasoning = got.reasoning_text or ""
+    if got_reasoning != want_reasoning:
+        out.append(
+            Mismatch(
+                "reasoning_text",
+                _shown(want_reasoning or None),
+                _shown(got_reasoning or None),
+                _text_diff("reasoning", want_reasoning, got_reasoning),
+            )
+        )
+    out.extend(_compare_calls(expected.get("tool_calls") or [], got))
+    if got.finish_reason != expected.get("finish_reason"):
+        out.append(
+            Mismatch(
+                "finish_reason", _shown(expected.get("finish_reason")), _shown(got.finish_reason)
+            )
+        )
+    if "usage" in caps:
+        out.extend(_compare_usage(expected.get("usage"), got))
+    out.extend(_compare_errors(expected.get("errors") or [], got, raised, "error_codes" in caps))
+    return out
+
+
+def _compare_calls(want: list[dict[str, Any]], got: ClientResponse) -> list[Mismatch]:
+    out: list[Mismatch] = []
+    calls = got.tool_calls
+    if len(calls) != len(want):
+        out.append(
+            Mismatch(
+                "tool_calls",
+                f"{len(want)} call(s) {_shown([c.get('name') for c in want])}",
+                f"{len(calls)} call(s) {_shown([c.name for c in calls])}",
+            )
+        )
+    seen: set[str] = set()
+    for n, (w, g) in enumerate(zip(want, calls, strict=False)):
+        if g.name != w.get("name"):
+            out.append(Mismatch(f"tool_calls[{n}].name", _shown(w.get("name")), _shown(g.name)))
+        if g.arguments != w.get("arguments"):
+            out.append(
+                Mismatch(
+                    f"tool_calls[{n}].arguments",
+                    _shown(w.get("arguments")),
+                    _shown(g.arguments),
+                    _json_diff(f"tool_calls[{n}].arguments", w.get("arguments"), g.arguments),
+                )
+            )
+        want_id = w.get("id")
+        if not is_synthetic_id(want_id):
+            if g.id != want_id:
+                out.append(Mismatch(f"tool_calls[{n}].id", _shown(want_id), _shown(g.id)))
+        elif not g.id:
+            out.append(
+                Mismatch(f"tool_calls[{n}].id", "an id (the stream carried none)", _shown(g.id))
+            )
+        elif g.id in seen:
+            out.append(Mismatch(f"tool_calls[{n}].id", "a unique id", f"{g.id!r} again"))
+        if g.id:
+            seen.add(g.id)
+    return out
+
+
+def _compare_usage(want: dict[str, Any] | None, got: ClientResponse) -> list[Mismatch]:
+    usage = got.usage
+    if want is None or usage is None:
+        if (want is None) != (usage is None):
+            shown = None if usage is None else msgspec.to_builtins(usage)
+            return [Mismatch("usage", _shown(want), _shown(shown))]
+        return []
+    out = [
+        Mismatch(f"usage.{name}", _shown(want.get(name)), _shown(getattr(usage, name)))
+        for name in _USAGE_COUNTS
+        if getattr(usage, name) != want.get(name)
+    ]
+    out += [
+        Mismatch(f"usage.{name}", _shown(want.get(name)), _shown(getattr(usage, name)))
+        for name in _USAGE_DETAILS
+        if getattr(usage, name) is not None and getattr(usage, name) != want.get(name)
+    ]
+    return out
+
+
+def _compare_errors(
+    want: list[dict[str, Any]], got: ClientResponse, raised: str | None, codes: bool
+) -> list[Mismatch]:
+    want_codes = [e.get("error_code") for e in want]
+    reported = len(got.errors) + (raised is not None)
+    got_shown = [e.error_code or e.message[:60] for e in got.errors]
+    if raised is not None:
+        got_shown.append(f"raised {raised[:80]}")
+    if want and not reported:
+        return [Mismatch("errors", f"at least one error {_shown(want_codes)}", "none")]
+    if not want and reported:
+        return [Mismatch("errors", "no error", _shown(got_shown))]
+    if codes and want:
+        got_codes = [e.error_code for e in got.errors]
+        if got_codes != want_codes:
+            return [Mismatch("errors[].error_code", _shown(want_codes), _shown(got_codes))]
+    return []
+
+
+def _json_diff(label: str, want: Any, got: Any) -> str:
+    def lines(value: Any) -> list[str]:
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True).splitlines()
+
+    return "\n".join(
+        difflib.unified_diff(
+            lines(want), lines(got), f"expected {label}", f"actual {label}", lineterm="", n=2
+        )
+    )
+
+
+# -- lifecycle --------------------------------------------------------------------------------
+
+_CALL_STEPS = {
+    "tool_call_start": "start",
+    "tool_call_args": "args",
+    "tool_call_args_parsed": "progress",
+    "tool_call_args_progress": "progress",
+    "tool_call_end": "end",
+    "tool_calling": "calling",
+    "tool_called": "called",
+}
+
+
+def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mismatch]:
+    """Level ``lifecycle``: the rules every correct stream of results obeys, checked against
+    the response the same client returned (``response``: canonical JSON).
+
+    * the text and reasoning deltas, joined, are the response's text and reasoning;
+    * each call: one start (with its name), argument fragments whose concatenation parses to
+      its final arguments, one end, then one calling (or an error naming the call) with the
+      same id throughout; nothing about a call after its calling but its outcome;
+    * calls start in the order of the response's tool calls;
+    * the final result (the one with a finish reason, or the last) is the last.
+    """
+    out: list[Mismatch] = []
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        return [Mismatch("results", "a list of agent_response_result objects", "something else")]
+    text: list[str] = []
+    reasoning: list[str] = []
+    steps: dict[str, list[str]] = {}
+    names: dict[str, str] = {}
+    arguments: dict[str, list[str]] = {}
+    final: dict[str, Any] = {}
+    errored: set[str] = set()
+    order: list[str] = []
+    for n, result in enumerate(results):
+        contents = result.get("contents") or []
+        if not isinstance(contents, list):
+            out.append(Mismatch(f"results[{n}].contents", "a list", _shown(contents)))
+            continue
+        for content in contents:
+            if not isinstance(content, dict):
+                out.append(Mismatch(f"results[{n}].contents", "objects", _shown(content)))
+                continue
+            kind = content.get("type")
+            if kind == "text":
+                text.append(str(content.get("delta") or ""))
+            elif kind == "reasoning":
+                reasoning.append(str(content.get("delta") or ""))
+            elif kind == "error" and content.get("call_id") is not None:
+                errored.add(str(content["call_id"]))
+            elif kind in _CALL_STEPS:
+                call_id = str(content.get("call_id"))
+                step = _CALL_STEPS[kind]
+                if call_id not in steps:
+                    steps[call_id] = []
+                    order.append(call_id)
+                steps[call_id].append(step)
+                if step == "start":
+                    names[call_id] = str(content.get("name"))
+                elif step == "args":
+                    arguments.setdefault(call_id, []).append(str(content.get("args_delta") or ""))
+                elif step == "calling":
+                    final[call_id] = content.get("arguments")
+                    if content.get("name") != names.get(call_id):
+                        out.append(
+                            Mismatch(
+                                f"call {call_id}.name",
+                                f"the name of its start {_shown(names.get(call_id))}",
+                                _shown(content.get("name")),
+                            )
+                        )
+    for where, parts, field in (("text", text, "text"), ("reasoning", reasoning, "reasoning_text")):
+        joined, want = "".join(parts), response.get(field) or ""
+        if joined != want:
+            out.append(
+                Mismatch(
+                    f"lifecycle {where}",
+                    f"deltas adding up to {_shown(want)}",
+                    _shown(joined),
+                    _text_diff(where, want, joined),
+                )
+            )
+    for call_id in order:
+        out.extend(_check_call(call_id, steps[call_id], arguments.get(call_id, []), final, errored))
+    called = [c for c in order if "calling" in steps[c]]
+    want_order = [c.get("id") for c in response.get("tool_calls") or []]
+    if called != want_order:
+        out.append(Mismatch("lifecycle call order", _shown(want_order), _shown(called)))
+    last = [n for n, r in enumerate(results) if r.get("finish_reason") is not None]
+    if last and last[-1] != len(results) - 1:
+        out.append(
+            Mismatch(
+                "lifecycle end",
+                "nothing after the final result",
+                f"{len(results) - 1 - last[-1]} result(s) after it",
+            )
+        )
+    return out
+
+
+def _check_call(
+    call_id: str,
+    sequence: list[str],
+    fragments: list[str],
+    final: dict[str, Any],
+    errored: set[str],
+) -> list[Mismatch]:
+    where = f"call {call_id}"
+    core = [s for s in sequence if s not in ("progress", "called")]
+    calling = "calling" in core
+    expected_tail = ["end", "calling"] if calling else ["end"]
+    body = core[1 : -len(expected_tail)] if len(core) > len(expected_tail) else []
+    well_formed = (
+        core[:1] == ["start"]
+        and core[len(core) - len(expected_tail) :] == expected_tail
+        and all(step == "args" for step in body)
+        and core.count("start") == core.count("end") == 1
+        and core.count("calling") <= 1
+    )
+    if "called" in sequence and sequence[-1] != "called":
+        well_formed = False
+    out: list[Mismatch] = []
+    if not well_formed:
+        out.append(
+            Mismatch(where, "start, args..., end, calling (each once, in this order)", _shown(core))
+        )
+    if not calling and call_id not in errored:
+        out.append(Mismatch(where, "a calling, or an error naming the call", "neither"))
+    if calling:
+        joined = "".join(fragments)
+        try:
+            parsed = json.loads(joined) if joined.strip() else {}
+        except ValueError:
+            parsed = _UNPARSEABLE
+        if parsed != final[call_id]:
+            out.append(
+                Mismatch(
+                    f"{where} arguments",
+                    f"fragments adding up to {_shown(final[call_id])}",
+                    _shown(joined),
+                )
+            )
+    return out
+
+
+_UNPARSEABLE = object()
+
+
+# -- updates ---------------------------------------------------------------------------------
+
+
+def normalise(items: Sequence[Any], provider_ids: set[str]) -> list[Any]:
+    """Canonical updates or results with every error ``message`` emptied and every call id
+    that is not one of ``provider_ids`` replaced by ``<call N>`` (N counting such ids in
+    order of first appearance), so an implementation's own wording and synthetic ids do not
+    count as differences."""
+    renamed: dict[str, str] = {}
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key == "message" and node.get("type") == "error":
+                    out[key] = ""
+                elif key in ("call_id", "id") and isinstance(value, str) and _is_call(node):
+                    out[key] = _rename(value)
+                elif key in _JSON_VALUES:
+                    out[key] = value  # a model's value (arguments...): compared as it is
+                else:
+                    out[key] = walk(value)
+            return out
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    def _rename(call_id: str) -> str:
+        if call_id in provider_ids:
+            return call_id
+        return renamed.setdefault(call_id, f"<call {len(renamed)}>")
+
+    return [walk(item) for item in items]
+
+
+_JSON_VALUES = frozenset(
+    {"arguments", "value", "raw", "delta", "args_delta", "arguments_delta", "usage"}
+)
+
+
+def _is_call(node: dict[str, Any]) -> bool:
+    kind = node.get("type")
+    return kind in _CALL_STEPS or (kind == "error" and "call_id" in node) or kind is None
+
+
+def provider_ids_of(updates: Sequence[Any]) -> set[str]:
+    """The call ids a stream carried (from its canonical updates)."""
+    return {
+        u["id"]
+        for u in updates
+        if isinstance(u, dict)
+        and u.get("type") in ("tool_call_delta", "tool_call_start")
+        and isinstance(u.get("id"), str)
+    }
+
+
+def compare_updates(
+    expected_updates: Sequence[Any],
+    expected_results: Sequence[Any],
+    updates: Sequence[Any] | None,
+    results: Sequence[Any] | None,
+) -> list[Mismatch]:
+    """Level ``updates``: the canonical updates and results equal the expected ones, after
+    :func:`normalise` (the provider's ids are those the expected updates carry)."""
+    ids = provider_ids_of(expected_updates)
+    out = []
+    for part, want, got in (
+        ("updates", expected_updates, updates),
+        ("results", expected_results, results),
+    ):
+        if got is None:
+            out.append(Mismatch(part, f"{len(want)} {part}", "none sent"))
+            continue
+        a, b = normalise(want, ids), normalise(got, ids)
+        if a != b:
+            first = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+            at = min(len(a), len(b)) if first is None else first
+            out.append(
+                Mismatch(
+                    f"{part}[{at}]",
+                    _shown(a[at]) if at < len(a) else "the end",
+                    _shown(b[at]) if at < len(b) else "the end",
+                    _list_diff(part, a, b),
+                )
+            )
+    return out
+
+
+def _list_diff(part: str, want: Sequence[Any], got: Sequence[Any]) -> str:
+    def lines(items: Sequence[Any]) -> list[str]:
+        return [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in items]
+
+    return "\n".join(
+        difflib.unified_diff(
+            lines(want), lines(got), f"expected {part}", f"actual {part}", lineterm="", n=2
+        )
+    )
+
+
+def render(mismatches: Sequence[Mismatch]) -> str:
+    """Every mismatch, one per paragraph: the summary line, then its diff if any."""
+    return "\n\n".join(m.summary() + (f"\n{m.diff}" if m.diff else "") for m in mismatches)

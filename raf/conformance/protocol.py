@@ -1,0 +1,215 @@
+"""``raf-conformance/1``: the messages raf and an implementation under test exchange. No IO.
+
+The implementation is any program: raf starts it once and talks JSON Lines with it, one
+message per line, on its standard input (raf to the implementation) and standard output (the
+implementation to raf); its standard error is captured for the report. docs/protocol.md is
+the specification; the JSON Schemas of every message are in ``conformance/schema/``
+(``protocol_*.schema.json``, written by ``raf schema --write``).
+
+1. raf sends :class:`Hello`; the implementation answers :class:`ImplementationHello`, saying
+   which dialects, levels and capabilities it supports.
+2. For each case (one interaction of one cassette, cut by one chunking), raf sends
+   :class:`Case` (the recorded status and headers, and the body as base64 chunks), and the
+   implementation answers one :class:`Result` with the same ``id``.
+3. raf sends :class:`Bye`; the implementation exits.
+
+Decoding is lenient where an implementation in another language would reasonably differ
+(unknown fields are ignored; a response may leave out what it does not report) and strict
+where the harness needs certainty (the ``type`` and ``id`` of every message).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Final, Literal
+
+import msgspec
+
+__all__ = [
+    "CAPABILITIES",
+    "LEVELS",
+    "PROTOCOL",
+    "Bye",
+    "Case",
+    "ClientError",
+    "ClientResponse",
+    "ClientToolCall",
+    "ClientUsage",
+    "Hello",
+    "ImplementationHello",
+    "ProtocolError",
+    "Result",
+    "decode_from_implementation",
+    "encode",
+]
+
+PROTOCOL: Final = "raf-conformance/1"
+"""The protocol name and version; a new major version gets a new name."""
+
+Level = Literal["response", "lifecycle", "updates"]
+LEVELS: Final[tuple[Level, ...]] = ("response", "lifecycle", "updates")
+"""The levels of comparison, from the least to the most an implementation must match."""
+
+CAPABILITIES: Final = {
+    "tool_calls": "the client reports tool calls; cases whose expected response has tool calls "
+    "(or errors about one) are skipped without it",
+    "reasoning": "the client reports reasoning text; cases whose expected response has "
+    "reasoning are skipped without it",
+    "http_errors": "the client is given responses with an error status; those cases are "
+    "skipped without it",
+    "usage": "the client reports token usage; without it usage is not compared",
+    "error_codes": "the client reports raf's error codes (docs/model.md); without it only the "
+    "presence of errors is compared",
+}
+"""Every capability an implementation may declare, and what it changes."""
+
+
+class _Message(msgspec.Struct, kw_only=True, tag_field="type", omit_defaults=False):
+    pass
+
+
+class Hello(_Message, tag="hello"):
+    """raf -> implementation, first: the protocol raf speaks."""
+
+    protocol: str = PROTOCOL
+
+
+class ImplementationHello(_Message, tag="hello", forbid_unknown_fields=False):
+    """implementation -> raf, the answer to :class:`Hello`.
+
+    Attributes:
+        protocol: must be ``raf-conformance/1``.
+        name: the implementation's name (shown in reports).
+        version: its version.
+        dialects: the wire formats it reads (``openai_chat``...); cases of other dialects are
+            skipped.
+        levels: the levels it can be compared at (:data:`LEVELS`); asking for another one
+            skips every case.
+        capabilities: what it reports (:data:`CAPABILITIES`).
+    """
+
+    protocol: str
+    name: str = "unnamed"
+    version: str = ""
+    dialects: list[str] = msgspec.field(default_factory=list)
+    levels: list[str] = msgspec.field(default_factory=lambda: ["response"])
+    capabilities: list[str] = msgspec.field(default_factory=list)
+
+
+class Case(_Message, tag="case"):
+    """raf -> implementation: run one case.
+
+    Attributes:
+        id: the case's id, to be echoed in the :class:`Result`
+            (``openai_chat/plain_text#0@bytes``: dialect, scenario, interaction, chunking).
+        dialect: the wire format of the body.
+        level: the level the result is compared at: which fields the result must have.
+        status: the recorded HTTP status; a client given an error status reports an error.
+        headers: the recorded response headers, names lower-case, values of a repeated
+            header joined by ``", "``.
+        chunks: the body, as the network reads the client must be fed one by one, each
+            base64 (standard alphabet, with padding). Joined, they are the recorded body.
+    """
+
+    id: str
+    dialect: str
+    level: str
+    status: int
+    headers: dict[str, str]
+    chunks: list[str]
+
+    def body_chunks(self) -> list[bytes]:
+        """The chunks, decoded."""
+        return [base64.b64decode(chunk) for chunk in self.chunks]
+
+
+class ClientToolCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """A tool call as the client hands it to its caller."""
+
+    id: str | None = None
+    name: str
+    arguments: Any = None
+
+
+class ClientUsage(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """Token usage as the client reports it (the richer fields are optional)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    prompt_cache_hit_tokens: int | None = None
+    prompt_cache_miss_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class ClientError(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """An error the client reported (``error_code`` with the ``error_codes`` capability)."""
+
+    error_code: str | None = None
+    message: str = ""
+
+
+class ClientResponse(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """The aggregated response, in raf's canonical ``agent_response`` shape; every field may
+    be left out (an empty text, no reasoning, no calls, no errors...)."""
+
+    text: str = ""
+    reasoning_text: str | None = None
+    tool_calls: list[ClientToolCall] = msgspec.field(default_factory=list)
+    finish_reason: str | None = None
+    usage: ClientUsage | None = None
+    errors: list[ClientError] = msgspec.field(default_factory=list)
+
+
+class Result(_Message, tag="result", forbid_unknown_fields=False):
+    """implementation -> raf: the outcome of one case.
+
+    Attributes:
+        id: the :class:`Case`'s id.
+        response: what the client hands its caller, as canonical ``agent_response`` JSON
+            (:class:`ClientResponse`: fields it does not report may be left out). With
+            ``raised``, whatever partial response the client has (or ``null``).
+        results: the canonical ``agent_response_result`` objects it streamed, in order
+            (levels ``lifecycle`` and ``updates``).
+        updates: the canonical ``update`` objects (level ``updates``).
+        raised: the client raised instead of returning: ``"Type: message"``. Counts as an
+            error the client reported.
+    """
+
+    id: str
+    response: ClientResponse | None = None
+    results: list[Any] | None = None
+    updates: list[Any] | None = None
+    raised: str | None = None
+
+
+class Bye(_Message, tag="bye"):
+    """raf -> implementation, last: exit now."""
+
+
+class ProtocolError(ValueError):
+    """A line from the implementation is not a message of the protocol."""
+
+
+_from_implementation = msgspec.json.Decoder(ImplementationHello | Result)
+_encoder = msgspec.json.Encoder()
+
+
+def encode(message: Hello | Case | Bye | ImplementationHello | Result) -> bytes:
+    """One line of JSON (with its LF) for ``message``."""
+    return _encoder.encode(message) + b"\n"
+
+
+def decode_from_implementation(line: bytes) -> ImplementationHello | Result:
+    """Parse one line the implementation wrote.
+
+    Raises:
+        ProtocolError: not JSON, not a ``hello`` or ``result`` message, or a field of the
+            wrong type; the message says which.
+    """
+    try:
+        return _from_implementation.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ProtocolError(str(exc)) from None
+    except RecursionError:
+        raise ProtocolError("nested too deeply") from None

@@ -1,0 +1,72 @@
+"""raf's reference pipeline as a program speaking ``raf-conformance/1`` on stdin/stdout.
+
+``python -m raf.conformance.stdio_reference`` is an implementation like any other: every
+dialect raf has, every level and every capability. It is what the harness itself is tested
+with (the reference must pass every level through the protocol too), the baseline the cost
+of the protocol is measured against, and an example of the protocol's server side.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import BinaryIO
+
+import msgspec
+
+from raf import __version__, dialects
+from raf.conformance.protocol import (
+    CAPABILITIES,
+    LEVELS,
+    PROTOCOL,
+    Case,
+    ImplementationHello,
+)
+from raf.conformance.reference import output_for
+
+__all__ = ["main", "serve"]
+
+_Incoming = msgspec.json.Decoder(dict[str, object])
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Answer messages until ``bye`` or the end of ``stdin``."""
+    encoder = msgspec.json.Encoder()
+    case_decoder = msgspec.json.Decoder(Case)
+    for line in stdin:
+        kind = _Incoming.decode(line).get("type")
+        if kind == "hello":
+            reply: object = ImplementationHello(
+                protocol=PROTOCOL,
+                name="raf-reference",
+                version=__version__,
+                dialects=dialects.names(),
+                levels=list(LEVELS),
+                capabilities=list(CAPABILITIES),
+            )
+        elif kind == "case":
+            case = case_decoder.decode(line)
+            output = output_for(case.status, "", case.body_chunks(), case.dialect)
+            reply = {
+                "type": "result",
+                "id": case.id,
+                "response": output.response,
+                "results": output.results,
+                "updates": output.updates,
+            }
+        elif kind == "bye":
+            return 0
+        else:
+            print(f"raf-reference: unknown message {kind!r}", file=sys.stderr)
+            continue
+        stdout.write(encoder.encode(reply) + b"\n")
+        stdout.flush()
+    return 0
+
+
+def main() -> int:
+    """Serve on this process's standard input and output."""
+    return serve(sys.stdin.buffer, sys.stdout.buffer)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
