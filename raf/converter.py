@@ -70,6 +70,7 @@ __all__ = [
 _BLOCK = 256
 
 _encode_sorted = msgspec.json.Encoder(order="sorted").encode
+_JSON_WHITESPACE = " \t\r\n"
 
 
 # Hot-path aliases (module globals are cheaper to reach than module attributes).
@@ -583,15 +584,16 @@ class AgentResponseConverter:
         text = call.text()
         arguments: Any = {}
         failure: safe_json.UnusableJSON | None = None
-        if text.strip():
+        blank = not text.strip(_JSON_WHITESPACE)  # no arguments: {}
+        if not blank:
             try:
                 arguments = safe_json.decode_strict(text, max_depth=self.max_json_depth)
             except safe_json.UnusableJSON as exc:
                 failure = exc
         if streaming and (
-            (failure is not None and failure.code != ErrorCode.JSON_TOO_DEEP) or not text.strip()
+            (failure is not None and failure.code != ErrorCode.JSON_TOO_DEEP) or blank
         ):
-            what = "its arguments are incomplete" if text.strip() else "no arguments had arrived"
+            what = "no arguments had arrived" if blank else "its arguments are incomplete"
             name = f" ({call.name})" if call.name is not None else ""
             return [
                 self._call_error(

@@ -322,3 +322,30 @@ def test_arguments_that_arrive_before_the_name_are_counted_once() -> None:
     response = respond([body], max_total_arguments_chars=limit)
     assert [c.arguments for c in response.tool_calls] == [{"a": "x" * 40}]
     assert response.errors == ()
+
+
+def test_other_choices_of_an_n_gt_1_request_are_ignored_not_checked() -> None:
+    chunk = '{"choices":[{"index":0,"delta":{"content":"A"}},{"index":1,"delta":{"content":5}}]}'
+    response = respond([f"data: {chunk}\n\n".encode() + DONE])
+    assert response.text == "A"
+    assert codes(response) == []  # choice 1's wrong type is not ours to report
+
+
+def test_whitespace_means_json_whitespace_everywhere() -> None:
+    # data of only JSON whitespace is a keep-alive; other Unicode spaces are not JSON
+    assert codes(respond([b"data: \t \t\n\n" + HELLO + DONE])) == []
+    ideographic = "\u3000".encode()
+    assert codes(respond([b"data: " + ideographic + b"\n\n" + HELLO + DONE])) == ["sse_parse_error"]
+    # arguments of only JSON whitespace are no arguments: {}
+    body = (
+        call_chunk(" \t\r\n")
+        + b'data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+        + DONE
+    )
+    assert [c.arguments for c in respond([body]).tool_calls] == [{}]
+    body = (
+        call_chunk("\u3000")
+        + b'data: {"choices":[{"delta":{},"finish_reason":"tool_calls"}]}\n\n'
+        + DONE
+    )
+    assert codes(respond([body])) == ["invalid_tool_arguments"]

@@ -18,13 +18,11 @@ raising. Three kinds exist:
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
 
-from raf.cassettes.format import Interaction
 from raf.conformance.cases import Case
 from raf.conformance.goldens import InteractionOutput
 from raf.conformance.protocol import (
@@ -35,6 +33,7 @@ from raf.conformance.protocol import (
     ImplementationHello,
     Result,
 )
+from raf.conformance.reference import OutputFunction
 
 __all__ = [
     "FunctionImplementation",
@@ -89,7 +88,7 @@ class FunctionImplementation:
 
     def __init__(
         self,
-        function: Callable[[Interaction, str, str], InteractionOutput],
+        function: OutputFunction,
         *,
         name: str = "python-function",
         version: str = "",

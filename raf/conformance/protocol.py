@@ -25,6 +25,9 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from raf import safe_json
+from raf.limits import MAX_GOLDEN_DEPTH
+
 __all__ = [
     "CAPABILITIES",
     "LEVELS",
@@ -134,12 +137,14 @@ class ClientToolCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
 class ClientUsage(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     """Token usage as the client reports it (the richer fields are optional)."""
 
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    prompt_cache_hit_tokens: int | None = None
-    prompt_cache_miss_tokens: int | None = None
-    reasoning_tokens: int | None = None
+    # Numbers as JSON numbers: an integer written as a float (1e+21, as JavaScript writes
+    # large integers) compares equal to the integer.
+    prompt_tokens: int | float = 0
+    completion_tokens: int | float = 0
+    total_tokens: int | float = 0
+    prompt_cache_hit_tokens: int | float | None = None
+    prompt_cache_miss_tokens: int | float | None = None
+    reasoning_tokens: int | float | None = None
 
 
 class ClientError(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
@@ -209,7 +214,18 @@ def decode_from_implementation(line: bytes) -> ImplementationHello | Result:
     """
     try:
         return _from_implementation.decode(line)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except msgspec.DecodeError as exc:
+        if b"\\u" not in line:
+            raise ProtocolError(str(exc)) from None
+        # JSON encoders write lone surrogates (which some servers stream) as \udXXX escapes:
+        # read them as U+FFFD, as raf's dialects do, and let the comparison speak.
+        try:
+            text = line.decode("utf-8", "replace")
+            repaired = safe_json.decode(text, max_depth=MAX_GOLDEN_DEPTH).value
+            return msgspec.convert(repaired, ImplementationHello | Result)
+        except (safe_json.UnusableJSON, msgspec.ValidationError, RecursionError):
+            raise ProtocolError(str(exc)) from None
+    except msgspec.ValidationError as exc:
         raise ProtocolError(str(exc)) from None
     except RecursionError:
         raise ProtocolError("nested too deeply") from None

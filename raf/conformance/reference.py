@@ -20,7 +20,7 @@ from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import Pipeline, UpdateDecoder, http_error, iter_updates, run
 
 __all__ = [
-    "Implementation",
+    "OutputFunction",
     "golden_of",
     "output_for",
     "output_of",
@@ -28,8 +28,9 @@ __all__ = [
     "run_interaction",
 ]
 
-Implementation = Callable[[Interaction, str, str], InteractionOutput]
-"""An implementation under test: (interaction, dialect, chunking) -> its canonical output."""
+OutputFunction = Callable[[Interaction, str, str], InteractionOutput]
+"""A Python client as a function: (interaction, dialect, chunking) -> its canonical output
+(what :class:`raf.conformance.implementation.FunctionImplementation` adapts)."""
 
 
 def run_interaction(
@@ -68,7 +69,7 @@ def output_of(
 
 
 def run_cassette(
-    cassette: Cassette, chunking: str = "whole", implementation: Implementation = run_interaction
+    cassette: Cassette, chunking: str = "whole", implementation: OutputFunction = run_interaction
 ) -> list[InteractionOutput]:
     """The output of every interaction of ``cassette``."""
     dialect = cassette.info.dialect if cassette.info else "openai_chat"

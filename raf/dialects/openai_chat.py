@@ -141,6 +141,9 @@ class _Salvage:
         if not isinstance(raw, dict):
             self.problems.append(f"{where[:-1]} is {type(raw).__name__}")
             return None
+        index = raw.get("index")
+        if type(index) is int and index != 0:
+            return None  # another choice of an n > 1 request: ignored, so not checked either
         delta = self.pick(raw, "delta", dict, where)
         return _Choice(
             index=self.pick(raw, "index", int, where),
@@ -285,8 +288,8 @@ class OpenAIChatDialect:
                 if data == DONE:
                     self._done = True
                     break
-                if not data or data.isspace():
-                    continue  # an empty data line is a keep-alive
+                if not data.strip(_JSON_WHITESPACE):
+                    continue  # empty (or JSON whitespace only) data is a keep-alive
                 # The depth limit, checked before decoding (inline: this is the hot path). A
                 # document deeper than max_depth needs more than 2 * max_depth characters
                 # (every bracket closed), so shorter payloads skip the count; a shorter one

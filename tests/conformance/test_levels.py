@@ -17,7 +17,7 @@ from raf.conformance.levels import (
     compare_updates,
     normalise,
 )
-from raf.conformance.protocol import ClientResponse
+from raf.conformance.protocol import ClientResponse, decode_from_implementation
 
 GOLDENS = bundled().goldens
 
@@ -248,3 +248,19 @@ def test_a_dropped_update_is_pinpointed(scenario: str) -> None:
     updates = output.updates[:3] + output.updates[4:]
     (mismatch,) = compare_updates(output.updates, output.results, updates, output.results)
     assert mismatch.where == "updates[3]"
+
+
+def test_results_are_decoded_leniently_where_encoders_differ() -> None:
+    # a lone surrogate escape (json.dumps and JSON.stringify write them) reads as U+FFFD
+    result = decode_from_implementation(
+        b'{"type":"result","id":"x","response":{"text":"a\\ud83db"}}'
+    )
+    assert result.response is not None
+    assert result.response.text == "a\ufffdb"
+    # an integer written as a float (JavaScript writes 1e21 as 1e+21) is the integer
+    result = decode_from_implementation(
+        b'{"type":"result","id":"x","response":{"usage":{"prompt_tokens":1e+21,'
+        b'"completion_tokens":2.0,"total_tokens":3}}}'
+    )
+    expected = {"usage": {"prompt_tokens": 10**21, "completion_tokens": 2, "total_tokens": 3}}
+    assert compare_response(expected, result.response, capabilities=["usage"]) == []

@@ -39,6 +39,8 @@ def from_type_info(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
             return st.text(max_size=20)
         case msgspec.inspect.IntType():
             return st.integers(min_value=0, max_value=2**40)
+        case msgspec.inspect.FloatType():
+            return st.floats(allow_nan=False, allow_infinity=False)
         case msgspec.inspect.BoolType():
             return st.booleans()
         case msgspec.inspect.DateTimeType():

@@ -1,0 +1,414 @@
+#!/usr/bin/env node
+// A minimal, correct streaming client for OpenAI Chat Completions, as a conformance target.
+//
+// It stands for your own client: Node.js 20, no dependencies, no raf. It turns the bytes of a
+// Chat Completions stream (Server-Sent Events) into what a caller gets, the aggregated
+// response, in three parts you can copy:
+//
+// 1. EventStreamParser: bytes -> events, by the WHATWG rules (docs/sse.md), fed one network
+//    read at a time, exactly as a client reading a socket would be;
+// 2. ChatCompletionStream: events -> text, reasoning, tool calls, finish reason, usage and
+//    errors, by the openai_chat rules (docs/dialects.md, docs/converter.md);
+// 3. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
+//    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 and 2.
+//
+// In a real client, part 3 is your HTTP library's loop:
+//
+//     const response = await fetch(url, { method: "POST", body, headers });
+//     const answer = await readResponse(response.status, response.body);  // async iterable
+//
+// (readResponse below takes any iterable of Uint8Array; make its loop `for await` for a
+// ReadableStream.) This is the Node twin of examples/clients/python/client.py.
+"use strict";
+
+const readline = require("node:readline");
+
+const HELLO = {
+  type: "hello",
+  protocol: "raf-conformance/1",
+  name: "example-node",
+  version: "1.0",
+  dialects: ["openai_chat"],
+  levels: ["response"],
+  capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
+};
+
+// -- 1. Server-sent events ---------------------------------------------------------------
+
+const LINE_END = /\r\n|\r|\n/g; // nothing else ends a line (not U+2028, not U+0085)
+
+class EventStreamParser {
+  // feed(chunk) returns the events, as [type, data], that the chunk completed; close() says
+  // whether the stream ended inside an unfinished event, which is lost.
+  constructor() {
+    // One decoder for the whole stream (stream: true): a character cut between two reads is
+    // decoded when its last byte arrives; invalid bytes become U+FFFD; and a byte-order mark
+    // at the very start is removed (the default, ignoreBOM: false).
+    this.utf8 = new TextDecoder("utf-8");
+    this.afterCR = false; // the last read ended with CR: a LF first in the next is its pair
+    this.line = []; // the unfinished line, in pieces
+    this.data = []; // the data lines of the block being read
+    this.type = ""; // the block's "event:" field
+    this.inBlock = false; // a field line came after the last blank line
+  }
+
+  feed(chunk) {
+    const events = [];
+    let text = this.utf8.decode(chunk, { stream: true });
+    if (!text) return events; // e.g. the first byte of a character cut between reads
+    if (this.afterCR && text[0] === "\n") text = text.slice(1); // a CRLF cut between reads
+    let start = 0;
+    for (const end of text.matchAll(LINE_END)) {
+      this.line.push(text.slice(start, end.index));
+      this.onLine(this.line.join(""), events);
+      this.line = [];
+      start = end.index + end[0].length;
+    }
+    if (start < text.length) this.line.push(text.slice(start));
+    this.afterCR = text.endsWith("\r");
+    return events;
+  }
+
+  close() {
+    const rest = this.utf8.decode(); // an incomplete character: U+FFFD
+    return Boolean(rest || this.line.length || this.inBlock);
+  }
+
+  onLine(line, events) {
+    if (!line) {
+      // A blank line ends the block: it is an event if it had data.
+      if (this.data.length) events.push([this.type || "message", this.data.join("\n")]);
+      this.data = [];
+      this.type = "";
+      this.inBlock = false;
+      return;
+    }
+    if (line[0] === ":") return; // a comment: keep-alives, ": OPENROUTER PROCESSING"
+    this.inBlock = true;
+    const colon = line.indexOf(":"); // no colon: the whole line names the field
+    const name = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value[0] === " ") value = value.slice(1); // one optional space
+    if (name === "data") this.data.push(value);
+    else if (name === "event") this.type = value;
+    // "id" and "retry" only matter to a client that reconnects; other fields are ignored.
+  }
+}
+
+// -- 2. Chat Completions chunks ----------------------------------------------------------
+
+function kindOf(value) {
+  if (value === null) return "null"; // typeof null is "object"
+  if (Array.isArray(value)) return "array";
+  if (Number.isInteger(value)) return "integer";
+  return typeof value; // "string", "number", "boolean", "object"
+}
+
+// obj[key] if it is of one of `kinds`; null if missing, null or (noted) of another kind.
+function pick(obj, key, kinds, problems) {
+  const value = obj[key];
+  if (value === undefined || value === null) return null;
+  if (kinds.includes(kindOf(value))) return value;
+  problems.push(`${key} is ${kindOf(value)}`);
+  return null;
+}
+
+// A call's arguments: one strict JSON document; empty (or blank) means {}.
+function parseArguments(text) {
+  if (!text.trim()) return {};
+  return JSON.parse(text, (key, value) => {
+    // JSON.parse accepts what is not text (a lone surrogate escape, "\ud83d" without its
+    // other half) and numbers no double holds (1e400 is Infinity): reject both.
+    if (!key.isWellFormed() || (typeof value === "string" && !value.isWellFormed())) {
+      throw new SyntaxError("a lone surrogate escape is not text");
+    }
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new SyntaxError("number out of range");
+    }
+    return value;
+  });
+}
+
+class ChatCompletionStream {
+  // Aggregates the events of one Chat Completions stream; finish() gives the response.
+  constructor() {
+    this.text = [];
+    this.reasoning = [];
+    this.calls = []; // {number, id, name, arguments: [fragments]}, in first-seen order
+    this.byId = new Map();
+    this.byIndex = new Map(); // the call most recently seen at each index
+    this.current = null; // the call of the last tool-call delta
+    this.responseId = null;
+    this.model = null;
+    this.finishReason = null;
+    this.usage = null;
+    this.errors = [];
+    this.done = false; // [DONE] came: nothing after it is read
+    this.providerError = false; // the provider said why the stream ends
+  }
+
+  onEvent(kind, data) {
+    if (this.done) return;
+    if (kind === "error") {
+      // "event: error": the provider's own error frame
+      this.providerError = true;
+      this.errors.push(`provider sent an error event: ${data.slice(0, 300)}`);
+      return;
+    }
+    if (data.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "") === "[DONE]") {
+      this.done = true;
+      return;
+    }
+    if (!data.trim()) return; // an empty data line is a keep-alive
+    let chunk;
+    let lone = false;
+    try {
+      // A lone surrogate escape (an emoji cut between two chunks) is read as U+FFFD.
+      chunk = JSON.parse(data, (key, value) => {
+        if (!key.isWellFormed()) lone = true; // in a key: it names no field this client reads
+        if (typeof value !== "string" || value.isWellFormed()) return value;
+        lone = true;
+        return value.toWellFormed();
+      });
+    } catch (error) {
+      this.errors.push(`data is not JSON (${error.message}): ${data.slice(0, 300)}`);
+      return;
+    }
+    if (kindOf(chunk) !== "object") {
+      this.errors.push(`not a chat completion chunk: ${data.slice(0, 300)}`);
+      return;
+    }
+    if (lone) this.errors.push(`lone surrogate escape, read as U+FFFD: ${data.slice(0, 300)}`);
+    this.onChunk(chunk, data);
+  }
+
+  onChunk(chunk, data) {
+    const problems = []; // fields of the wrong type, skipped
+    // Azure's filter chunks say "id": "" and "model": "": empty means absent.
+    this.responseId = pick(chunk, "id", ["string"], problems) || this.responseId;
+    this.model = pick(chunk, "model", ["string"], problems) || this.model;
+    if (chunk.error !== undefined && chunk.error !== null) {
+      // OpenRouter reports failures inside a 200 stream
+      this.providerError = true;
+      this.errors.push(`provider error in stream: ${data.slice(0, 300)}`);
+    }
+    let usage = pick(chunk, "usage", ["object"], problems); // "usage": null reports nothing
+    const groq = pick(chunk, "x_groq", ["object"], problems);
+    if (usage === null && groq !== null) usage = pick(groq, "usage", ["object"], problems);
+    for (const choice of pick(chunk, "choices", ["array"], problems) || []) {
+      if (kindOf(choice) !== "object") {
+        problems.push(`a choice is ${kindOf(choice)}`);
+      } else if (!pick(choice, "index", ["integer"], problems)) {
+        // n > 1: only choice 0 (or one without an index) is the response
+        this.onDelta(pick(choice, "delta", ["object"], problems) || {}, problems);
+        const reason = pick(choice, "finish_reason", ["string"], problems);
+        if (reason) this.finishReason = reason;
+      }
+    }
+    if (usage !== null) this.onUsage(usage);
+    if (problems.length) {
+      this.errors.push(`chunk fields ignored: ${problems.join("; ")}: ${data.slice(0, 300)}`);
+    }
+  }
+
+  onDelta(delta, problems) {
+    // DeepSeek sends reasoning_content, OpenRouter and others reasoning; some send both,
+    // with the same text.
+    const reasoningContent = pick(delta, "reasoning_content", ["string"], problems);
+    const reasoning = pick(delta, "reasoning", ["string"], problems);
+    if (reasoningContent || reasoning) this.reasoning.push(reasoningContent || reasoning);
+    const content = pick(delta, "content", ["string", "array"], problems);
+    if (typeof content === "string") this.text.push(content);
+    for (const part of Array.isArray(content) ? content : []) {
+      // Mistral's content parts
+      const kind = kindOf(part) === "object" ? part.type : null;
+      if (typeof part === "string") {
+        this.text.push(part);
+      } else if (kind === "text" && typeof part.text === "string") {
+        this.text.push(part.text);
+      } else if (kind === "thinking") {
+        const thinking = Array.isArray(part.thinking) ? part.thinking : [part.thinking];
+        for (const piece of thinking) {
+          const text = kindOf(piece) === "object" ? piece.text : piece;
+          if (typeof text === "string") this.reasoning.push(text);
+        }
+      } else {
+        problems.push(`content part ${JSON.stringify(part).slice(0, 80)} not understood`);
+      }
+    }
+    for (const entry of pick(delta, "tool_calls", ["array"], problems) || []) {
+      if (kindOf(entry) === "object") this.onToolCallDelta(entry, problems);
+      else problems.push(`a tool call is ${kindOf(entry)}`);
+    }
+  }
+
+  onUsage(raw) {
+    // A count is a whole number; one past 2**53 is no exact count (and JSON.stringify would
+    // write 1e+30, which is not an integer to a strict reader).
+    const count = (key) => (Number.isSafeInteger(raw[key]) && raw[key] >= 0 ? raw[key] : null);
+    const prompt = count("prompt_tokens") ?? 0;
+    const completion = count("completion_tokens") ?? 0;
+    const usage = {
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: count("total_tokens") ?? prompt + completion,
+    };
+    // A later report of all zeros never replaces a real one.
+    if (this.usage === null || Object.values(usage).some((n) => n)) this.usage = usage;
+  }
+
+  onToolCallDelta(entry, problems) {
+    const fn = pick(entry, "function", ["object"], problems) || {};
+    const index = pick(entry, "index", ["integer"], problems);
+    const id = pick(entry, "id", ["string"], problems) || null; // "" or null: no id
+    const name = pick(fn, "name", ["string"], problems) || null;
+    let args = fn.arguments ?? "";
+    if (typeof args !== "string") args = JSON.stringify(args); // an object: keep it as text
+    const call = this.route(index, id, name);
+    this.current = call;
+    if (id !== null && !this.byId.has(id)) {
+      this.byId.set(id, call);
+      call.id = call.id ?? id;
+    }
+    // A repeated name is not appended: names are never concatenated.
+    if (name !== null && call.name === null) call.name = name;
+    call.arguments.push(args);
+  }
+
+  // The call a delta belongs to (docs/converter.md, "Tool calls").
+  route(index, id, name) {
+    if (id !== null) {
+      const known = this.byId.get(id);
+      if (known) {
+        // 1. a known id
+        if (index !== null) this.byIndex.set(index, known);
+        return known;
+      }
+      const existing = index !== null ? this.byIndex.get(index) : undefined;
+      if (existing && existing.id === null && (name === null || [null, name].includes(existing.name))) {
+        return existing; // 2. the first id of a call so far known by its index only
+      }
+      return this.newCall(index, id); // 2. a new id: a new call, even at index 0
+    }
+    // 3. an index: the call last seen there; 4. no index: the call of the last delta
+    const existing = index === null ? this.current : this.byIndex.get(index);
+    if (!existing || (name !== null && existing.name !== null && existing.name !== name)) {
+      return this.newCall(index, null); // a new index, or another tool at a used one
+    }
+    return existing;
+  }
+
+  newCall(index, id) {
+    const call = { number: this.calls.length, id, name: null, arguments: [] };
+    this.calls.push(call);
+    if (id !== null) this.byId.set(id, call);
+    if (index !== null) this.byIndex.set(index, call);
+    return call;
+  }
+
+  // The end of the stream (truncated: inside an unfinished event): the response.
+  finish(truncated) {
+    let cut = false; // the stream ended abnormally
+    if (!this.done && truncated) {
+      this.errors.push("the stream ended inside an unfinished event; it was lost");
+      cut = true;
+    } else if (!this.done && this.finishReason === null && !this.providerError) {
+      this.errors.push("the stream ended without [DONE] and without a finish reason");
+      cut = true;
+    }
+    const toolCalls = [];
+    for (const call of this.calls) {
+      const text = call.arguments.join("");
+      let args = null;
+      let failure = null;
+      try {
+        args = parseArguments(text);
+      } catch (error) {
+        failure = error;
+      }
+      if (cut && this.finishReason === null && (failure || !text.trim())) {
+        // Cut while its arguments were streaming: running it would be wrong.
+        this.errors.push(`tool call ${call.name} was cut off: ${text.slice(0, 300)}`);
+      } else if (call.name === null) {
+        this.errors.push(`a tool call never received a name: ${text.slice(0, 300)}`);
+      } else if (failure) {
+        this.errors.push(
+          `arguments of tool call ${call.name} are not JSON (${failure.message}): ${text.slice(0, 300)}`,
+        );
+      } else {
+        const id = call.id ?? `__tc_${call.number}`; // the provider sent none
+        toolCalls.push({ id, name: call.name, arguments: args });
+      }
+    }
+    return {
+      id: this.responseId,
+      model: this.model,
+      text: this.text.join(""),
+      reasoning_text: this.reasoning.join("") || null,
+      tool_calls: toolCalls,
+      finish_reason: this.finishReason,
+      usage: this.usage,
+      errors: this.errors.map((message) => ({ message })),
+    };
+  }
+}
+
+// What a caller gets from one HTTP response: `reads` are the body's network reads.
+function readResponse(status, reads) {
+  if (!(status >= 200 && status < 300)) {
+    // An error status: the body is an error message, not a stream.
+    const body = Buffer.concat([...reads]).toString("utf8");
+    return { errors: [{ message: `HTTP ${status}: ${body.slice(0, 300) || "(empty body)"}` }] };
+  }
+  const parser = new EventStreamParser();
+  const stream = new ChatCompletionStream();
+  for (const chunk of reads) {
+    for (const [kind, data] of parser.feed(chunk)) stream.onEvent(kind, data);
+  }
+  return stream.finish(parser.close());
+}
+
+// -- 3. The conformance protocol ---------------------------------------------------------
+
+// The result message for one case message (null: nothing to send).
+function answer(message) {
+  const reads = (function* () {
+    for (const chunk of message.chunks) yield Buffer.from(chunk, "base64"); // one at a time
+  })();
+  try {
+    return { type: "result", id: message.id, response: readResponse(message.status, reads) };
+  } catch (error) {
+    // A bug here: say so instead of dying.
+    console.error(error);
+    return { type: "result", id: message.id, raised: `${error.name}: ${error.message}` };
+  }
+}
+
+function send(message) {
+  // A string cut by slice() may end in half a surrogate pair, which is not text: U+FFFD.
+  const line = JSON.stringify(message, (key, value) =>
+    typeof value === "string" ? value.toWellFormed() : value,
+  );
+  process.stdout.write(line + "\n"); // synchronous for pipes and files
+}
+
+function main(handle = answer) {
+  const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  input.on("line", (line) => {
+    // one JSON message per line
+    const message = JSON.parse(line);
+    if (message.type === "hello") {
+      send(HELLO);
+    } else if (message.type === "case") {
+      const reply = handle(message);
+      if (reply !== null) send(reply);
+    } else if (message.type === "bye") {
+      input.close();
+      process.exit(0);
+    }
+  });
+}
+
+module.exports = { EventStreamParser, ChatCompletionStream, readResponse, answer, send, main };
+
+if (require.main === module) main();
