@@ -559,8 +559,12 @@ def batch(
     logs.mkdir()
     started = time.monotonic()
     deadline = started + WALL_BOUND
+    # Keep every Popen alive: a Popen dropped while its child runs goes to subprocess's list
+    # of zombies to reap, and the next Popen anywhere would reap our child before we do.
+    processes = [_spawn(run, root, logs / f"{n}.log") for n, run in enumerate(runs.values())]
     children = {
-        _spawn(run, root, logs / f"{n}.log").pid: (n, run) for n, run in enumerate(runs.values())
+        process.pid: (n, run)
+        for n, (process, run) in enumerate(zip(processes, runs.values(), strict=True))
     }
     feeders = [
         threading.Thread(target=_feed_fifo, args=(path, deadline), daemon=True)
@@ -585,6 +589,8 @@ def batch(
         os.kill(pid, 9)
         os.waitpid(pid, 0)
         run.wall = WALL_BOUND
+    for process in processes:
+        process.returncode = 0  # reaped above with os.waitpid: nothing left for Popen to do
     for n, run in children.values():
         if run.stdout_to is None:
             run.stdout = (logs / f"{n}.out").read_text(errors="replace")
