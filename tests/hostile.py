@@ -19,6 +19,33 @@ TAIL = "  response: {status: {code: 200}}\n"
 DEEP = f"nested deeper than {MAX_YAML_DEPTH} levels"
 DEEP_GOLDEN = f"nested deeper than {MAX_GOLDEN_DEPTH} levels"
 PWNED = "pwned"
+
+REGULAR = [
+    "bomb_header",
+    "bomb_body",
+    "bomb_top",
+    "anchor_alone",
+    "alias_alone",
+    "python_tag",
+    "timestamp_tag",
+    "set_tag",
+    "custom_tag",
+    "deep_1e5",
+    "deep_1e6",
+    "deep_block_1e5",
+    "nodes_300k",
+    "two_documents",
+    "invalid_utf8",
+    "binary_blob",
+    "empty",
+    "scenario_escapes",
+    "wrong_types",
+    "huge",
+]
+"""The hostile cassettes :func:`build_cassettes` makes that are regular files."""
+
+SPECIAL = ["directory", "dev_zero", "link_loop", "fifo"]
+"""The ones that are not (``fifo`` only where the platform has FIFOs)."""
 """The file ``!!python/object/apply:os.system`` would create next to the hostile files."""
 
 

@@ -33,6 +33,8 @@ from raf.cli import main
 from tests.hostile import (
     GOLDEN_CASSETTE,
     PWNED,
+    REGULAR,
+    SPECIAL,
     Hostile,
     build_cassettes,
     build_goldens,
@@ -64,32 +66,8 @@ def wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def names() -> list[str]:
-    out = [
-        "bomb_header",
-        "bomb_body",
-        "bomb_top",
-        "anchor_alone",
-        "alias_alone",
-        "python_tag",
-        "timestamp_tag",
-        "set_tag",
-        "custom_tag",
-        "deep_1e5",
-        "deep_1e6",
-        "deep_block_1e5",
-        "nodes_300k",
-        "two_documents",
-        "invalid_utf8",
-        "binary_blob",
-        "empty",
-        "scenario_escapes",
-        "wrong_types",
-        "huge",
-        "directory",
-        "dev_zero",
-        "link_loop",
-    ]
-    return [*out, "fifo"] if fifo_supported() else out
+    every = REGULAR + SPECIAL
+    return every if fifo_supported() else [n for n in every if n != "fifo"]
 
 
 def no_fifo(name: str, hostile: dict[str, Hostile]) -> None:

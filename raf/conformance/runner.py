@@ -74,6 +74,21 @@ class CaseResult:
         """Not a failure: passed, or skipped because it was not declared."""
         return self.status in ("pass", "skip")
 
+    @classmethod
+    def of(cls, case: Case, level: str, status: Status, reason: str = "") -> CaseResult:
+        """The verdict ``status`` on ``case``, with its identity filled in."""
+        return cls(
+            id=case.id,
+            scenario=case.scenario,
+            dialect=case.dialect,
+            level=level,
+            status=status,
+            interaction=case.interaction,
+            chunking=case.chunking,
+            reason=reason,
+            cassette=str(case.cassette),
+        )
+
 
 @dataclass
 class RunReport:
@@ -114,17 +129,8 @@ def skip_reason(case: Case, level: str, hello: ImplementationHello) -> str | Non
 
 def judge(case: Case, outcome: Outcome, level: str, capabilities: set[str]) -> CaseResult:
     """The verdict on ``outcome`` for ``case`` at ``level``."""
-    verdict = CaseResult(
-        id=case.id,
-        scenario=case.scenario,
-        dialect=case.dialect,
-        level=level,
-        status="pass",
-        interaction=case.interaction,
-        chunking=case.chunking,
-        stderr=outcome.stderr[-_STDERR_IN_REPORT:],
-        cassette=str(case.cassette),
-    )
+    verdict = CaseResult.of(case, level, "pass")
+    verdict.stderr = outcome.stderr[-_STDERR_IN_REPORT:]
     if outcome.result is None:
         verdict.status = "fail"
         verdict.reason = outcome.failure or "no result"
@@ -203,17 +209,7 @@ def _verdicts(
         hello = implementation.hello()
     except Exception as exc:  # cannot be started, or speaks another protocol
         for case in suite.cases:
-            yield CaseResult(
-                id=case.id,
-                scenario=case.scenario,
-                dialect=case.dialect,
-                level=level,
-                status="error",
-                interaction=case.interaction,
-                chunking=case.chunking,
-                reason=str(exc),
-                cassette=str(case.cassette),
-            )
+            yield CaseResult.of(case, level, "error", str(exc))
         return
     # Names come from the implementation: shortened, so no report can be taken over.
     report.implementation, report.version = _shortened(hello.name), _shortened(hello.version)
@@ -222,17 +218,7 @@ def _verdicts(
         for case in suite.cases:
             skip = skip_reason(case, level, hello)
             if skip is not None:
-                yield CaseResult(
-                    id=case.id,
-                    scenario=case.scenario,
-                    dialect=case.dialect,
-                    level=level,
-                    status="skip",
-                    interaction=case.interaction,
-                    chunking=case.chunking,
-                    reason=skip,
-                    cassette=str(case.cassette),
-                )
+                yield CaseResult.of(case, level, "skip", skip)
                 continue
             began = time.perf_counter()
             outcome = implementation.run(case, level)

@@ -38,6 +38,7 @@ from raf.conformance.protocol import (
     decode_from_implementation,
     encode,
 )
+from raf.errors import excerpt
 
 __all__ = ["DEFAULT_TIMEOUT", "ImplementationFailed", "StdioImplementation"]
 
@@ -54,11 +55,6 @@ _SHOWN = 200
 class ImplementationFailed(Exception):
     """The implementation cannot be used at all (it does not start, or speaks another
     protocol); ``str(exc)`` says why."""
-
-
-def _short(line: bytes) -> str:
-    text = line.decode("utf-8", "replace").rstrip("\n")
-    return repr(text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "...")
 
 
 class _Process:
@@ -208,12 +204,12 @@ class StdioImplementation:
             process.kill()
             self._process = None
             raise ImplementationFailed(
-                f"{self.command!r} answered hello with a malformed line: {exc}: {_short(line)}"
+                f"{self.command!r} answered hello with a malformed line: {exc}: {_shown(line)}"
             ) from None
         if not isinstance(message, ImplementationHello):
             process.kill()
             self._process = None
-            raise ImplementationFailed(f"{self.command!r} answered hello with {_short(line)}")
+            raise ImplementationFailed(f"{self.command!r} answered hello with {_shown(line)}")
         if message.protocol != PROTOCOL:
             process.kill()
             self._process = None
@@ -260,7 +256,7 @@ class StdioImplementation:
         try:
             answer = decode_from_implementation(line)
         except ProtocolError as exc:
-            return self._fail(f"malformed line: {exc}: {_short(line)}", mark)
+            return self._fail(f"malformed line: {exc}: {_shown(line)}", mark)
         if not isinstance(answer, Result):
             return self._fail(f"malformed line: a {answer.__class__.__name__}, not a result", mark)
         if answer.id != case.id:
@@ -296,6 +292,10 @@ class StdioImplementation:
             process.kill()
         self._process = None
         return Outcome(failure=reason, stderr=stderr)
+
+
+def _shown(line: bytes) -> str:
+    return excerpt(line.rstrip(b"\n"), _SHOWN)
 
 
 def _base64(chunks: list[bytes]) -> list[str]:

@@ -303,17 +303,14 @@ class OpenAIChatDialect:
                     continue
                 try:
                     chunk = decode(data)
-                except msgspec.ValidationError:
+                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+                    # Off the hot path: "[DONE]" with whitespace around it fails to decode.
                     if data.strip(_JSON_WHITESPACE) == DONE:
                         self._done = True
                         break
-                    self._salvage(data, out)
-                    continue
-                except msgspec.DecodeError as exc:
-                    if data.strip(_JSON_WHITESPACE) == DONE:
-                        self._done = True
-                        break
-                    if "\\u" in data:  # perhaps a lone surrogate escape, which can be repaired
+                    # A field of the wrong type, a number out of range, or a lone surrogate
+                    # escape: salvage what can be kept. Anything else is not JSON.
+                    if isinstance(exc, msgspec.ValidationError) or "\\u" in data:
                         self._salvage(data, out)
                     else:
                         out.append(self._error(ErrorCode.SSE_PARSE_ERROR, data, detail=exc))

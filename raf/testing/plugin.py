@@ -136,16 +136,7 @@ class RafCase(pytest.Item):
         try:
             hello = implementation.hello()
         except Exception as exc:  # cannot be started, or speaks another protocol
-            raise RafCaseFailed(
-                CaseResult(
-                    id=self.name,
-                    scenario=self.case.scenario,
-                    dialect=self.case.dialect,
-                    level=level,
-                    status="error",
-                    reason=str(exc),
-                )
-            ) from None
+            raise RafCaseFailed(CaseResult.of(self.case, level, "error", str(exc))) from None
         skip = skip_reason(self.case, level, hello)
         if skip is not None:
             pytest.skip(skip)

@@ -30,7 +30,16 @@ from raf.errors import (
     GoldenFormatError,
 )
 from raf.limits import MAX_GOLDEN_DEPTH, MAX_YAML_DEPTH, MAX_YAML_NODES
-from tests.hostile import GOLDEN_CASSETTE, HEAD, PWNED, TAIL, build_cassettes, build_goldens
+from tests.hostile import (
+    GOLDEN_CASSETTE,
+    HEAD,
+    PWNED,
+    REGULAR,
+    SPECIAL,
+    TAIL,
+    build_cassettes,
+    build_goldens,
+)
 
 # -- the YAML safety scan ----------------------------------------------------------------------
 
@@ -38,31 +47,6 @@ from tests.hostile import GOLDEN_CASSETTE, HEAD, PWNED, TAIL, build_cassettes, b
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return build_cassettes(tmp_path_factory.mktemp("hostile"))
-
-
-REGULAR = [
-    "bomb_header",
-    "bomb_body",
-    "bomb_top",
-    "anchor_alone",
-    "alias_alone",
-    "python_tag",
-    "timestamp_tag",
-    "set_tag",
-    "custom_tag",
-    "deep_1e5",
-    "deep_1e6",
-    "deep_block_1e5",
-    "nodes_300k",
-    "two_documents",
-    "invalid_utf8",
-    "binary_blob",
-    "empty",
-    "scenario_escapes",
-    "wrong_types",
-    "huge",
-]
-SPECIAL = ["directory", "dev_zero", "link_loop", "fifo"]
 
 
 @pytest.mark.parametrize("name", REGULAR + SPECIAL)

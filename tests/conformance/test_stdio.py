@@ -15,7 +15,6 @@ import pytest
 
 from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
-from raf.conformance.implementation import ReferenceImplementation
 from raf.conformance.runner import run_suite
 from raf.conformance.stdio import ImplementationFailed, StdioImplementation
 
@@ -151,10 +150,3 @@ def test_undeclared_dialects_levels_and_capabilities_are_skipped_and_counted(
     assert skipped["http_429_json_error"] == "needs capability http_errors"
     assert "plain_text" not in skipped  # run, and failed: it returns an empty response
     assert report.counts()["skip"] == len(skipped)
-
-
-def test_the_protocol_costs_little_against_the_in_process_reference() -> None:
-    """Not a timing assertion: both must pass; bench/conformance.py measures the ratio."""
-    suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"], select=["parallel"])
-    assert run_suite(suite, ReferenceImplementation(), level="updates").ok
-    assert run_suite(suite, StdioImplementation(REFERENCE), level="updates").ok

@@ -41,24 +41,13 @@ under every chunking: the bugs are about what the chunks say, not how they are c
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from example import load_example  # the module beside this script
+
 BUGS = ("concat-names", "index-only")
-
-
-def load_example() -> ModuleType:
-    """examples/clients/python/client.py, imported as a module."""
-    path = Path(__file__).resolve().parents[3] / "examples" / "clients" / "python" / "client.py"
-    spec = importlib.util.spec_from_file_location("example_client", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def broken(example: ModuleType, bugs: set[str]) -> type:

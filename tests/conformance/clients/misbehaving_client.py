@@ -24,25 +24,12 @@ exactly 5 x 6 = 30 failing cases, each costing its own case only.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import time
 import traceback
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-
-def load_example() -> ModuleType:
-    """examples/clients/python/client.py, imported as a module."""
-    path = Path(__file__).resolve().parents[3] / "examples" / "clients" / "python" / "client.py"
-    spec = importlib.util.spec_from_file_location("example_client", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from example import load_example  # the module beside this script
 
 example = load_example()
 
