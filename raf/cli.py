@@ -555,14 +555,14 @@ def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
         _warn("raf: no cases matched the selection")
         return 1
     implementation: Implementation
-    if args.impl:
+    if args.impl is not None:
         try:
             implementation = StdioImplementation(args.impl, timeout=args.timeout)
         except ValueError as exc:
             raise _InputError(f"--impl: {exc}") from exc
     else:
         implementation = ReferenceImplementation()
-    level = args.level or ("response" if args.impl else "updates")
+    level = args.level or ("response" if args.impl is not None else "updates")
     report = conform(console, suite, implementation, level=level)
     for path, write in (
         (args.json, write_json),

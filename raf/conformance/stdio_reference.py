@@ -33,34 +33,48 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
     encoder = msgspec.json.Encoder()
     case_decoder = msgspec.json.Decoder(Case)
     for line in stdin:
-        kind = _Incoming.decode(line).get("type")
-        if kind == "hello":
-            reply: object = ImplementationHello(
-                protocol=PROTOCOL,
-                name="raf-reference",
-                version=__version__,
-                dialects=dialects.names(),
-                levels=list(LEVELS),
-                capabilities=list(CAPABILITIES),
-            )
-        elif kind == "case":
-            case = case_decoder.decode(line)
-            output = output_for(case.status, "", case.body_chunks(), case.dialect)
-            reply = {
-                "type": "result",
-                "id": case.id,
-                "response": output.response,
-                "results": output.results,
-                "updates": output.updates,
-            }
-        elif kind == "bye":
-            return 0
-        else:
-            print(f"raf-reference: unknown message {kind!r}", file=sys.stderr)
+        try:
+            reply = _answer(line, case_decoder)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:  # not a raf message
+            print(f"raf-reference: ignored a malformed line: {exc}", file=sys.stderr, flush=True)
             continue
-        stdout.write(encoder.encode(reply) + b"\n")
-        stdout.flush()
+        if reply is _BYE:
+            return 0
+        if reply is not None:
+            stdout.write(encoder.encode(reply) + b"\n")
+            stdout.flush()
     return 0
+
+
+_BYE = object()
+
+
+def _answer(line: bytes, case_decoder: msgspec.json.Decoder[Case]) -> object:
+    """The reply to one line (``None`` for none, ``_BYE`` to stop)."""
+    kind = _Incoming.decode(line).get("type")
+    if kind == "hello":
+        return ImplementationHello(
+            protocol=PROTOCOL,
+            name="raf-reference",
+            version=__version__,
+            dialects=dialects.names(),
+            levels=list(LEVELS),
+            capabilities=list(CAPABILITIES),
+        )
+    if kind == "case":
+        case = case_decoder.decode(line)
+        output = output_for(case.status, "", case.body_chunks(), case.dialect)
+        return {
+            "type": "result",
+            "id": case.id,
+            "response": output.response,
+            "results": output.results,
+            "updates": output.updates,
+        }
+    if kind == "bye":
+        return _BYE
+    print(f"raf-reference: unknown message {kind!r}", file=sys.stderr, flush=True)
+    return None
 
 
 def main() -> int:

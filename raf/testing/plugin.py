@@ -168,8 +168,10 @@ def pytest_collection_modifyitems(
 ) -> None:
     """With ``--raf-impl``, add one item per conformance case."""
     command = config.getoption("raf_impl", None)
-    if not command:
+    if command is None:
         return
+    if not command.strip():
+        raise pytest.UsageError("--raf-impl: an empty command")
     from raf.chunking import STANDARD_CHUNKINGS  # noqa: PLC0415
     from raf.conformance.bundled import bundled  # noqa: PLC0415
     from raf.conformance.cases import load_suite  # noqa: PLC0415
@@ -180,11 +182,19 @@ def pytest_collection_modifyitems(
     golden_folder = config.getoption("raf_goldens")
     if cassettes is None or golden_folder is None:
         default = bundled()
-    suite = load_suite(
-        cassettes or default.cassettes,  # type: ignore[union-attr]
-        golden_folder or default.goldens,  # type: ignore[union-attr]
-        chunkings=config.getoption("raf_chunking") or STANDARD_CHUNKINGS,
-    )
+    from raf.chunking import check_chunking  # noqa: PLC0415
+    from raf.errors import CassetteError  # noqa: PLC0415
+
+    try:
+        for name in config.getoption("raf_chunking") or ():
+            check_chunking(name)
+        suite = load_suite(
+            cassettes or default.cassettes,  # type: ignore[union-attr]
+            golden_folder or default.goldens,  # type: ignore[union-attr]
+            chunkings=config.getoption("raf_chunking") or STANDARD_CHUNKINGS,
+        )
+    except (CassetteError, ValueError) as exc:  # no such folder, an unknown chunking
+        raise pytest.UsageError(f"raf conformance suite: {exc}") from None
     implementation = StdioImplementation(command, timeout=config.getoption("raf_timeout"))
     config.stash[_IMPLEMENTATION] = implementation
     config.add_cleanup(implementation.close)

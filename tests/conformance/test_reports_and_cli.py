@@ -168,3 +168,34 @@ def test_the_suite_as_pytest_items_with_k_x_junit_and_xdist(tmp_path: Path) -> N
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "12 passed" in run.stdout  # missing_id and missing_index, 6 chunkings each
+
+
+def test_bad_arguments_are_usage_errors_never_tracebacks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(conform("--impl", "")) == 2
+    assert "--impl: an empty command" in capsys.readouterr().err
+    for options, message in (
+        (["--raf-impl", ""], "--raf-impl: an empty command"),
+        (["--raf-impl", REFERENCE, "--raf-cassettes", str(tmp_path / "nowhere")], "not found"),
+        (["--raf-impl", REFERENCE, "--raf-chunking", "halves"], "unknown chunking"),
+    ):
+        run = subprocess.run(
+            [*PYTEST, *options], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+            check=False,
+        )  # fmt: skip
+        assert run.returncode == 4, run.stdout + run.stderr  # pytest's usage error
+        assert message in run.stderr
+        assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_the_reference_program_ignores_a_malformed_line() -> None:
+    lines = b'garbage\n{"type":"case","id":1}\n{"type":"hello","protocol":"raf-conformance/1"}\n'
+    run = subprocess.run(
+        [sys.executable, "-m", "raf.conformance.stdio_reference"],
+        input=lines + b'{"type":"bye"}\n', capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0
+    assert json.loads(run.stdout)["name"] == "raf-reference"  # one answer: to the hello
+    assert run.stderr.count(b"ignored a malformed line") == 2
+    assert b"Traceback" not in run.stderr
