@@ -111,6 +111,8 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
         raise DialectError(f"{dialect!r} cannot name a dialect folder (use {NAME_RULE})")
     source = Path(path)
     suffix = source.suffix.lower()
+    if not os.path.lexists(source):
+        raise CassetteFormatError(str(path), "cannot read: no such file")
     if suffix not in SUFFIXES:
         raise CassetteFormatError(
             str(path), f"unknown kind of file {suffix!r}; expected one of {', '.join(SUFFIXES)}"
