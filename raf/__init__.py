@@ -20,6 +20,7 @@ from raf.errors import (
     SSELimitExceeded,
     StateError,
 )
+from raf.framing.sse import ServerSentEvent, SSEDecoder
 from raf.model import (
     AgentResponse,
     AgentResponseResult,
@@ -48,7 +49,6 @@ from raf.pipeline import (
     respond,
     run,
 )
-from raf.sse import ServerSentEvent, SSEDecoder
 
 __version__ = "0.1.0"
 

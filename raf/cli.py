@@ -36,6 +36,7 @@ from rich.markup import escape
 
 import raf
 from raf import dialects
+from raf import framing as framings
 from raf.cassettes.files import find_files, is_regular_file, read_limited
 from raf.cassettes.importers import SUFFIXES, dialect_choices, import_file, scenario_name
 from raf.cassettes.lint import cassette_files, lint_file
@@ -53,11 +54,11 @@ from raf.conformance.reports import write_html, write_json, write_junit
 from raf.conformance.stdio import DEFAULT_TIMEOUT, StdioImplementation
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError, FileRefused, RafError
+from raf.framing.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 from raf.model import updates
 from raf.model.canonical import to_json
 from raf.pipeline import Pipeline, UpdateDecoder, drive
 from raf.schema import json_schemas
-from raf.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 
 __all__ = ["main", "schema_files", "version_text"]
 
@@ -261,7 +262,8 @@ def _build_parser() -> argparse.ArgumentParser:
     pipeline = sub.add_parser(
         "pipeline",
         help="run a stream through the pipeline; print updates, results or the response",
-        description="Run FILE through the SSE decoder, a dialect, the converter and the "
+        description="Run FILE through the framing (SSE, JSON array, JSON lines), a dialect, "
+        "the converter and the "
         "aggregation, and print one stage as canonical JSON: the updates (default), the "
         "results, or the aggregated response. The output does not depend on --chunk-size.",
     )
@@ -269,8 +271,14 @@ def _build_parser() -> argparse.ArgumentParser:
     pipeline.add_argument(
         "--dialect",
         default="openai_chat",
-        choices=dialects.names(),
-        help="wire format of the stream (default: openai_chat)",
+        choices=[*dialects.names(), "auto"],
+        help="wire format of the stream (default: openai_chat); auto: judged from the body",
+    )
+    pipeline.add_argument(
+        "--framing",
+        choices=framings.names(),
+        help="how the body is split into events (default: the dialect's own: sse, or for "
+        "gemini auto, which reads a JSON array body as one)",
     )
     what = pipeline.add_mutually_exclusive_group()
     what.add_argument(
@@ -714,12 +722,12 @@ def _run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
     with _open_input(args.input) as stream:
         chunks = _chunks(stream, args.chunk_size)
         if args.output == "updates":
-            decoder = UpdateDecoder(args.dialect, **_limits(args))
+            decoder = UpdateDecoder(args.dialect, framing=args.framing, **_limits(args))
             for update in drive(decoder, chunks):
                 errors += isinstance(update, updates.Error)
                 out.write(to_json(update) + "\n")
         else:
-            pipeline = Pipeline(args.dialect, **_limits(args))
+            pipeline = Pipeline(args.dialect, framing=args.framing, **_limits(args))
             collector = ResponseCollector()
             for result in drive(pipeline, chunks):
                 collector.add(result)

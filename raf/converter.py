@@ -265,6 +265,14 @@ class AgentResponseConverter:
             case updates.ReasoningDelta(delta=delta):
                 if delta:
                     out.append(contents.Reasoning(delta=delta, meta=self._metadata()))
+            case updates.ReasoningSignature(signature=signature):
+                evs.append(
+                    events.Custom(
+                        event_type="reasoning_signature",
+                        payload={"signature": signature},
+                        meta=self._metadata(),
+                    )
+                )
             case updates.ToolCallDelta():
                 self._tool_call_delta(update, out, evs)
             case updates.ToolCallStart(id=call_id, name=name):

@@ -1,6 +1,6 @@
 """The pipeline: byte chunks -> SSE events -> updates -> results. Sans-IO core plus drivers.
 
-* :class:`UpdateDecoder` composes :class:`raf.sse.SSEDecoder` and a dialect: bytes in,
+* :class:`UpdateDecoder` composes a framing (:mod:`raf.framing`) and a dialect: bytes in,
   ``AgentResponseUpdate`` values out.
 * :class:`Pipeline` adds an :class:`raf.converter.AgentResponseConverter`: bytes in,
   ``AgentResponseResult`` values out, one per update that produced contents or events, and
@@ -29,9 +29,12 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from raf import dialects
+from raf import framing as framings
 from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
+from raf.dialects import sniff
 from raf.dialects.base import Dialect
+from raf.dialects.sniff import AUTO
 from raf.errors import (
     AgentResponseError,
     SSELimitExceeded,
@@ -40,6 +43,8 @@ from raf.errors import (
     internal_error_message,
     raw_excerpt,
 )
+from raf.framing import Framing
+from raf.framing.sse import ServerSentEvent
 from raf.limits import (
     DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_JSON_DEPTH,
@@ -50,7 +55,6 @@ from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
     "Machine",
@@ -71,19 +75,24 @@ __all__ = [
 
 
 class UpdateDecoder:
-    """Bytes in, ``AgentResponseUpdate`` values out, for one stream.
+    """Bytes in, ``AgentResponseUpdate`` values out, for one stream: a framing (SSE, JSON
+    array, JSON lines: :mod:`raf.framing`) and a dialect.
 
     Never raises on input: every problem becomes an ``updates.Error`` and the updates decoded
     before it are returned with it.
 
     Args:
-        dialect: a dialect name (``"openai_chat"``) or a dialect object.
-        max_line_bytes: passed to :class:`SSEDecoder`.
-        max_event_bytes: passed to :class:`SSEDecoder`.
+        dialect: a dialect name (``"openai_chat"``), ``"auto"`` (the dialect is chosen from the
+            first bytes of the body, :mod:`raf.dialects.sniff`), or a dialect object.
+        framing: the framing to use (default: the one the dialect names).
+        max_line_bytes: passed to the framing.
+        max_event_bytes: passed to the framing.
         max_json_depth: passed to a dialect created by name.
         max_raw_chars: passed to a dialect created by name.
 
     Attributes:
+        dialect: the dialect (``None`` while ``"auto"`` has not decided yet).
+        framing: the framing (``None`` likewise).
         done: no more input is wanted: the dialect saw its end marker, or the stream was
             abandoned (a size limit, :meth:`fail`). Bytes fed after that are ignored.
         interrupted: the stream ended abnormally: it was truncated (the dialect reported
@@ -94,23 +103,60 @@ class UpdateDecoder:
         self,
         dialect: str | Dialect = "openai_chat",
         *,
+        framing: str | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
         max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
     ) -> None:
-        self.dialect = dialects.create(
-            dialect, max_json_depth=max_json_depth, max_raw_chars=max_raw_chars
-        )
-        self.sse = SSEDecoder(max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)
+        self._limits = {"max_json_depth": max_json_depth, "max_raw_chars": max_raw_chars}
+        self._framing_limits = {
+            "max_line_bytes": max_line_bytes,
+            "max_event_bytes": max_event_bytes,
+        }
+        self._framing_name = framing
+        if framing is not None:
+            framings.create(framing, **self._framing_limits)  # an unknown name fails here
+        self.dialect: Dialect | None = None
+        self.framing: Framing | None = None
+        self._sniffing: bytearray | None = None
+        if dialect == AUTO:
+            self._sniffing = bytearray()
+        else:
+            self._start(dialects.create(dialect, **self._limits))
         self.interrupted = False
         self._aborted = False
         self._closed = False
 
+    def _start(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        name = self._framing_name
+        if name is None:
+            name = str(getattr(dialect, "framing", "sse"))
+        self.framing = framings.create(name, **self._framing_limits)
+        feed_events = getattr(dialect, "feed_events", None)
+        if feed_events is None:
+            feed = dialect.feed
+
+            def feed_events(events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
+                out: list[AgentResponseUpdate] = []
+                for event in events:
+                    if dialect.done:
+                        break
+                    out.extend(feed(event))
+                return out
+
+        self._feed_events = feed_events
+
+    @property
+    def sse(self) -> Framing | None:
+        """The framing (its historical name, from when every stream was SSE)."""
+        return self.framing
+
     @property
     def done(self) -> bool:
         """See the class docstring."""
-        return self._aborted or self.dialect.done
+        return self._aborted or (self.dialect is not None and self.dialect.done)
 
     def feed(self, data: bytes) -> list[AgentResponseUpdate]:
         """Decode the next chunk of bytes into the updates it completes."""
@@ -118,8 +164,28 @@ class UpdateDecoder:
             raise StateError("feed() after close()")
         if self.done:
             return []
+        if self._sniffing is not None:
+            self._sniffing += data
+            if (
+                sniff.sniff(bytes(self._sniffing)) is None
+                and len(self._sniffing) < sniff.SNIFF_BYTES
+            ):
+                return []  # not decided yet: hold the bytes
+            return self._decide()
+        return self._feed_framing(data)
+
+    def _decide(self) -> list[AgentResponseUpdate]:
+        """``"auto"``: choose the dialect from the bytes held, then feed them."""
+        held = bytes(self._sniffing or b"")
+        self._sniffing = None
+        self._start(dialects.create(sniff.sniff(held) or sniff.FALLBACK, **self._limits))
+        return self._feed_framing(held) if held else []
+
+    def _feed_framing(self, data: bytes) -> list[AgentResponseUpdate]:
+        assert self.framing is not None
+        assert self.dialect is not None
         try:
-            events = self.sse.feed(data)
+            events = self.framing.feed(data)
         except SSELimitExceeded as exc:
             out = self._events(exc.events)
             if not self.dialect.done:
@@ -128,22 +194,26 @@ class UpdateDecoder:
             return out
         except Exception as exc:  # a bug in raf: report it and abandon the stream
             self._abort()
-            return [_internal_error(exc, "the SSE decoder")]
+            return [_internal_error(exc, "the framing")]
         return self._events(events)
 
     def close(self) -> list[AgentResponseUpdate]:
-        """End of input: flush the decoder and let the dialect report truncation."""
+        """End of input: flush the framing and let the dialect report truncation."""
         if self._closed:
             return []
+        # A body too short to decide: the best guess.
+        out = self._decide() if self._sniffing is not None else []
         self._closed = True
+        assert self.framing is not None
+        assert self.dialect is not None
         if self._aborted or self.dialect.done:
-            return []
+            return out
         try:
-            out = self._events(self.sse.close())
-            out.extend(self.dialect.close(truncated=self.sse.truncated))
+            out.extend(self._events(self.framing.close()))
+            out.extend(self.dialect.close(truncated=self.framing.truncated))
         except Exception as exc:  # a bug in raf: report it
             self.interrupted = True
-            return [_internal_error(exc, "the end of the stream")]
+            return [*out, _internal_error(exc, "the end of the stream")]
         if any(
             type(u) is updates.Error and u.error_code == ErrorCode.STREAM_TRUNCATED for u in out
         ):
@@ -168,9 +238,10 @@ class UpdateDecoder:
         if not events:
             return []
         try:
-            return self.dialect.feed_events(events)
+            return self._feed_events(events)
         except Exception as exc:  # a third-party dialect that broke its promise
-            return [_internal_error(exc, f"the {self.dialect.name} dialect")]
+            name = getattr(self.dialect, "name", "?")
+            return [_internal_error(exc, f"the {name} dialect")]
 
 
 def _internal_error(exc: Exception, where: str) -> updates.Error:
@@ -244,18 +315,18 @@ async def adrive(machine: Machine[T], chunks: AsyncIterable[bytes]) -> AsyncIter
 
 
 def iter_updates(
-    chunks: Iterable[bytes], dialect: str | Dialect = "openai_chat", **limits: int
+    chunks: Iterable[bytes], dialect: str | Dialect = "openai_chat", **limits: Any
 ) -> Iterator[AgentResponseUpdate]:
     """Yield the updates of a stream given as byte chunks; stops reading at the end marker.
 
-    ``limits`` are those of :class:`UpdateDecoder` (``max_line_bytes``, ``max_event_bytes``,
-    ``max_json_depth``, ``max_raw_chars``).
+    ``limits`` are those of :class:`UpdateDecoder` (``framing``, ``max_line_bytes``,
+    ``max_event_bytes``, ``max_json_depth``, ``max_raw_chars``).
     """
     return drive(UpdateDecoder(dialect, **limits), chunks)
 
 
 def aiter_updates(
-    chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **limits: int
+    chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **limits: Any
 ) -> AsyncIterator[AgentResponseUpdate]:
     """Async twin of :func:`iter_updates`."""
     return adrive(UpdateDecoder(dialect, **limits), chunks)
@@ -269,8 +340,9 @@ class Pipeline:
     Args:
         dialect: a dialect name or object.
         converter: the converter to use (default: a new one built from ``converter_options``).
-        max_line_bytes: passed to :class:`SSEDecoder`.
-        max_event_bytes: passed to :class:`SSEDecoder`.
+        framing: passed to :class:`UpdateDecoder` (default: the dialect's).
+        max_line_bytes: passed to the framing.
+        max_event_bytes: passed to the framing.
         max_json_depth: passed to the dialect and to a converter built here.
         max_raw_chars: passed to the dialect.
         **converter_options: passed to :class:`AgentResponseConverter` (``agent_id``,
@@ -286,6 +358,7 @@ class Pipeline:
         dialect: str | Dialect = "openai_chat",
         *,
         converter: AgentResponseConverter | None = None,
+        framing: str | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
@@ -294,6 +367,7 @@ class Pipeline:
     ) -> None:
         self.updates = UpdateDecoder(
             dialect,
+            framing=framing,
             max_line_bytes=max_line_bytes,
             max_event_bytes=max_event_bytes,
             max_json_depth=max_json_depth,

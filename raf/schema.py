@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from raf.conformance.protocol import Bye, Case, Hello, ImplementationHello, Result
+from raf.framing.sse import ServerSentEvent
 from raf.model import (
     AgentResponse,
     AgentResponseResult,
@@ -20,7 +21,6 @@ from raf.model import (
     Content,
     Event,
 )
-from raf.sse import ServerSentEvent
 
 __all__ = ["SCHEMA_ROOTS", "json_schemas"]
 

@@ -247,14 +247,14 @@ def test_raw_of_a_small_payload_is_exact() -> None:
 def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = OpenAIChatDialect._map
+    original = OpenAIChatDialect.handlers["chunk"]
 
-    def broken(self: OpenAIChatDialect, chunk: Any, data: str, *args: Any) -> None:
-        if "boom" in data:
+    def broken(self: OpenAIChatDialect, chunk: Any, frame: Any) -> None:
+        if "boom" in frame.data:
             raise KeyError("boom")
-        original(self, chunk, data, *args)
+        original(self, chunk, frame)
 
-    monkeypatch.setattr(OpenAIChatDialect, "_map", broken)
+    monkeypatch.setitem(OpenAIChatDialect.handlers, "chunk", broken)  # type: ignore[arg-type]
     bad = b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n'
     response = respond([HELLO + bad + WORLD + DONE])  # one chunk: nothing before is lost
     assert response.text == "Hello world"

@@ -9,7 +9,9 @@ Accepted sources, by file suffix:
 * ``.jsonl`` / ``.ndjson``: one JSON payload per line, framed as ``data: <line>`` events (a
   line ``[DONE]`` becomes the end marker).
 
-The dialect of each interaction is judged from its request URI (:func:`guess_dialect`).
+The dialect of a recorded interaction is judged from its request URI (:func:`guess_dialect`),
+and from the body (:func:`raf.dialects.sniff.sniff`) when the URI says nothing, as for a raw
+body, which gets a placeholder request URI of its dialect.
 Sources are read as cassettes are: regular files of at most ``MAX_CASSETTE_BYTES``, YAML
 through the safety scan of :func:`raf.cassettes.serializer.loads`.
 """
@@ -32,6 +34,7 @@ from raf.cassettes.format import (
     is_file_name,
 )
 from raf.cassettes.serializer import loads
+from raf.dialects.sniff import sniff
 from raf.errors import CassetteFormatError, DialectError, FileRefused
 from raf.limits import MAX_CASSETTE_BYTES
 
@@ -58,7 +61,13 @@ _MAX_SCENARIO_CHARS = 96
 """Longest scenario name made of a file name (two of them joined by ``__`` still follow
 :data:`raf.cassettes.format.NAME_RULE`)."""
 
-_PLACEHOLDER_URI = "https://recorded.invalid/v1/chat/completions"
+_PLACEHOLDER_URIS = {
+    "openai_chat": "https://recorded.invalid/v1/chat/completions",
+    "openai_responses": "https://recorded.invalid/v1/responses",
+    "anthropic_messages": "https://recorded.invalid/v1/messages",
+    "gemini": "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse",
+}
+"""The request URI of an imported raw body, by dialect: the URI decides the wire format."""
 
 
 def guess_dialect(uri: str) -> str:
@@ -77,8 +86,13 @@ def guess_dialect(uri: str) -> str:
 
 
 def is_event_stream(interaction: Interaction) -> bool:
-    """Whether the recorded response is a Server-Sent Events stream."""
-    return "event-stream" in (interaction.response.header("content-type") or "")
+    """Whether the recorded response is a stream: Server-Sent Events, JSON lines
+    (``application/x-ndjson``, ``application/jsonl``), or the JSON array Gemini streams from
+    ``:streamGenerateContent`` without ``alt=sse``."""
+    kind = interaction.response.header("content-type") or ""
+    if "event-stream" in kind or "ndjson" in kind or "jsonl" in kind:
+        return True
+    return ":streamGenerateContent" in interaction.request.uri and "json" in kind
 
 
 def dialect_choices() -> list[str]:
@@ -125,12 +139,17 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
         raise CassetteFormatError(str(path), exc.reason) from exc
     if suffix in (".yaml", ".yml"):
         cassette = _from_vcr(data, str(path))
-    elif suffix in (".sse", ".txt"):
-        cassette = _single(data)
+        streams = [i for i in cassette.interactions if is_event_stream(i)]
+        streams = streams or cassette.interactions
+        guessed = guess_dialect(streams[0].request.uri) if streams else "openai_chat"
+        if guessed == "unknown" and streams:
+            guessed = sniff(streams[0].response.body) or guessed
+        chosen = dialect or guessed
     else:
-        cassette = _single(_frame_json_lines(data, str(path)))
-    streams = [i for i in cassette.interactions if is_event_stream(i)] or cassette.interactions
-    chosen = dialect or (guess_dialect(streams[0].request.uri) if streams else "openai_chat")
+        body = data if suffix in (".sse", ".txt") else _frame_json_lines(data, str(path))
+        # A raw body has no request: its dialect is the one asked for, else read off the body.
+        chosen = dialect or sniff(body) or "openai_chat"
+        cassette = _single(body, chosen)
     cassette.info = ScenarioInfo(
         scenario=scenario_name(path),
         dialect=chosen,
@@ -146,11 +165,12 @@ def _from_vcr(data: bytes, source: str) -> Cassette:
     return Cassette.from_dict(document, source=source)
 
 
-def _single(body: bytes) -> Cassette:
+def _single(body: bytes, dialect: str) -> Cassette:
+    uri = _PLACEHOLDER_URIS.get(dialect, _PLACEHOLDER_URIS["openai_chat"])
     return Cassette(
         interactions=[
             Interaction(
-                request=Request(uri=_PLACEHOLDER_URI),
+                request=Request(uri=uri),
                 response=Response(headers={"content-type": ["text/event-stream"]}, body=body),
             )
         ]

@@ -41,10 +41,11 @@ from typing import Any, cast
 from urllib.parse import unquote_plus
 
 from raf import dialects
+from raf import framing as framings
 from raf.converter import AgentResponseConverter
-from raf.errors import CassetteError, SSELimitExceeded
+from raf.errors import CassetteError, DialectError, SSELimitExceeded
+from raf.framing.sse import ServerSentEvent
 from raf.model import contents, updates
-from raf.sse import ServerSentEvent, SSEDecoder
 
 __all__ = [
     "REDACTED",
@@ -753,8 +754,8 @@ def _read_stream(text: str, dialect: str) -> _Stream:
     """Run the body through raf's pipeline, event by event, noting which region of the body
     each streamed fragment came from."""
     stream = _Stream(text)
-    sse = SSEDecoder()
     machine = dialects.create(dialect)
+    sse = framings.create(getattr(machine, "framing", "sse"))
     converter = AgentResponseConverter(clock=lambda: _EPOCH)
     channels = stream.channels
     old: list[_Pending] = []  # argument fragments not yet emitted (a call without a name)
@@ -778,7 +779,7 @@ def _read_stream(text: str, dialect: str) -> _Stream:
         region = len(stream.regions)
         stream.regions.append((region_start, end))
         region_start = end
-        batch = machine.feed_events(events)
+        batch = [u for event in events for u in machine.feed(event)]
         fresh = [
             _Pending(region, u.arguments_delta)
             for u in batch
@@ -839,7 +840,11 @@ def stream_hits(text: str, dialect: str) -> list[Hit]:
     literal of its event whose decoded value equals it (literals with the same value in the
     same event, such as OpenRouter's ``reasoning_details`` copy, get the same edit).
     """
-    if dialect not in dialects.names() or "data:" not in text:
+    try:
+        framing = getattr(dialects.factory(dialect), "framing", "sse")
+    except DialectError:
+        return []  # no dialect of this name (yet): nothing to reassemble
+    if framing == "sse" and "data:" not in text:
         return []
     stream = _read_stream(text, dialect)
     hits: list[Hit] = []

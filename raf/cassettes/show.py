@@ -21,11 +21,11 @@ from raf.cassettes.format import Cassette, Interaction
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
 from raf.dialects.base import Dialect
+from raf.framing.sse import ServerSentEvent
 from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, http_error
-from raf.sse import ServerSentEvent
 
 __all__ = ["Step", "render", "timeline"]
 
@@ -40,11 +40,12 @@ class Step:
 
 
 class _Recorder:
-    """A dialect that records the updates each SSE event produced (for the timeline)."""
+    """A dialect that records the updates each event produced (for the timeline)."""
 
     def __init__(self, inner: Dialect) -> None:
         self.inner = inner
         self.name = inner.name
+        self.framing = getattr(inner, "framing", "sse")
         self.steps: list[Step] = []
 
     @property
@@ -59,7 +60,7 @@ class _Recorder:
         for event in events:
             if self.inner.done:
                 break
-            produced = self.inner.feed_events((event,))
+            produced = self.inner.feed(event)
             self.steps.append(Step(event, produced))
             out.extend(produced)
         return out

@@ -1,22 +1,51 @@
-"""Dialects: one module per wire format, each mapping SSE events to updates. No IO.
+"""Dialects: one module per wire format, each mapping frames to updates. No IO.
 
 Use :func:`create` to get a fresh dialect by name, :func:`names` for what is available and
-:func:`register` to add your own.
+:func:`register` to add your own. Dialects of other packages are found through the entry
+point group ``raf.dialects`` (``name = "package.module:Factory"``), loaded on first use.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
-from raf.dialects.base import Dialect
-from raf.dialects.openai_chat import OpenAIChatDialect
+from raf.dialects.base import Dialect, JSONEventDialect
 from raf.errors import DialectError
 
-__all__ = ["Dialect", "OpenAIChatDialect", "create", "names", "register"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Dialect",
+    "JSONEventDialect",
+    "create",
+    "factory",
+    "names",
+    "register",
+]
 
-_REGISTRY: dict[str, Callable[..., Dialect]] = {
-    OpenAIChatDialect.name: OpenAIChatDialect,
+ENTRY_POINT_GROUP = "raf.dialects"
+"""The entry point group third-party dialects register under."""
+
+# The built-in dialects, imported when first used: name -> "module:attribute".
+_BUILTIN: dict[str, str] = {
+    "openai_chat": "raf.dialects.openai_chat:OpenAIChatDialect",
 }
+
+_REGISTRY: dict[str, Callable[..., Dialect]] = {}
+_TARGETS: dict[str, str] = dict(_BUILTIN)
+_LOADED: list[bool] = []  # non-empty once the entry points were read
+
+
+def _load_entry_points() -> None:
+    if _LOADED:
+        return
+    _LOADED.append(True)
+    # Imported late: importlib.metadata pulls in email, socket and more.
+    from importlib.metadata import entry_points  # noqa: PLC0415
+
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.name not in _TARGETS and point.name not in _REGISTRY:
+            _TARGETS[point.name] = point.value
 
 
 def register(name: str, factory: Callable[..., Dialect]) -> None:
@@ -29,25 +58,48 @@ def register(name: str, factory: Callable[..., Dialect]) -> None:
 
 
 def names() -> list[str]:
-    """The names of the registered dialects, sorted."""
-    return sorted(_REGISTRY)
+    """The names of the available dialects (built-in, registered, and entry points), sorted."""
+    _load_entry_points()
+    return sorted(set(_REGISTRY) | set(_TARGETS))
+
+
+def factory(name: str) -> Callable[..., Dialect]:
+    """The factory of a dialect name, imported if needed.
+
+    Raises:
+        DialectError: the name is unknown (the message lists the known names), or its
+            module could not be imported.
+    """
+    found = _REGISTRY.get(name)
+    if found is not None:
+        return found
+    if name not in _TARGETS:
+        _load_entry_points()  # only for names raf does not know itself
+    target = _TARGETS.get(name)
+    if target is None:
+        known = ", ".join(names())
+        raise DialectError(f"unknown dialect {name!r}; known dialects: {known}")
+    module_name, _, attribute = target.partition(":")
+    try:
+        value: Callable[..., Dialect] = getattr(importlib.import_module(module_name), attribute)
+    except Exception as exc:  # a broken third-party package must not break raf
+        raise DialectError(
+            f"dialect {name!r} could not be loaded from {target!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    _REGISTRY[name] = value
+    return value
 
 
 def create(dialect: str | Dialect, **limits: int) -> Dialect:
     """A new dialect for one stream.
 
     Args:
-        dialect: a registered name, or a dialect object (returned as it is).
+        dialect: a dialect name, or a dialect object (returned as it is).
         **limits: ``max_json_depth``, ``max_raw_chars``: passed to the dialect's factory.
 
     Raises:
-        DialectError: the name is not registered; the message lists the known names.
+        DialectError: the name is unknown; the message lists the known names.
     """
     if not isinstance(dialect, str):
         return dialect
-    try:
-        factory = _REGISTRY[dialect]
-    except KeyError:
-        known = ", ".join(names())
-        raise DialectError(f"unknown dialect {dialect!r}; known dialects: {known}") from None
-    return factory(**limits)
+    return factory(dialect)(**limits)

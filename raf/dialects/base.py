@@ -1,26 +1,68 @@
-"""What a dialect is: a sans-IO map from :class:`ServerSentEvent` to updates. No IO."""
+"""What a dialect is, and the shared machinery most dialects are built on. No IO.
+
+A dialect is a sans-IO map from the frames of one wire format (:class:`ServerSentEvent`
+values, from the framing the dialect names) to ``AgentResponseUpdate`` values. The protocol
+(:class:`Dialect`) is small: ``feed``, ``close``, ``done``, ``name`` and ``framing``.
+
+:class:`JSONEventDialect` implements the protocol for every format whose frames carry one
+JSON object each. It does the generic work once, for every dialect built on it:
+
+* the frame loop, and ``feed_events`` (many frames per call, as the pipeline feeds them);
+* end markers (``[DONE]``, also with JSON whitespace around it) and keep-alives (empty data,
+  JSON whitespace only);
+* the depth limit (``json_too_deep``), checked by a linear scan before decoding;
+* decoding, with repairs (a number out of range is read as ``null``, a lone surrogate escape
+  as U+FFFD, both named in an ``invalid_chunk`` error) and ``sse_parse_error`` for data that
+  is not JSON, ``invalid_chunk`` for JSON that is not an object;
+* ``event: error`` frames and in-band error objects (``provider_error``);
+* truncation at ``close`` (``stream_truncated``) when the format's terminal event never came;
+* ``ResponseMetadata`` only when the id or model changes;
+* a guard that turns a bug of raf on one frame into ``internal_error`` and goes on.
+
+A dialect built on it is a table, :attr:`JSONEventDialect.handlers`, from the payload's type
+(by default its ``"type"`` field, else the SSE event name) to a handler, plus the format's
+knowledge in those handlers. Unknown types are ignored. docs/dialects.md ("Writing a
+dialect") walks through one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Protocol, runtime_checkable
+import builtins
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import msgspec
+
+from raf import safe_json
+from raf.errors import excerpt, internal_error_message, raw_excerpt
+from raf.framing.sse import ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
+from raf.model import updates
+from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
-from raf.sse import ServerSentEvent
 
-__all__ = ["Dialect"]
+__all__ = ["JSON_WHITESPACE", "Dialect", "Frame", "Handler", "JSONEventDialect"]
+
+JSON_WHITESPACE = " \t\r\n"
+"""The whitespace JSON allows around a value."""
 
 
 @runtime_checkable
 class Dialect(Protocol):
-    """Turns the events of one wire format into ``AgentResponseUpdate`` values.
+    """Turns the frames of one wire format into ``AgentResponseUpdate`` values.
 
     A dialect holds the state of one stream. It never raises on bad input: problems become
-    ``updates.Error`` values and the stream goes on.
+    ``updates.Error`` values and the stream goes on. A dialect may also define
+    ``feed_events(frames)`` (the same as ``feed`` for each frame, concatenated); the pipeline
+    uses it when present, as one call per network chunk is cheaper.
     """
 
     name: str
     """The wire format's name, e.g. ``"openai_chat"``."""
+
+    framing: str
+    """The framing its frames come from (:mod:`raf.framing`): ``"sse"``, ``"json_array"``,
+    ``"json_lines"`` or ``"auto"``."""
 
     @property
     def done(self) -> bool:
@@ -28,21 +70,360 @@ class Dialect(Protocol):
         ...
 
     def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
-        """Map one event to the updates it carries (possibly none)."""
-        ...
-
-    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        """Map several events at once (what the pipeline calls: one call per network chunk).
-
-        Must equal concatenating ``feed(e)`` for each event; events after the end marker are
-        ignored.
-        """
+        """Map one frame to the updates it carries (possibly none)."""
         ...
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
-        """End of the stream: report truncation if the format's end marker is missing.
+        """End of the stream: report truncation if the format's end is missing.
 
         Args:
-            truncated: the SSE decoder discarded an unfinished line or block.
+            truncated: the framing discarded an unfinished frame.
         """
         ...
+
+
+class Frame:
+    """What a handler gets besides the payload: the frame and where its updates go.
+
+    Attributes:
+        event: the frame (its SSE event name, data, id).
+        data: the frame's data (the payload's JSON text).
+        out: the list the frame's updates are appended to, in order.
+        problems: fields that were dropped (named in one ``invalid_chunk`` error after the
+            frame's updates); add to it with :meth:`problem`.
+    """
+
+    __slots__ = ("data", "event", "out", "problems")
+
+    def __init__(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> None:
+        self.event = event
+        self.data = event.data
+        self.out = out
+        self.problems: builtins.list[builtins.str] | None = None
+
+    def problem(self, text: builtins.str) -> None:
+        """Name a field that was wrong and skipped; the rest of the frame still counts."""
+        if self.problems is None:
+            self.problems = []
+        self.problems.append(text)
+
+    # Typed field access: a field of the wrong type is a problem and reads as None. (The
+    # annotations say ``builtins.str``... because the methods shadow those names here.)
+    def get(
+        self,
+        obj: Mapping[builtins.str, Any],
+        key: builtins.str,
+        kind: type | tuple[type, ...],
+        where: builtins.str = "",
+    ) -> Any:
+        """``obj[key]`` if it is of ``kind`` (``None`` when absent, ``null`` or of another
+        type; the last is named as a problem). Booleans are never integers here."""
+        value = obj.get(key)
+        if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+            return value
+        self.problem(f"{where}{key} is {type(value).__name__}")
+        return None
+
+    def str(
+        self, obj: Mapping[builtins.str, Any], key: builtins.str, where: builtins.str = ""
+    ) -> builtins.str | None:
+        """A string field (see :meth:`get`)."""
+        return self.get(obj, key, builtins.str, where)  # type: ignore[no-any-return]
+
+    def int(
+        self, obj: Mapping[builtins.str, Any], key: builtins.str, where: builtins.str = ""
+    ) -> builtins.int | None:
+        """An integer field (see :meth:`get`; a boolean is not one)."""
+        return self.get(obj, key, builtins.int, where)  # type: ignore[no-any-return]
+
+    def dict(
+        self, obj: Mapping[builtins.str, Any], key: builtins.str, where: builtins.str = ""
+    ) -> builtins.dict[builtins.str, Any] | None:
+        """An object field (see :meth:`get`)."""
+        return self.get(obj, key, builtins.dict, where)  # type: ignore[no-any-return]
+
+    def list(
+        self, obj: Mapping[builtins.str, Any], key: builtins.str, where: builtins.str = ""
+    ) -> builtins.list[Any] | None:
+        """An array field (see :meth:`get`)."""
+        return self.get(obj, key, builtins.list, where)  # type: ignore[no-any-return]
+
+
+Handler = Callable[[Any, Any, Frame], None]
+"""A handler: ``handler(dialect, payload, frame)`` appends the payload's updates to
+``frame.out``. It may raise nothing on purpose; should it fail, the frame costs one
+``internal_error`` and the stream goes on."""
+
+_decode_generic = msgspec.json.decode
+
+
+class JSONEventDialect:
+    """The shared machinery of dialects whose frames each carry one JSON object.
+
+    Subclasses set the class attributes and write handlers; see the module docstring.
+
+    Args:
+        max_json_depth: deepest nesting accepted in a payload (``json_too_deep`` past it).
+        max_raw_chars: longest ``raw`` excerpt an error keeps of an offending payload.
+    """
+
+    name: ClassVar[str] = ""
+    framing: ClassVar[str] = "sse"
+    end_markers: ClassVar[frozenset[str]] = frozenset()
+    """Data values that end the stream (``[DONE]``), also with JSON whitespace around."""
+    handlers: ClassVar[Mapping[str, Handler]] = {}
+    """Payload type -> handler. Types not in the table are ignored."""
+    sniff: ClassVar[tuple[bytes, ...]] = ()
+    """Byte patterns (regular expressions) that identify the format near the start of a body,
+    for ``--dialect auto`` (:mod:`raf.dialects.sniff`)."""
+    payload_name: ClassVar[str] = "event"
+    """What one payload is called in error messages (``not a <payload_name>``)."""
+    truncation_message: ClassVar[str] = "stream ended before the format's terminal event"
+    """What ``stream_truncated`` says when the terminal event never came."""
+
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        if max_raw_chars < 1:
+            raise ValueError("max_raw_chars must be positive")
+        self.max_json_depth = check_json_depth(max_json_depth)
+        self.max_raw_chars = max_raw_chars
+        self._done = False
+        self.finished = False
+        """The format's terminal event (or a finish reason) arrived: a clean end."""
+        self.provider_error = False
+        """The provider reported an error: it ended the stream on purpose."""
+        self._last_id: str | None = None
+        self._last_model: str | None = None
+
+    # -- the protocol ----------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """An end marker was received; nothing after it is read."""
+        return self._done
+
+    def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
+        """Map one frame to updates. Never raises on bad input."""
+        return self.feed_events((event,))
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        """Map frames to updates, in order; frames after an end marker are ignored.
+
+        Never raises: whatever a frame holds, the updates of the frames before it are
+        returned with the error it caused.
+        """
+        out: list[AgentResponseUpdate] = []
+        max_depth = self.max_json_depth
+        min_deep = 2 * max_depth + 1  # the shortest complete document deeper than max_depth
+        too_deep = safe_json.too_deep
+        end_markers = self.end_markers
+        handlers = self.handlers
+        for event in events:
+            if self._done:
+                break
+            data = event.data
+            try:
+                if event.event == "error":
+                    self.provider_error = True
+                    self.error_frame(data, out)
+                    continue
+                if data in end_markers:
+                    self._done = True
+                    break
+                stripped = data.strip(JSON_WHITESPACE)
+                if not stripped:
+                    continue  # empty (or JSON whitespace only) data is a keep-alive
+                if stripped is not data and stripped in end_markers:
+                    self._done = True
+                    break
+                # The depth limit, before decoding: a document deeper than max_depth needs
+                # more than 2 * max_depth characters, so shorter payloads skip the count.
+                if (
+                    len(data) > min_deep
+                    and data.count("{") + data.count("[") > max_depth
+                    and too_deep(data, max_depth)
+                ):
+                    out.append(
+                        self.error(
+                            ErrorCode.JSON_TOO_DEEP,
+                            f"data {safe_json.depth_detail(max_depth)}",
+                            data,
+                        )
+                    )
+                    continue
+                frame = Frame(event, out)
+                decoded = self.decode(frame)
+                if decoded is not None:
+                    kind, payload = decoded
+                    handler = handlers.get(kind)
+                    if handler is None:
+                        self.unknown(kind, payload, frame)
+                    else:
+                        handler(self, payload, frame)
+                if frame.problems:
+                    out.append(
+                        self.error(
+                            ErrorCode.INVALID_CHUNK,
+                            f"chunk fields ignored: {'; '.join(frame.problems)}",
+                            data,
+                        )
+                    )
+            except RecursionError:
+                out.append(
+                    self.error(
+                        ErrorCode.JSON_TOO_DEEP,
+                        "data nests deeper than the interpreter's stack allows",
+                        data,
+                    )
+                )
+            except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+                out.append(
+                    updates.Error(
+                        error_code=ErrorCode.INTERNAL_ERROR,
+                        message=internal_error_message(exc, "an event"),
+                        raw=raw_excerpt(data, self.max_raw_chars),
+                    )
+                )
+        return out
+
+    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
+        """Report a stream that ended inside a frame, or before its terminal event (unless a
+        provider error explained why). Subclasses add to :meth:`at_close`."""
+        if self._done:
+            return []
+        out: list[AgentResponseUpdate] = []
+        self.at_close(out)
+        if truncated:
+            out.append(
+                updates.Error(
+                    error_code=ErrorCode.STREAM_TRUNCATED,
+                    message=f"stream ended inside an unfinished "
+                    f"{'SSE event' if self.framing == 'sse' else 'JSON value'}; "
+                    "its data was discarded",
+                )
+            )
+        elif not self.finished and not self.provider_error:
+            out.append(
+                updates.Error(
+                    error_code=ErrorCode.STREAM_TRUNCATED, message=self.truncation_message
+                )
+            )
+        return out
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def decode(self, frame: Frame) -> tuple[str, Any] | None:
+        """The payload's type and value, or ``None`` when the frame was reported unusable.
+
+        The default decodes a JSON object (with the repairs of :mod:`raf.safe_json`, named as
+        problems) and takes its type from :meth:`kind_of`.
+        """
+        data = frame.data
+        try:
+            payload = _decode_generic(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            try:
+                decoded = safe_json.decode(data, max_depth=self.max_json_depth)
+            except safe_json.UnusableJSON as unusable:
+                frame.out.append(self.error(unusable.code, f"data {unusable.detail}", data))
+                return None
+            payload = decoded.value
+            for repair in decoded.repairs:
+                frame.problem(repair)
+        if not isinstance(payload, dict):
+            frame.out.append(
+                self.error(
+                    ErrorCode.INVALID_CHUNK,
+                    f"not a {self.payload_name} (a JSON {type(payload).__name__}, "
+                    "expected an object)",
+                    data,
+                )
+            )
+            return None
+        return self.kind_of(frame.event, payload), payload
+
+    def kind_of(self, event: ServerSentEvent, payload: dict[str, Any]) -> str:
+        """The payload's type: its ``"type"`` field when it is a string, else the SSE event
+        name (the JSON's own type wins, as in raf-spec 2.7)."""
+        kind = payload.get("type")
+        return kind if isinstance(kind, str) else event.event
+
+    def unknown(self, kind: str, payload: Any, frame: Frame) -> None:
+        """A payload of a type the table does not list: ignored (formats add event types)."""
+
+    def at_close(self, out: list[AgentResponseUpdate]) -> None:
+        """Called by :meth:`close` before truncation is judged (e.g. to report open blocks)."""
+
+    def error_frame(self, data: str, out: list[AgentResponseUpdate]) -> None:
+        """An SSE event of type ``error``: ``provider_error`` with the provider's message."""
+        try:
+            body = safe_json.decode(data, max_depth=self.max_json_depth).value if data else None
+        except safe_json.UnusableJSON:
+            body = None
+        if isinstance(body, dict):
+            detail = error_message(body.get("error", body))
+        else:
+            detail = excerpt(data) if data else "(no data)"
+        out.append(
+            updates.Error(
+                error_code=ErrorCode.PROVIDER_ERROR,
+                message=f"provider sent an error event: {detail}",
+                raw=raw_excerpt(data, self.max_raw_chars) if data else None,
+            )
+        )
+
+    # -- helpers for handlers ----------------------------------------------------------------
+
+    def error(self, code: str, message: str, data: str | None = None) -> updates.Error:
+        """An error update; ``data`` (the offending payload) is quoted in the message and
+        kept, bounded, in ``raw``."""
+        if data is None:
+            return updates.Error(error_code=code, message=message)
+        return updates.Error(
+            error_code=code,
+            message=f"{message}: {excerpt(data)}",
+            raw=raw_excerpt(data, self.max_raw_chars),
+        )
+
+    def provider_error_update(
+        self, error: Any, data: str, where: str = "in stream"
+    ) -> updates.Error:
+        """``provider_error`` for an in-band error object, and remember that one came."""
+        self.provider_error = True
+        return updates.Error(
+            error_code=ErrorCode.PROVIDER_ERROR,
+            message=f"provider error {where}: {error_message(error)}",
+            raw=raw_excerpt(data, self.max_raw_chars),
+        )
+
+    def metadata(
+        self, response_id: str | None, model: str | None, out: list[AgentResponseUpdate]
+    ) -> None:
+        """Emit ``ResponseMetadata`` when the id or model differs from the last ones emitted;
+        empty strings count as absent, and an absent value is not a change."""
+        response_id = response_id or None
+        model = model or None
+        if (response_id is not None and response_id != self._last_id) or (
+            model is not None and model != self._last_model
+        ):
+            if response_id is not None:
+                self._last_id = response_id
+            if model is not None:
+                self._last_model = model
+            out.append(updates.ResponseMetadata(id=response_id, model=model))
+
+
+def error_message(error: Any) -> str:
+    """A provider's error object as one line: its message, with its code or type."""
+    if isinstance(error, dict):
+        message = error.get("message")
+        code = error.get("code") or error.get("type")
+        if isinstance(message, str) and message:
+            return f"{message} (code {code})" if code is not None else message
+    if isinstance(error, str) and error:
+        return error
+    return excerpt(msgspec.json.encode(error))

@@ -37,26 +37,21 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import msgspec
 
-from raf import safe_json
-from raf.errors import excerpt, internal_error_message, raw_excerpt
-from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
+from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf.dialects.tables import UsageTable, finish_reason
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
-from raf.model.usage import FinishReason, Usage
-from raf.sse import ServerSentEvent
+from raf.model.usage import Usage
 
-__all__ = ["DONE", "OpenAIChatDialect", "parse_usage"]
+__all__ = ["DONE", "FINISH_REASONS", "USAGE", "OpenAIChatDialect", "parse_usage"]
 
 DONE = "[DONE]"
 """The data value that ends an OpenAI Chat Completions stream."""
-
-_JSON_WHITESPACE = " \t\r\n"
 
 
 # The chunk shape raf reads, strictly typed: the decoder checks the types in C and skips the
@@ -185,52 +180,31 @@ class _Salvage:
         )
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int and value >= 0 else None
+USAGE = UsageTable(
+    prompt_tokens=(("prompt_tokens",),),
+    completion_tokens=(("completion_tokens",),),
+    total_tokens=(("total_tokens",),),
+    cache_hit=(("prompt_cache_hit_tokens",), ("prompt_tokens_details.cached_tokens",)),
+    cache_miss=(("prompt_cache_miss_tokens",),),
+    reasoning=(("completion_tokens_details.reasoning_tokens",),),
+)
+"""The OpenAI usage object (DeepSeek's cache fields included), docs/dialects.md."""
+
+FINISH_REASONS: dict[str, str] = {}
+"""The format's finish reasons are raf's own (``stop``, ``length``, ``tool_calls``,
+``content_filter``); any other value is kept verbatim."""
 
 
 def parse_usage(raw: dict[str, Any]) -> Usage:
-    """Build :class:`Usage` from an OpenAI-format usage object (DeepSeek's included).
-
-    Missing or malformed counts are 0 (totals) or ``None`` (optional counts); a missing total
-    is prompt + completion. Cache hits come from DeepSeek's top-level
+    """Build :class:`Usage` from an OpenAI-format usage object (DeepSeek's included), by
+    :data:`USAGE`: missing or malformed counts are 0 (totals) or ``None`` (optional counts); a
+    missing total is prompt + completion; cache hits come from DeepSeek's top-level
     ``prompt_cache_hit_tokens``, else from ``prompt_tokens_details.cached_tokens``; misses from
-    ``prompt_cache_miss_tokens``, else prompt - hit when the hit count is known.
-    """
-    prompt = _int(raw.get("prompt_tokens")) or 0
-    completion = _int(raw.get("completion_tokens")) or 0
-    total = _int(raw.get("total_tokens"))
-    prompt_details = raw.get("prompt_tokens_details")
-    completion_details = raw.get("completion_tokens_details")
-    hit = _int(raw.get("prompt_cache_hit_tokens"))
-    if hit is None and isinstance(prompt_details, dict):
-        hit = _int(prompt_details.get("cached_tokens"))
-    miss = _int(raw.get("prompt_cache_miss_tokens"))
-    if miss is None and hit is not None:
-        miss = max(prompt - hit, 0)
-    reasoning = None
-    if isinstance(completion_details, dict):
-        reasoning = _int(completion_details.get("reasoning_tokens"))
-    return Usage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total if total is not None else prompt + completion,
-        prompt_cache_hit_tokens=hit,
-        prompt_cache_miss_tokens=miss,
-        reasoning_tokens=reasoning,
-    )
+    ``prompt_cache_miss_tokens``, else prompt - hit when the hit count is known."""
+    return USAGE.parse(raw)
 
 
-def _error_message(error: Any) -> str:
-    if isinstance(error, dict):
-        message = error.get("message")
-        code = error.get("code") or error.get("type")
-        if isinstance(message, str) and message:
-            return f"{message} (code {code})" if code is not None else message
-    return excerpt(msgspec.json.encode(error))
-
-
-class OpenAIChatDialect:
+class OpenAIChatDialect(JSONEventDialect):
     """Sans-IO state of one Chat Completions stream. See the module docstring for the rules.
 
     Args:
@@ -239,191 +213,48 @@ class OpenAIChatDialect:
     """
 
     name = "openai_chat"
+    framing = "sse"
+    end_markers = frozenset({DONE})
+    payload_name = "chat completion chunk"
+    sniff = (rb'"object"\s*:\s*"chat\.completion\.chunk"', rb'"choices"\s*:')
+    truncation_message = "stream ended without [DONE] and without a finish_reason"
 
-    def __init__(
-        self,
-        *,
-        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
-        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
-    ) -> None:
-        if max_raw_chars < 1:
-            raise ValueError("max_raw_chars must be positive")
-        self.max_json_depth = check_json_depth(max_json_depth)
-        self.max_raw_chars = max_raw_chars
-        self._done = False
-        self._finished = False
-        self._provider_error = False
-        self._last_id: str | None = None
-        self._last_model: str | None = None
-
-    @property
-    def done(self) -> bool:
-        """``[DONE]`` was received."""
-        return self._done
-
-    def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
-        """Map one SSE event to updates. Never raises on bad input."""
-        return self.feed_events((event,))
-
-    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        """Map SSE events to updates, in order; events after ``[DONE]`` are ignored.
-
-        Never raises: whatever an event holds, the updates of the events before it are
-        returned with the error it caused.
-        """
-        out: list[AgentResponseUpdate] = []
-        decode = _decode_chunk
-        max_depth = self.max_json_depth
-        min_deep = 2 * max_depth + 1  # the shortest complete document deeper than max_depth
-        too_deep = safe_json.too_deep
-        for event in events:
-            if self._done:
-                break
-            data = event.data
-            try:
-                if event.event == "error":
-                    self._provider_error = True
-                    out.append(self._provider_error_frame(data))
-                    continue
-                if data == DONE:
-                    self._done = True
-                    break
-                if not data.strip(_JSON_WHITESPACE):
-                    continue  # empty (or JSON whitespace only) data is a keep-alive
-                # The depth limit, checked before decoding (inline: this is the hot path). A
-                # document deeper than max_depth needs more than 2 * max_depth characters
-                # (every bracket closed), so shorter payloads skip the count; a shorter one
-                # that is deep but unclosed is malformed, and reported so by the decoder.
-                if (
-                    len(data) > min_deep
-                    and data.count("{") + data.count("[") > max_depth
-                    and too_deep(data, max_depth)
-                ):
-                    out.append(self._error(ErrorCode.JSON_TOO_DEEP, data, max_depth=max_depth))
-                    continue
-                try:
-                    chunk = decode(data)
-                except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-                    # Off the hot path: "[DONE]" with whitespace around it fails to decode.
-                    if data.strip(_JSON_WHITESPACE) == DONE:
-                        self._done = True
-                        break
-                    # A field of the wrong type, a number out of range, or a lone surrogate
-                    # escape: salvage what can be kept. Anything else is not JSON.
-                    if isinstance(exc, msgspec.ValidationError) or "\\u" in data:
-                        self._salvage(data, out)
-                    else:
-                        out.append(self._error(ErrorCode.SSE_PARSE_ERROR, data, detail=exc))
-                    continue
-                self._map(chunk, data, [], out)
-            except RecursionError:
-                out.append(self._error(ErrorCode.JSON_TOO_DEEP, data))
-            except Exception as exc:  # a bug in raf: report it, skip the event, go on
-                out.append(
-                    updates.Error(
-                        error_code=ErrorCode.INTERNAL_ERROR,
-                        message=internal_error_message(exc, "an event"),
-                        raw=raw_excerpt(data, self.max_raw_chars),
-                    )
-                )
-        return out
-
-    def _error(
-        self,
-        code: ErrorCode,
-        data: str,
-        *,
-        detail: Exception | str | None = None,
-        max_depth: int | None = None,
-    ) -> updates.Error:
-        if code == ErrorCode.SSE_PARSE_ERROR:
-            what = f"is not JSON ({detail})" if isinstance(detail, Exception) else str(detail)
-        elif max_depth is not None:
-            what = safe_json.depth_detail(max_depth)
-        else:
-            what = str(detail or "nests deeper than the interpreter's stack allows")
-        return updates.Error(
-            error_code=code,
-            message=f"data {what}: {excerpt(data)}",
-            raw=raw_excerpt(data, self.max_raw_chars),
-        )
-
-    def _salvage(self, data: str, out: list[AgentResponseUpdate]) -> None:
-        """A chunk the strict decoder rejected: repair what can be repaired, then keep every
-        field whose type fits."""
+    def decode(self, frame: Frame) -> tuple[str, Any] | None:
+        """Chunks are decoded strictly typed (fast); one that does not fit is salvaged field
+        by field, so one odd field costs an error report, not the whole chunk."""
+        data = frame.data
         try:
-            decoded = safe_json.decode(data, max_depth=self.max_json_depth)
-        except safe_json.UnusableJSON as exc:
-            out.append(self._error(exc.code, data, detail=exc.detail))
-            return
-        raw = decoded.value
-        if not isinstance(raw, dict):
-            out.append(
-                updates.Error(
-                    error_code=ErrorCode.INVALID_CHUNK,
-                    message=f"not a chat completion chunk (a JSON {type(raw).__name__}, "
-                    f"expected an object): {excerpt(data)}",
-                    raw=raw_excerpt(data, self.max_raw_chars),
-                )
+            return "chunk", _decode_chunk(data)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            # A field of the wrong type, a number out of range, or a lone surrogate escape:
+            # salvage what can be kept. Anything else is not JSON.
+            if isinstance(exc, msgspec.ValidationError) or "\\u" in data:
+                decoded = super().decode(frame)
+                if decoded is None:
+                    return None
+                salvage = _Salvage()
+                chunk = salvage.chunk(decoded[1])
+                for problem in salvage.problems:
+                    frame.problem(problem)
+                return "chunk", chunk
+            frame.out.append(
+                self.error(ErrorCode.SSE_PARSE_ERROR, f"data is not JSON ({exc})", data)
             )
-            return
-        salvage = _Salvage()
-        salvage.problems.extend(decoded.repairs)
-        self._map(salvage.chunk(raw), data, salvage.problems, out)
+            return None
 
-    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
-        """Report a stream that ended without ``[DONE]`` and finish, or inside an event."""
-        if self._done:
-            return []
-        if truncated:
-            return [
-                updates.Error(
-                    error_code=ErrorCode.STREAM_TRUNCATED,
-                    message="stream ended inside an unfinished SSE event; its data was discarded",
-                )
-            ]
-        if not self._finished and not self._provider_error:
-            # After a provider error the provider ended the stream on purpose; that error
-            # already says why no finish_reason came.
-            return [
-                updates.Error(
-                    error_code=ErrorCode.STREAM_TRUNCATED,
-                    message="stream ended without [DONE] and without a finish_reason",
-                )
-            ]
-        return []
-
-    # -- mapping -------------------------------------------------------------------------
-
-    def _map(
-        self, chunk: _Chunk, data: str, problems: list[str], out: list[AgentResponseUpdate]
-    ) -> None:
+    def _chunk(self, chunk: _Chunk, frame: Frame) -> None:
+        out = frame.out
         # Azure's filter chunks carry "id": "" and "model": "": empty means absent.
-        chunk_id = chunk.id or None
-        model = chunk.model or None
-        if (chunk_id is not None and chunk_id != self._last_id) or (
-            model is not None and model != self._last_model
-        ):
-            if chunk_id is not None:
-                self._last_id = chunk_id
-            if model is not None:
-                self._last_model = model
-            out.append(updates.ResponseMetadata(id=chunk_id, model=model))
+        if chunk.id or chunk.model:
+            self.metadata(chunk.id, chunk.model, out)
 
         if chunk.error is not None:
-            self._provider_error = True
-            out.append(
-                updates.Error(
-                    error_code=ErrorCode.PROVIDER_ERROR,
-                    message=f"provider error in stream: {_error_message(chunk.error)}",
-                    raw=raw_excerpt(data, self.max_raw_chars),
-                )
-            )
+            out.append(self.provider_error_update(chunk.error, frame.data))
 
         raw_usage = chunk.usage
         if raw_usage is None and chunk.x_groq is not None:
             raw_usage = chunk.x_groq.usage
-        usage = None if raw_usage is None else parse_usage(raw_usage)
+        usage = None if raw_usage is None else USAGE.parse(raw_usage)
 
         finish: updates.Finish | None = None
         for choice in chunk.choices or ():
@@ -439,7 +270,7 @@ class OpenAIChatDialect:
                     if type(content) is str:
                         out.append(_TextDelta(delta=content))
                     else:
-                        _map_content_parts(content, out, problems)  # type: ignore[arg-type]
+                        _map_content_parts(content, frame)  # type: ignore[arg-type]
                 tool_calls = delta.tool_calls
                 if tool_calls:
                     for call in tool_calls:
@@ -456,48 +287,28 @@ class OpenAIChatDialect:
                         )
             reason = choice.finish_reason
             if reason:
-                finish = updates.Finish(finish_reason=FinishReason.parse(reason), usage=usage)
-                self._finished = True
+                finish = updates.Finish(
+                    finish_reason=finish_reason(FINISH_REASONS, reason), usage=usage
+                )
+                self.finished = True
                 out.append(finish)
 
         if usage is not None and finish is None:
             out.append(updates.Usage(usage=usage))
-        if problems:
-            out.append(
-                updates.Error(
-                    error_code=ErrorCode.INVALID_CHUNK,
-                    message=f"chunk fields ignored: {'; '.join(problems)}: {excerpt(data)}",
-                    raw=raw_excerpt(data, self.max_raw_chars),
-                )
-            )
 
-    def _provider_error_frame(self, data: str) -> AgentResponseUpdate:
-        try:
-            body = safe_json.decode(data, max_depth=self.max_json_depth).value if data else None
-        except safe_json.UnusableJSON:
-            body = None
-        if isinstance(body, dict):
-            detail = _error_message(body.get("error", body))
-        else:
-            detail = excerpt(data) if data else "(no data)"
-        return updates.Error(
-            error_code=ErrorCode.PROVIDER_ERROR,
-            message=f"provider sent an error event: {detail}",
-            raw=raw_excerpt(data, self.max_raw_chars),
-        )
+    handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
 
 
-def _map_content_parts(
-    parts: list[Any], out: list[AgentResponseUpdate], problems: list[str]
-) -> None:
+def _map_content_parts(parts: list[Any], frame: Frame) -> None:
     """Content given as a list of parts (Mistral): text parts and nested thinking parts."""
+    out = frame.out
     for part in parts:
         if isinstance(part, str):
             if part:
                 out.append(updates.TextDelta(delta=part))
             continue
         if not isinstance(part, dict):
-            problems.append(f"content part is {type(part).__name__}")
+            frame.problem(f"content part is {type(part).__name__}")
             continue
         kind = part.get("type")
         if kind == "text" and isinstance(part.get("text"), str):
@@ -511,4 +322,4 @@ def _map_content_parts(
                 if isinstance(text, str) and text:
                     out.append(updates.ReasoningDelta(delta=text))
         else:
-            problems.append(f"content part of type {kind!r} not understood")
+            frame.problem(f"content part of type {kind!r} not understood")

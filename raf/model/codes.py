@@ -23,6 +23,10 @@ class ErrorCode(StrEnum):
     """The provider reported an error inside the stream (``{"error": ...}``, ``event: error``)."""
     STREAM_TRUNCATED = "stream_truncated"
     """The stream ended without its end marker, or inside an unfinished event."""
+    PROTOCOL_VIOLATION = "protocol_violation"
+    """The stream broke its own format's rules (a second ``message_start``, an item id that
+    changed between ``added`` and ``done``, two items at one ``output_index``); what arrived
+    is kept and the dialect's documented choice applies."""
     SSE_LIMIT_EXCEEDED = "sse_limit_exceeded"
     """A line or an event exceeded the decoder's size limit; the stream was abandoned."""
     INVALID_TOOL_ARGUMENTS = "invalid_tool_arguments"

@@ -1,8 +1,8 @@
 """``AgentResponseUpdate``: the transport-level events a dialect produces (raf-spec 1.1).
 
-The 12 variants of RAF, one class each, namespaced by this module the way Rust namespaces
-``AgentResponseUpdate::TextDelta``: use ``updates.TextDelta``, ``updates.Usage``... The union of
-all of them is :data:`AgentResponseUpdate`. No IO.
+The 12 variants of RAF (and raf's ``ReasoningSignature``), one class each, namespaced by this
+module the way Rust namespaces ``AgentResponseUpdate::TextDelta``: use ``updates.TextDelta``,
+``updates.Usage``... The union of all of them is :data:`AgentResponseUpdate`. No IO.
 """
 
 from __future__ import annotations
@@ -23,6 +23,15 @@ class ReasoningDelta(Value, frozen=True, kw_only=True):
     """A fragment of reasoning ("thinking") text."""
 
     delta: str
+
+
+class ReasoningSignature(Value, frozen=True, kw_only=True):
+    """The provider's opaque signature of the reasoning so far (Anthropic's
+    ``signature_delta``, Gemini's ``thoughtSignature``): a client must send it back with the
+    reasoning (or the call) it belongs to, which is the one that precedes it in the stream. Not
+    in RAF, which drops thinking blocks (docs/deviations.md)."""
+
+    signature: str
 
 
 class ToolCallDelta(Value, frozen=True, kw_only=True):
@@ -114,6 +123,7 @@ class ResponseMetadata(Value, frozen=True, kw_only=True):
 AgentResponseUpdate: TypeAlias = (
     TextDelta
     | ReasoningDelta
+    | ReasoningSignature
     | ToolCallDelta
     | ToolCallStart
     | ToolCallArgs
@@ -140,5 +150,6 @@ VARIANTS: tuple[type[Value], ...] = (
     Finish,
     Error,
     ResponseMetadata,
+    ReasoningSignature,
 )
-"""Every update class, in RAF's order."""
+"""Every update class: RAF's 12 in RAF's order, then raf's additions."""

@@ -45,7 +45,7 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "conformance" / "schema"
 ROOTS = list(SCHEMA_ROOTS.items())
 
 
-def test_update_tags_are_rafs_twelve_variants_in_snake_case() -> None:
+def test_update_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> None:
     assert [cls.__struct_config__.tag for cls in updates.VARIANTS] == [
         "text_delta",
         "reasoning_delta",
@@ -59,6 +59,7 @@ def test_update_tags_are_rafs_twelve_variants_in_snake_case() -> None:
         "finish",
         "error",
         "response_metadata",
+        "reasoning_signature",
     ]
 
 

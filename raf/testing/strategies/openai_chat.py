@@ -1,4 +1,4 @@
-"""Hypothesis strategies for LLM streams, with their ground truth.
+"""Hypothesis strategies for Chat Completions streams, with their ground truth.
 
 Each strategy draws what a correct client must end with (an :class:`AgentResponse`) and a
 stream that carries it the way a real provider would: Chat Completions chunks, SSE framing,
@@ -16,8 +16,9 @@ The layers can also be used one by one: :func:`json_arguments`, :func:`responses
 :func:`chat_completion_chunks`, :func:`sse_framing`, :func:`network_chunkings`.
 
 Provider behaviour is a :class:`Profile`; :data:`PROFILES` holds the built-in ones
-(``openai``, ``deepseek``, ``openrouter``, ``ollama``, ``gemini``, ``nim``, ``gpt5``,
-``azure``) and any ``Profile(...)`` you build works the same way.
+(``openai``, ``deepseek``, ``openrouter``, ``ollama``, ``gemini_openai`` (Gemini's
+OpenAI-compatible endpoint), ``nim``, ``gpt5``, ``azure``) and any ``Profile(...)`` you
+build works the same way.
 
 Everything shrinks toward fewer chunks, fewer calls and shorter arguments: a failing case
 reduces to a few chunks and one short call.
@@ -25,12 +26,8 @@ reduces to a few chunks and one short call.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import json
-import string
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
@@ -38,18 +35,27 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from raf.model import AgentResponse, ToolCall, Usage, contents
+from raf.testing.strategies.common import (
+    ALNUM,
+    NAMES,
+    GeneratedStream,
+    Piece,
+    argument_text,
+    call_ids,
+    json_arguments,
+    merge,
+    merge_calls,
+    network_chunkings,
+    split_text,
+)
+from raf.testing.strategies.sse import sse_framing
 
 __all__ = [
     "PROFILES",
-    "GeneratedStream",
     "Profile",
     "chat_completion_chunks",
-    "json_arguments",
-    "json_values",
-    "network_chunkings",
     "profiles",
     "responses",
-    "sse_framing",
     "streams",
 ]
 
@@ -124,7 +130,9 @@ PROFILES: dict[str, Profile] = {
             id_prefix="gen-1762179802-",
         ),
         Profile("ollama", index="zero", model="qwen3:8b", usage="beside_finish"),
-        Profile("gemini", index="none", whole_calls=True, model="gemini-2.5-flash", id_prefix=""),
+        Profile(
+            "gemini_openai", index="none", whole_calls=True, model="gemini-2.5-flash", id_prefix=""
+        ),
         Profile("nim", ids="none", reasoning_field="reasoning_content", model="z-ai/glm-4.7"),
         Profile("gpt5", ids="every", names="every", model="gpt-5-2025-08-07"),
         Profile("azure", filter_chunks=True, model="gpt-4o-2024-11-20", usage="own_chunk"),
@@ -149,73 +157,7 @@ def _profile(profile: str | Profile) -> Profile:
         ) from None
 
 
-# -- JSON arguments ---------------------------------------------------------------------------
-
-_EDGE_INTS = (0, 1, -1, 2**31 - 1, 2**53, 2**53 + 1, 2**63 - 1, -(2**63), 2**64, -(10**30))
-_EDGE_FLOATS = (0.0, -0.0, 0.1, 1e-7, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 1e16)
-
-# Text that exercises every JSON escape and both UTF-8 lengths and surrogate pairs.
-_TRICKY_TEXT = st.text(
-    alphabet=st.one_of(
-        st.sampled_from(list('"\\/\b\f\n\r\t\x00\x1f\x7f{}[],:')),
-        st.characters(codec="utf-8", exclude_categories=["Cs"]),
-        st.sampled_from(["é", "中", "😀", "𝄞", "\u2028", "\ufeff"]),
-    ),
-    max_size=12,
-)
-
-
-@functools.lru_cache(maxsize=32)
-def json_values(*, max_leaves: int = 10) -> st.SearchStrategy[Any]:
-    """Any JSON value: nested objects and arrays, strings with every escape and astral
-    characters, integers and floats at the edges of their precision, and long strings.
-
-    Shrinks toward ``null`` and small, flat values.
-    """
-    scalars = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.integers(min_value=-(2**70), max_value=2**70),
-        st.sampled_from(_EDGE_INTS),
-        st.floats(allow_nan=False, allow_infinity=False),
-        st.sampled_from(_EDGE_FLOATS),
-        _TRICKY_TEXT,
-        st.text(alphabet=st.sampled_from('abcdefghij é中😀\\"\n'), min_size=80, max_size=200),
-    )
-    return st.recursive(
-        scalars,
-        lambda inner: (
-            st.lists(inner, max_size=4) | st.dictionaries(_TRICKY_TEXT, inner, max_size=4)
-        ),
-        max_leaves=max_leaves,
-    )
-
-
-@functools.lru_cache(maxsize=32)
-def json_arguments(*, max_keys: int = 5) -> st.SearchStrategy[dict[str, Any]]:
-    """A tool call's arguments: a JSON object (possibly empty) of :func:`json_values`.
-
-    Shrinks toward ``{}``.
-    """
-    if max_keys < 0:
-        raise InvalidArgument(f"max_keys must be at least 0, got {max_keys}")
-    return st.dictionaries(_TRICKY_TEXT, json_values(), max_size=max_keys)
-
-
 # -- responses --------------------------------------------------------------------------------
-
-_NAMES = ("get_weather", "read_file", "search", "write_file", "run_query", "list_tickets")
-_ALNUM = string.ascii_letters + string.digits
-
-
-@st.composite
-def _call_ids(draw: st.DrawFn, count: int) -> list[str]:
-    suffixes = draw(
-        st.lists(
-            st.text(_ALNUM, min_size=24, max_size=24), min_size=count, max_size=count, unique=True
-        )
-    )
-    return [f"call_{s}" for s in suffixes]
 
 
 def responses(
@@ -244,9 +186,9 @@ def _responses(
             draw(st.lists(st.text(min_size=1, max_size=8), max_size=max_text_deltas))
         )
     count = draw(st.integers(min_value=0, max_value=max_tool_calls))
-    ids = draw(_call_ids(count)) if chosen.ids != "none" else [f"__tc_{n}" for n in range(count)]
+    ids = draw(call_ids(count)) if chosen.ids != "none" else [f"__tc_{n}" for n in range(count)]
     calls = tuple(
-        ToolCall(id=ids[n], name=draw(st.sampled_from(_NAMES)), arguments=draw(json_arguments()))
+        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
         for n in range(count)
     )
     finish = draw(st.sampled_from([None, "stop", "tool_calls", "length", "content_filter"]))
@@ -266,66 +208,6 @@ def _responses(
 
 
 # -- Chat Completions chunks ------------------------------------------------------------------
-
-
-@st.composite
-def _split(draw: st.DrawFn, text: str) -> list[str]:
-    """``text`` cut at arbitrary character positions (inside escapes too)."""
-    if len(text) <= 1:
-        return [text] if text else []
-    cuts = sorted(draw(st.sets(st.integers(min_value=1, max_value=len(text) - 1), max_size=12)))
-    points = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(points)]
-
-
-@st.composite
-def _argument_text(draw: st.DrawFn, arguments: dict[str, Any]) -> str:
-    """The arguments as JSON text, in one of the styles servers use."""
-    ascii_only = draw(st.booleans())
-    spaced = draw(st.booleans())
-    text = json.dumps(
-        arguments, ensure_ascii=ascii_only, separators=(", ", ": ") if spaced else (",", ":")
-    )
-    if draw(st.booleans()):
-        text = text.replace("/", "\\/")  # "/" only occurs inside strings: "\/" is its escape
-    if not arguments and draw(st.booleans()):
-        text = ""  # a zero-argument call streamed as "" (clients must read {})
-    return text
-
-
-@dataclass(frozen=True)
-class _Piece:
-    kind: str  # "text", "reasoning" or "call"
-    value: str
-    call: int = -1
-    first: bool = False
-
-
-def _merge(draw: st.DrawFn, streams: Sequence[Sequence[_Piece]]) -> list[_Piece]:
-    """An interleaving of ``streams`` that keeps each one's own order."""
-    queues = [list(s) for s in streams if s]
-    out: list[_Piece] = []
-    while queues:
-        n = draw(st.integers(min_value=0, max_value=len(queues) - 1))
-        out.append(queues[n].pop(0))
-        if not queues[n]:
-            queues.pop(n)
-    return out
-
-
-def _merge_calls(draw: st.DrawFn, calls: Sequence[Sequence[_Piece]]) -> list[_Piece]:
-    """An interleaving of the calls' fragments in which call n starts after call n-1 (calls
-    appear in the order of the response, as servers number them)."""
-    queues = [list(c) for c in calls]
-    started = 0
-    out: list[_Piece] = []
-    while any(queues):
-        allowed = [n for n, q in enumerate(queues) if q and n <= started]
-        n = draw(st.sampled_from(allowed))
-        if n == started:
-            started += 1
-        out.append(queues[n].pop(0))
-    return out
 
 
 def chat_completion_chunks(
@@ -352,26 +234,26 @@ def _chunks(
     draw: st.DrawFn, response: AgentResponse, chosen: Profile
 ) -> tuple[list[str], list[str]]:
     """The payloads, and the argument text each call was sent with."""
-    pieces_of_text = [_Piece("text", t) for t in draw(_split(response.text))]
+    pieces_of_text = [Piece("text", t) for t in draw(split_text(response.text))]
     pieces_of_reasoning = [
-        _Piece("reasoning", t) for t in draw(_split(response.reasoning_text or ""))
+        Piece("reasoning", t) for t in draw(split_text(response.reasoning_text or ""))
     ]
-    calls: list[list[_Piece]] = []
+    calls: list[list[Piece]] = []
     argument_texts: list[str] = []
     for n, call in enumerate(response.tool_calls):
-        text = draw(_argument_text(call.arguments))
+        text = draw(argument_text(call.arguments))
         argument_texts.append(text)
-        fragments = [text] if chosen.whole_calls else draw(_split(text)) or [""]
+        fragments = [text] if chosen.whole_calls else draw(split_text(text)) or [""]
         if not chosen.whole_calls and draw(st.booleans()):
             fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
-        calls.append([_Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
+        calls.append([Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
     if chosen.can_interleave:
-        tool_pieces = _merge_calls(draw, calls)
+        tool_pieces = merge_calls(draw, calls)
     else:
         tool_pieces = [p for c in calls for p in c]
-    order = _merge(draw, [pieces_of_reasoning, pieces_of_text, tool_pieces])
+    order = merge(draw, [pieces_of_reasoning, pieces_of_text, tool_pieces])
 
-    response_id = chosen.id_prefix + draw(st.text(_ALNUM, min_size=8, max_size=29))
+    response_id = chosen.id_prefix + draw(st.text(ALNUM, min_size=8, max_size=29))
     base = {
         "id": response_id,
         "object": "chat.completion.chunk",
@@ -453,7 +335,7 @@ def _chunks(
     return texts, argument_texts
 
 
-def _tool_delta(profile: Profile, response: AgentResponse, piece: _Piece) -> dict[str, Any]:
+def _tool_delta(profile: Profile, response: AgentResponse, piece: Piece) -> dict[str, Any]:
     call = response.tool_calls[piece.call]
     entry: dict[str, Any] = {}
     if profile.index == "position":
@@ -472,109 +354,7 @@ def _tool_delta(profile: Profile, response: AgentResponse, piece: _Piece) -> dic
     return entry
 
 
-# -- SSE framing and network chunking ---------------------------------------------------------
-
-
-_EOLS = {"lf": ["\n"], "crlf": ["\r\n"], "cr": ["\r"], "mixed": ["\n", "\r\n", "\r"]}
-
-
-def sse_framing(payloads: Sequence[str], comments: Sequence[str] = ()) -> st.SearchStrategy[bytes]:
-    """``payloads`` as an event stream: lines ending in LF, CR or CRLF (or a mix), an optional
-    byte-order mark, comment lines, ``event:``/``id:``/``retry:`` fields, ``data:`` with or
-    without the space, and JSON payloads spread over several ``data:`` lines. Every framing
-    carries the same events. Shrinks toward plain ``data: ...`` lines ending in LF.
-    """
-    for comment in comments:
-        if not comment.startswith(":") or "\n" in comment or "\r" in comment:
-            raise InvalidArgument(f"{comment!r} is not one comment line")
-    return _framing(tuple(payloads), tuple(comments))
-
-
-@st.composite
-def _framing(draw: st.DrawFn, payloads: tuple[str, ...], comments: tuple[str, ...]) -> bytes:
-    eols = _EOLS[draw(st.sampled_from(list(_EOLS)), label="line ends")]
-    decorated = draw(st.booleans(), label="comments and fields")
-    lines: list[str] = []
-    for payload in payloads:
-        # One draw per event decides its decoration: 0 none, 1 a comment, 2 a retry-only
-        # block, 3 id and event fields, 4 data lines without the space, 5 multi-line data.
-        decoration = draw(st.integers(0, 5)) if decorated else 0
-        if comments and decorated:
-            lines += [comments[0], ""]
-        if decoration == 1:
-            lines.append(": keep-alive")
-        elif decoration == 2:
-            lines += ["retry: 3000", ""]
-        elif decoration == 3:
-            lines += ["id: 42", "event: message"]
-        body_lines = [payload]
-        if decoration == 5 and payload.startswith("{"):
-            body_lines = json.dumps(json.loads(payload), indent=1, ensure_ascii=False).split("\n")
-        prefix = "data:" if decoration == 4 else "data: "
-        lines += [prefix + line for line in body_lines]
-        lines.append("")
-    out: list[str] = []
-    previous = "\n"
-    for line in lines:
-        eol = eols[0] if len(eols) == 1 else draw(st.sampled_from(eols))
-        if previous == "\r" and line == "" and eol == "\n":
-            eol = "\r"  # CR then an LF-terminated blank line would read as one CRLF
-        out.append(line + eol)
-        previous = eol
-    body = "".join(out).encode("utf-8")
-    if draw(st.booleans(), label="byte-order mark") and decorated:
-        body = b"\xef\xbb\xbf" + body
-    return body
-
-
-def network_chunkings(body: bytes) -> st.SearchStrategy[list[bytes]]:
-    """``body`` cut the way a network might: at random points, one byte at a time, inside
-    every multi-byte UTF-8 character, or between every CR and LF. Shrinks toward one chunk.
-    """
-    if not isinstance(body, bytes):
-        raise InvalidArgument(f"body must be bytes, not {type(body).__name__}")
-    return _chunkings(body)
-
-
-@st.composite
-def _chunkings(draw: st.DrawFn, body: bytes) -> list[bytes]:
-    how = draw(st.sampled_from(["random", "bytes", "utf8", "crlf"]))
-    if how == "random" or len(body) < 2:
-        cuts = sorted(
-            draw(st.sets(st.integers(min_value=1, max_value=max(len(body) - 1, 1)), max_size=20))
-        )
-    elif how == "bytes":
-        cuts = list(range(1, len(body)))
-    elif how == "utf8":
-        cuts = [i for i in range(1, len(body)) if body[i] & 0xC0 == 0x80]
-    else:
-        cuts = [i + 1 for i in range(len(body) - 1) if body[i : i + 2] == b"\r\n"]
-    points = [0, *[c for c in cuts if 0 < c < len(body)], len(body)]
-    return [body[a:b] for a, b in itertools.pairwise(points) if b > a]
-
-
 # -- whole streams ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GeneratedStream:
-    """A stream and its ground truth.
-
-    Attributes:
-        response: what a correct client must end with (its ``errors`` hold only error
-            contents' codes: ``stream_truncated`` when the stream ends without a finish
-            reason and without ``[DONE]``).
-        payloads: the events' data values, ``[DONE]`` included when sent.
-        body: the whole body, framed.
-        chunks: the body as network reads.
-        profile: the provider profile used.
-    """
-
-    response: AgentResponse
-    payloads: tuple[str, ...]
-    body: bytes
-    chunks: tuple[bytes, ...]
-    profile: Profile = field(compare=False)
 
 
 def streams(

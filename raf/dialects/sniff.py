@@ -1,0 +1,49 @@
+"""``--dialect auto``: which wire format a body speaks, judged from its first bytes. No IO.
+
+Every dialect declares byte patterns that mark its format (``sniff``, regular expressions
+over the raw body); the dialect whose pattern matches earliest in the first
+:data:`SNIFF_BYTES` bytes wins. Matching is on bytes, so a body split anywhere is judged the
+same once enough of it arrived. A body that matches no pattern is read as :data:`FALLBACK`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from raf import dialects
+
+__all__ = ["AUTO", "FALLBACK", "SNIFF_BYTES", "sniff"]
+
+AUTO = "auto"
+"""The dialect name that asks for sniffing."""
+
+FALLBACK = "openai_chat"
+"""The dialect of a body that matches no pattern (the most common format)."""
+
+SNIFF_BYTES = 8192
+"""How much of a body is held, at most, before deciding."""
+
+
+@cache
+def _patterns(known: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes]], ...]:
+    out: list[tuple[str, re.Pattern[bytes]]] = []
+    for name in known:
+        try:
+            markers = getattr(dialects.factory(name), "sniff", ())
+        except Exception:  # a dialect that cannot load cannot be sniffed
+            continue
+        out.extend((name, re.compile(marker)) for marker in markers)
+    return tuple(out)
+
+
+def sniff(body: bytes) -> str | None:
+    """The name of the dialect whose marker occurs earliest in ``body`` (its first
+    :data:`SNIFF_BYTES` bytes), or ``None`` when none does."""
+    head = body[:SNIFF_BYTES]
+    best: tuple[int, str] | None = None
+    for name, pattern in _patterns(tuple(dialects.names())):
+        match = pattern.search(head)
+        if match is not None and (best is None or match.start() < best[0]):
+            best = (match.start(), name)
+    return None if best is None else best[1]

@@ -1,0 +1,145 @@
+"""Framing: the first step of the pipeline, bytes in, frames out. Sans-IO.
+
+A framing splits a response body into the frames a dialect reads, each a
+:class:`ServerSentEvent` (for JSON framings only ``data`` is set):
+
+=============  =================================================  ==========================
+name           what                                               class
+=============  =================================================  ==========================
+``sse``        Server-Sent Events (HTML Living Standard 9.2.6)     :class:`SSEDecoder`
+``json_array``  one streamed JSON array, one frame per element    :class:`JSONArrayDecoder`
+``json_lines``  one JSON value per line (NDJSON)                  :class:`JSONLinesDecoder`
+``auto``       chosen from the first byte of the body             :class:`AutoFraming`
+=============  =================================================  ==========================
+
+A dialect names the framing it expects (``Dialect.framing``); :class:`raf.pipeline.UpdateDecoder`
+creates it with :func:`create`, and accepts another one for servers that frame a format
+differently. Every framing has the same small interface (:class:`Framing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from raf.errors import DialectError
+from raf.framing.json_values import JSONArrayDecoder, JSONLinesDecoder
+from raf.framing.sse import ServerSentEvent, SSEDecoder
+from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+
+__all__ = [
+    "AutoFraming",
+    "Framing",
+    "JSONArrayDecoder",
+    "JSONLinesDecoder",
+    "SSEDecoder",
+    "ServerSentEvent",
+    "create",
+    "names",
+]
+
+
+@runtime_checkable
+class Framing(Protocol):
+    """Bytes in, frames out, for one body.
+
+    ``feed`` may raise :class:`raf.errors.SSELimitExceeded` (with the frames decoded before
+    the limit in ``exc.events``) and nothing else on any input; ``close`` ends the body and
+    sets ``truncated`` when it ended inside a frame (which is then discarded).
+    """
+
+    truncated: bool
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]: ...
+
+    def close(self) -> list[ServerSentEvent]: ...
+
+
+_WHITESPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+
+
+class AutoFraming:
+    """Chooses the framing from the first byte of the body that is not whitespace (after an
+    optional BOM): ``[`` is a JSON array, ``{`` JSON lines, anything else Server-Sent Events.
+    Bytes are held until that byte arrives, then replayed into the chosen framing.
+
+    Attributes:
+        chosen: the name of the chosen framing, or ``None`` while undecided.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        self._limits = {"max_line_bytes": max_line_bytes, "max_event_bytes": max_event_bytes}
+        self._held = bytearray()
+        self._inner: Framing | None = None
+        self.chosen: str | None = None
+        self.truncated = False
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]:
+        if self._inner is not None:
+            return self._inner.feed(data)
+        self._held += data
+        body = bytes(self._held)
+        if len(body) < len(_BOM) and _BOM.startswith(body):
+            return []  # maybe a BOM, split across feeds
+        start = len(_BOM) if body.startswith(_BOM) else 0
+        rest = body[start:].lstrip(_WHITESPACE)
+        if not rest:
+            if len(self._held) > self._limits["max_line_bytes"]:
+                return self._choose("sse", body)  # whitespace without end: let SSE limit it
+            return []
+        first = rest[:1]
+        name = "json_array" if first == b"[" else "json_lines" if first == b"{" else "sse"
+        return self._choose(name, body)
+
+    def _choose(self, name: str, body: bytes) -> list[ServerSentEvent]:
+        self.chosen = name
+        self._held = bytearray()
+        self._inner = create(name, **self._limits)
+        return self._inner.feed(body)
+
+    def close(self) -> list[ServerSentEvent]:
+        if self._inner is None:
+            self._choose("sse", bytes(self._held))
+        assert self._inner is not None
+        events = self._inner.close()
+        self.truncated = self._inner.truncated
+        return events
+
+
+_FRAMINGS: dict[str, Callable[..., Framing]] = {
+    "sse": SSEDecoder,
+    "json_array": JSONArrayDecoder,
+    "json_lines": JSONLinesDecoder,
+    "auto": AutoFraming,
+}
+
+
+def names() -> list[str]:
+    """The framing names, sorted."""
+    return sorted(_FRAMINGS)
+
+
+def create(
+    name: str,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+) -> Framing:
+    """A new framing for one body.
+
+    Raises:
+        DialectError: the name is unknown; the message lists the known names.
+    """
+    try:
+        factory = _FRAMINGS[name]
+    except KeyError:
+        raise DialectError(
+            f"unknown framing {name!r}; known framings: {', '.join(names())}"
+        ) from None
+    return factory(max_line_bytes=max_line_bytes, max_event_bytes=max_event_bytes)

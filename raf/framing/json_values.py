@@ -1,0 +1,303 @@
+"""JSON-array and JSON-lines framing: bytes in, one :class:`ServerSentEvent` per JSON value
+out. Sans-IO.
+
+Two ways servers stream JSON without Server-Sent Events:
+
+* **JSON array** (:class:`JSONArrayDecoder`): Gemini's ``streamGenerateContent`` without
+  ``alt=sse`` sends one array, ``[{...}\\r\\n,{...}\\r\\n]``, whose elements arrive one by one.
+  Every top-level value is one frame: the elements of the outermost array, and values outside
+  any array too (a server that sends ``{...}{...}`` or a lone error object is read the same
+  way). Whitespace, the commas between elements and the array's brackets are not frames.
+* **JSON lines** (:class:`JSONLinesDecoder`, also called NDJSON): one value per line. A line
+  ends at LF (a CR before it is dropped); blank lines are skipped.
+
+Each frame is a :class:`ServerSentEvent` with only ``data`` set (the value's text), so a
+dialect reads frames of every framing the same way. What is not a JSON value (stray text
+between elements) is passed on as a frame of its own, for the dialect to report; nothing is
+dropped silently.
+
+The body is UTF-8: a value's bytes are decoded once, when the value is complete (a character
+split across feeds is fine, invalid bytes become U+FFFD), and one leading BOM is skipped. At
+the end of the stream a value (or line) that is not finished is discarded and
+:attr:`truncated` says so, as :class:`raf.framing.sse.SSEDecoder` does for an unfinished
+event; for a JSON array, a missing closing ``]`` is truncation too.
+
+Cost is linear whatever the feed sizes: each byte is looked at once, by regular-expression
+scans that jump between the characters that matter (quotes, backslashes, brackets). One
+limit bounds memory (``max_event_bytes``: the largest value, or line); passing it raises
+:class:`raf.errors.SSELimitExceeded`, whose ``events`` holds the frames decoded first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from raf.errors import SSELimitExceeded, StateError
+from raf.framing.sse import ServerSentEvent
+from raf.limits import DEFAULT_MAX_EVENT_BYTES
+
+__all__ = ["JSONArrayDecoder", "JSONLinesDecoder"]
+
+_BOM = b"\xef\xbb\xbf"
+# Inside a value, outside strings: the characters that change the state.
+_STRUCTURE = re.compile(rb'[\[\]{}"]')
+# Inside a string: the characters that may end it.
+_STRING = re.compile(rb'["\\]')
+# Between values: anything that is not whitespace.
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
+# Stray text between values ends where a value, a separator or whitespace begins.
+_STRAY_END = re.compile(rb'[\[\]{},"\s]')
+
+# States of the JSON-array scanner (the transitions are in JSONArrayDecoder._scan).
+_BETWEEN = 0  # between values: whitespace, commas and the outer array's brackets
+_VALUE = 1  # inside an object or array value, outside strings
+_STRING_ = 2  # inside a string of a value
+_ESCAPE = 3  # after a backslash inside a string
+_SCALAR = 4  # a top-level string, number or literal (or stray text)
+
+
+def _frame(data: bytes) -> ServerSentEvent:
+    return ServerSentEvent(data=data.decode("utf-8", "replace"))
+
+
+class JSONArrayDecoder:
+    """Incremental splitter of a streamed JSON array (or of concatenated JSON values).
+
+    Args:
+        max_event_bytes: largest accepted value, in bytes.
+        max_line_bytes: accepted for a uniform signature; values may span lines, so only
+            ``max_event_bytes`` applies.
+
+    Attributes:
+        truncated: set by :meth:`close`: the stream ended inside a value, or inside the
+            outermost array (no closing ``]``).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_line_bytes: int | None = None,
+    ) -> None:
+        del max_line_bytes
+        if max_event_bytes < 1:
+            raise ValueError("limits must be positive")
+        self.max_event_bytes = max_event_bytes
+        self.truncated = False
+        self._state = _BETWEEN
+        self._depth = 0  # nesting inside the current value
+        self._array_open = False  # inside the outermost array
+        self._value = bytearray()
+        self._first = True
+        self._closed = False
+        self._failed = False
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]:
+        """Decode the next chunk; returns the values it completed, in order.
+
+        Raises:
+            SSELimitExceeded: a value passed ``max_event_bytes`` (``exc.events``: the frames
+                of this call before it). The decoder then refuses further input.
+            StateError: the decoder was closed or has failed.
+        """
+        if self._closed or self._failed:
+            raise StateError("feed() after close() or after a limit error")
+        if self._first and data:
+            self._value += data
+            if len(self._value) < len(_BOM) and _BOM.startswith(bytes(self._value)):
+                return []  # maybe a BOM, split across feeds
+            data = bytes(self._value)
+            self._value = bytearray()
+            self._first = False
+            if data.startswith(_BOM):
+                data = data[len(_BOM) :]
+        events: list[ServerSentEvent] = []
+        self._scan(data, events)
+        return events
+
+    def close(self) -> list[ServerSentEvent]:
+        """End of the stream: an unfinished value is discarded (:attr:`truncated`)."""
+        if self._closed:
+            return []
+        self._closed = True
+        events: list[ServerSentEvent] = []
+        if self._state == _SCALAR:
+            self._emit(events)  # a top-level scalar (or stray text) ends with the stream
+        self.truncated = self._state != _BETWEEN or self._array_open
+        self._value = bytearray()
+        return events
+
+    def _emit(self, events: list[ServerSentEvent]) -> None:
+        text = bytes(self._value).strip(b" \t\r\n")
+        self._value = bytearray()
+        self._state = _BETWEEN
+        if text:
+            events.append(_frame(text))
+
+    def _grow(self, piece: bytes, events: list[ServerSentEvent]) -> None:
+        self._value += piece
+        if len(self._value) > self.max_event_bytes:
+            self._failed = True
+            size = len(self._value)
+            self._value = bytearray()
+            raise SSELimitExceeded("event", self.max_event_bytes, size, events)
+
+    def _scan(self, data: bytes, events: list[ServerSentEvent]) -> None:
+        """The state machine. Each step finds the next byte that matters for the current
+        state and consumes everything before it in one slice."""
+        pos = 0
+        end = len(data)
+        while pos < end:
+            state = self._state
+            if state == _BETWEEN:
+                match = _NOT_SPACE.search(data, pos)
+                if match is None:
+                    return
+                pos = match.start()
+                byte = data[pos]
+                if byte == 0x5B and not self._array_open and self._depth == 0:  # [
+                    self._array_open = True
+                    pos += 1
+                elif byte == 0x5D and self._array_open:  # ]
+                    self._array_open = False
+                    pos += 1
+                elif byte == 0x2C and self._array_open:  # ,
+                    pos += 1
+                elif byte in (0x7B, 0x5B):  # { or [ : a value begins
+                    self._state = _VALUE
+                    self._depth = 1
+                    self._grow(data[pos : pos + 1], events)
+                    pos += 1
+                elif byte == 0x22:  # a top-level string
+                    self._state = _STRING_
+                    self._depth = 0
+                    self._grow(data[pos : pos + 1], events)
+                    pos += 1
+                else:  # a number, a literal, or stray text: up to the next separator
+                    self._state = _SCALAR
+            elif state == _VALUE:
+                match = _STRUCTURE.search(data, pos)
+                if match is None:
+                    self._grow(data[pos:], events)
+                    return
+                stop = match.end()
+                self._grow(data[pos:stop], events)
+                pos = stop
+                byte = data[stop - 1]
+                if byte == 0x22:
+                    self._state = _STRING_
+                elif byte in (0x7B, 0x5B):
+                    self._depth += 1
+                else:
+                    self._depth -= 1
+                    if self._depth == 0:
+                        self._emit(events)
+            elif state in (_STRING_, _ESCAPE):
+                if state == _ESCAPE:
+                    self._grow(data[pos : pos + 1], events)
+                    pos += 1
+                    self._state = _STRING_
+                    continue
+                match = _STRING.search(data, pos)
+                if match is None:
+                    self._grow(data[pos:], events)
+                    return
+                stop = match.end()
+                self._grow(data[pos:stop], events)
+                pos = stop
+                if data[stop - 1] == 0x5C:  # backslash
+                    self._state = _ESCAPE
+                elif self._depth == 0:
+                    self._emit(events)  # a top-level string is complete
+                else:
+                    self._state = _VALUE
+            else:  # _SCALAR
+                match = _STRAY_END.search(data, pos)
+                if match is None:
+                    self._grow(data[pos:], events)
+                    return
+                stop = match.start()
+                if stop == pos and not self._value:
+                    # A separator where none belongs (a comma outside an array, a stray
+                    # bracket): it is stray text of its own.
+                    stop = pos + 1
+                self._grow(data[pos:stop], events)
+                pos = stop
+                self._emit(events)
+
+
+class JSONLinesDecoder:
+    """Incremental JSON-lines splitter: one frame per non-blank line.
+
+    Args:
+        max_line_bytes: longest accepted line, in bytes, terminator excluded.
+        max_event_bytes: accepted for a uniform signature (a line is an event).
+
+    Attributes:
+        truncated: set by :meth:`close`: the stream ended inside a line (no final LF); the
+            unfinished line was discarded.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_event_bytes: int | None = None,
+    ) -> None:
+        del max_event_bytes
+        if max_line_bytes < 1:
+            raise ValueError("limits must be positive")
+        self.max_line_bytes = max_line_bytes
+        self.truncated = False
+        self._partial = bytearray()
+        self._first = True
+        self._closed = False
+        self._failed = False
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]:
+        """Decode the next chunk; returns the lines it completed, in order.
+
+        Raises:
+            SSELimitExceeded: a line passed ``max_line_bytes``.
+            StateError: the decoder was closed or has failed.
+        """
+        if self._closed or self._failed:
+            raise StateError("feed() after close() or after a limit error")
+        events: list[ServerSentEvent] = []
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            self._partial += data
+            self._check(events)
+            return events
+        complete = bytes(self._partial) + data[:end] if self._partial else data[:end]
+        self._partial = bytearray(data[end:])
+        if self._first:
+            self._first = False
+            if complete.startswith(_BOM):
+                complete = complete[len(_BOM) :]
+        for raw in complete.split(b"\n")[:-1]:
+            if len(raw) > self.max_line_bytes:
+                self._check(events, size=len(raw))
+            line = raw.strip(b" \t\r")
+            if line:
+                events.append(_frame(line))
+        self._check(events)
+        return events
+
+    def close(self) -> list[ServerSentEvent]:
+        """End of the stream: an unterminated last line is discarded (:attr:`truncated`)."""
+        if not self._closed:
+            self._closed = True
+            pending = bytes(self._partial)
+            if self._first and pending.startswith(_BOM):
+                pending = pending[len(_BOM) :]
+            self.truncated = bool(pending.strip(b" \t\r"))
+            self._partial = bytearray()
+        return []
+
+    def _check(self, events: list[ServerSentEvent], size: int | None = None) -> None:
+        size = len(self._partial) if size is None else size
+        if size > self.max_line_bytes:
+            self._failed = True
+            self._partial = bytearray()
+            raise SSELimitExceeded("line", self.max_line_bytes, size, events)

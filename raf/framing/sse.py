@@ -1,0 +1,267 @@
+"""Server-Sent Events decoder: bytes in, :class:`ServerSentEvent` out. Sans-IO.
+
+This is exactly the algorithm of the HTML Living Standard, section 9.2.6 "Interpreting an event
+stream" (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
+
+* the stream is UTF-8 as a whole: a character split across ``feed`` calls is fine, invalid
+  bytes become U+FFFD (one per maximal subpart);
+* one leading BOM is stripped, at the start of the stream only;
+* a line ends at CRLF, LF or CR, also when the CR and the LF arrive in different feeds, and a CR
+  as the last byte of the stream ends a line; nothing else ends a line (not U+2028, not U+0085);
+* a line starting with ``:`` is a comment; otherwise it is ``field: value`` (one optional
+  space after the colon is removed) or, without a colon, a field with an empty value;
+* ``data`` lines are joined with LF; ``event`` sets the type (``"message"`` by default);
+  ``id`` sets the last event ID unless it contains U+0000; ``retry`` is taken only if it is
+  all ASCII digits; other fields are ignored;
+* a blank line commits the last event ID and dispatches an event, unless no ``data`` line
+  was seen (then nothing is dispatched);
+* at the end of the stream an unfinished block is discarded, and :attr:`SSEDecoder.truncated`
+  says so.
+
+Cost is linear in the input whatever the feed sizes: each chunk is searched once for its last
+line terminator and its complete lines are split on CR and LF only, as bytes (never
+``str.splitlines``, which also splits on U+2028, U+0085...); an unfinished line is kept in
+one growing buffer; a value is decoded from UTF-8 once, when its event is dispatched (data
+lines joined with LF).
+Two limits bound memory on hostile input (``max_line_bytes``, ``max_event_bytes``); passing
+one raises :class:`raf.errors.SSELimitExceeded`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, NoReturn
+
+import msgspec
+
+from raf.errors import SSELimitExceeded, StateError
+from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "SSEDecoder",
+    "ServerSentEvent",
+]
+
+_LF = 0x0A
+_CR = 0x0D
+_BOM = "\ufeff"
+_LINE_END = re.compile(b"\r\n|\r|\n")
+_BOM_BYTES = _BOM.encode()
+_COLON = ord(":")
+
+
+class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """One dispatched event.
+
+    Attributes:
+        event: the event type, ``"message"`` when the block had no ``event`` field.
+        data: the data lines joined with LF.
+        id: the last event ID string at dispatch (``""`` if none was ever set).
+        retry: the reconnection time set by a valid ``retry`` field in this event's own
+            block, else ``None``.
+    """
+
+    event: str = "message"
+    data: str = ""
+    id: str = ""
+    retry: int | None = None
+
+
+class SSEDecoder:
+    """Incremental WHATWG event-stream decoder.
+
+    Feed it the body bytes as they arrive; it returns the events completed by each chunk.
+    Call :meth:`close` once at the end of the stream.
+
+    Args:
+        max_line_bytes: longest accepted line, in bytes, terminator excluded.
+        max_event_bytes: largest accepted block (the lines of one event), in bytes.
+
+    Attributes:
+        last_event_id: the last event ID string (committed at each blank line).
+        retry: the last valid reconnection time received, in milliseconds, or ``None``.
+        truncated: set by :meth:`close`: ``True`` when the stream ended inside a line or
+            inside a block (field lines after the last blank line), which were discarded.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    ) -> None:
+        if max_line_bytes < 1 or max_event_bytes < 1:
+            raise ValueError("limits must be positive")
+        self.max_line_bytes = max_line_bytes
+        self.max_event_bytes = max_event_bytes
+        self.last_event_id = ""
+        self.retry: int | None = None
+        self.truncated = False
+        # Unterminated line, as fragments joined once when its terminator arrives.
+        # The unterminated line so far (a bytearray grows in amortised constant time per byte
+        # and holds each byte once, even when the line arrives one byte per feed).
+        self._partial = bytearray()
+        # The previous chunk ended with CR: an LF at the start of the next one belongs to it.
+        self._skip_lf = False
+        self._first_line = True
+        # The block being assembled.
+        self._data: list[bytes] = []
+        self._event_type = ""
+        self._id_buffer = ""
+        self._block_retry: int | None = None
+        self._block_bytes = 0
+        self._block_open = False
+        self._closed = False
+        self._failed = False
+
+    def feed(self, data: bytes) -> list[ServerSentEvent]:
+        """Decode the next chunk of the stream.
+
+        Args:
+            data: any number of bytes, split anywhere; ``b""`` is allowed and does nothing.
+
+        Returns:
+            The events dispatched by this chunk, in order.
+
+        Raises:
+            SSELimitExceeded: a line or block passed its limit; ``exc.events`` holds the
+                events this call decoded first. The decoder then refuses further input.
+            StateError: the decoder was closed or has failed.
+        """
+        if self._closed or self._failed:
+            raise StateError("feed() after close() or after a limit error")
+        events: list[ServerSentEvent] = []
+        if not data:
+            return events
+        if self._skip_lf:
+            self._skip_lf = False
+            if data[0] == _LF:
+                data = data[1:]
+                if not data:
+                    return events
+        # Split the chunk into its complete part (up to the last terminator) and a tail.
+        end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        if end == 0:
+            self._partial += data
+            if len(self._partial) > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, len(self._partial), events)
+            return events
+        if end == len(data) and data[-1] == _CR:
+            self._skip_lf = True  # the LF of a CRLF may come with the next chunk
+        complete = data[:end] if end < len(data) else data
+        if self._partial:
+            self._partial += complete
+            complete = bytes(self._partial)
+            self._partial = bytearray()
+        if len(complete) > self.max_line_bytes:
+            # Rare: only now is it worth measuring each line in bytes.
+            for line in complete.splitlines():
+                if len(line) > self.max_line_bytes:
+                    self._fail("line", self.max_line_bytes, len(line), events)
+        lines = _LINE_END.split(complete) if b"\r" in complete else complete.split(b"\n")
+        lines.pop()  # the empty string after the last terminator
+        self._lines(lines, events)
+        if end < len(data):
+            tail = data[end:]
+            self._partial += tail
+            if len(self._partial) > self.max_line_bytes:
+                self._fail("line", self.max_line_bytes, len(self._partial), events)
+        return events
+
+    def close(self) -> list[ServerSentEvent]:
+        """Signal the end of the stream.
+
+        An unterminated final line and an undispatched block are discarded, as the standard
+        requires; :attr:`truncated` tells whether anything was. Calling it again is a no-op.
+
+        Returns:
+            Always an empty list under the standard's rules (kept for symmetry with
+            :meth:`feed`, so drivers can treat both the same way).
+        """
+        if not self._closed:
+            self._closed = True
+            pending = bytes(self._partial)
+            if self._first_line and pending.startswith(_BOM_BYTES):
+                pending = pending[len(_BOM_BYTES) :]  # a lone BOM is not content
+            self.truncated = bool(pending) or self._block_open
+            self._partial = bytearray()
+            self._data = []
+        return []
+
+    def _fail(
+        self, kind: Literal["line", "event"], limit: int, size: int, events: list[ServerSentEvent]
+    ) -> NoReturn:
+        self._failed = True
+        self._partial = bytearray()
+        self._data = []
+        raise SSELimitExceeded(kind, limit, size, events)
+
+    def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
+        """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
+        written back at the end: this loop is the decoder's hot path.
+
+        Lines stay bytes until a value is needed: CR and LF never occur inside a UTF-8
+        sequence, so decoding each value (data lines joined with LF) gives the same text as
+        decoding the stream as a whole.
+        """
+        if self._first_line:
+            self._first_line = False
+            if lines[0].startswith(_BOM_BYTES):
+                lines[0] = lines[0][len(_BOM_BYTES) :]
+        data = self._data
+        event_type = self._event_type
+        id_buffer = self._id_buffer
+        block_retry = self._block_retry
+        block_bytes = self._block_bytes
+        block_open = self._block_open
+        max_event = self.max_event_bytes
+        dispatch = events.append
+        for line in lines:
+            if not line:  # a blank line: commit the id, dispatch unless no data line came
+                self.last_event_id = id_buffer
+                if data:
+                    dispatch(
+                        ServerSentEvent(
+                            event=event_type or "message",
+                            data=(data[0] if len(data) == 1 else b"\n".join(data)).decode(
+                                "utf-8", "replace"
+                            ),
+                            id=id_buffer,
+                            retry=block_retry,
+                        )
+                    )
+                    data = []
+                event_type = ""
+                block_retry = None
+                block_bytes = 0
+                block_open = False
+                continue
+            if line[0] == _COLON:
+                continue  # a comment
+            block_open = True
+            block_bytes += len(line) + 1
+            if block_bytes > max_event:
+                self._fail("event", max_event, block_bytes, events)
+            if line.startswith(b"data: "):  # the usual line
+                data.append(line[6:])
+                continue
+            field, colon, raw = line.partition(b":")
+            if colon and raw[:1] == b" ":
+                raw = raw[1:]
+            if field == b"data":
+                data.append(raw)
+            elif field == b"event":
+                event_type = raw.decode("utf-8", "replace")
+            elif field == b"id" and b"\x00" not in raw:
+                id_buffer = raw.decode("utf-8", "replace")
+            elif field == b"retry" and raw.isdigit():  # bytes.isdigit: ASCII digits only
+                block_retry = self.retry = int(raw)
+            # Any other field is ignored.
+        self._data = data
+        self._event_type = event_type
+        self._id_buffer = id_buffer
+        self._block_retry = block_retry
+        self._block_bytes = block_bytes
+        self._block_open = block_open
