@@ -1,0 +1,350 @@
+"""``anthropic_messages``: Anthropic Messages streams (``/v1/messages``; Claude on Vertex AI and
+Bedrock, and the proxies that speak the format) -> updates. Sans-IO.
+
+The rules are in docs/dialects.md (section ``anthropic_messages``); in short:
+
+* ``message_start`` -> ``ResponseMetadata`` and ``Usage``; the usage state (four counts) is
+  merged with each ``message_delta`` (``output_tokens`` is cumulative and replaces).
+* Blocks are routed by their ``index`` (which counts every block). Text, thinking and
+  signature deltas -> ``TextDelta``, ``ReasoningDelta``, ``ReasoningSignature``; a client
+  ``tool_use`` block -> ``ToolCallStart``, ``ToolCallArgs`` (non-empty ``partial_json`` only;
+  the start's ``input`` is used only when no delta came), ``ToolCallEnd`` at its stop. One
+  call is never described twice (RAF's quirk of explicit starts plus legacy deltas).
+* Server-run tools (``server_tool_use``, ``mcp_tool_use``) and their results are not client
+  calls and produce nothing; ``citations_delta`` and unknown kinds are ignored.
+* ``message_delta`` with a ``stop_reason`` -> ``Finish`` with the merged usage; it and
+  ``message_stop`` are clean ends. ``error`` events -> ``provider_error``.
+* A second ``message_start``, a delta or stop for a block never started, a block started
+  twice -> ``protocol_violation``; what arrived is kept and reading goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import msgspec
+
+from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf.dialects.tables import UsageTable, finish_reason
+from raf.model import updates
+from raf.model.codes import ErrorCode
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import Usage
+
+__all__ = ["COUNTS", "FINISH_REASONS", "USAGE", "AnthropicMessagesDialect"]
+
+USAGE = UsageTable(
+    prompt_tokens=(("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),),
+    completion_tokens=(("output_tokens",),),
+    cache_hit=(("cache_read_input_tokens",),),
+)
+"""Anthropic's usage counts (``input_tokens`` excludes the cached prompt), docs/dialects.md."""
+
+COUNTS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+"""The counts of the usage state; ``message_delta`` replaces those it carries."""
+
+FINISH_REASONS: dict[str, str] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
+"""Anthropic ``stop_reason`` -> raf; ``pause_turn`` and unknown values are kept verbatim."""
+
+# Block kinds.
+_TEXT = 0
+_THINKING = 1
+_TOOL = 2  # a client tool call with an id and a name: explicit updates
+_LEGACY_TOOL = 3  # a client tool call without id or name: ToolCallDelta by block index
+_OTHER = 4  # server tools, their results, compaction, unknown kinds: ignored
+
+_BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _THINKING}
+
+_encode = msgspec.json.encode
+
+
+class _Block:
+    __slots__ = ("got_args", "got_signature", "id", "index", "kind", "pending", "stopped", "warned")
+
+    def __init__(self, kind: int, index: int, call_id: str | None = None) -> None:
+        self.kind = kind
+        self.index = index
+        self.id = call_id
+        self.pending: str | None = None  # start input (tools) or start signature (thinking)
+        self.got_args = False
+        self.got_signature = False
+        self.stopped = False
+        self.warned = False  # a protocol violation was reported for this block
+
+
+class AnthropicMessagesDialect(JSONEventDialect):
+    """Sans-IO state of one Anthropic Messages stream. See the module docstring.
+
+    Args:
+        max_json_depth: deepest nesting accepted in a payload (``json_too_deep`` past it).
+        max_raw_chars: longest ``raw`` excerpt an error keeps of an offending payload.
+    """
+
+    name = "anthropic_messages"
+    framing = "sse"
+    end_markers = frozenset({"[DONE]"})
+    payload_name = "Anthropic stream event"
+    sniff = (
+        rb'"type"\s*:\s*"message_start"',
+        rb"event:\s*message_start",
+        rb'"type"\s*:\s*"content_block_(start|delta)"',
+    )
+    truncation_message = "stream ended before message_stop"
+
+    def __init__(self, **limits: int) -> None:
+        super().__init__(**limits)
+        self._blocks: dict[int, _Block] = {}
+        self._last: _Block | None = None
+        self._usage: dict[str, int] = {}
+        self._started = False
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _violation(self, message: str, frame: Frame) -> None:
+        frame.out.append(self.error(ErrorCode.PROTOCOL_VIOLATION, message, frame.data))
+
+    def _merged_usage(self) -> Usage | None:
+        return USAGE.parse(self._usage) if self._usage else None
+
+    def _merge(self, usage: dict[str, Any], frame: Frame, where: str) -> None:
+        """Each count present as a non-negative integer replaces the state's; ``null`` never
+        erases; another value is a problem."""
+        for key in COUNTS:
+            value = usage.get(key)
+            if type(value) is int and value >= 0:
+                self._usage[key] = value
+            elif value is not None:
+                what = "negative" if type(value) is int else f"{type(value).__name__}"
+                frame.problem(f"{where}{key} is {what}")
+
+    def _index(self, payload: dict[str, Any], frame: Frame) -> int | None:
+        index = frame.int(payload, "index")
+        if index is None and "index" not in payload:
+            frame.problem("index missing")
+        return index
+
+    def _flush(self, block: _Block, out: list[AgentResponseUpdate]) -> None:
+        """Emit what a block's start held back: its input (tools) or signature (thinking)."""
+        pending = block.pending
+        block.pending = None
+        if pending is None:
+            return
+        if block.kind == _TOOL and not block.got_args and block.id is not None:
+            out.append(updates.ToolCallArgs(id=block.id, args_delta=pending))
+        elif block.kind == _LEGACY_TOOL and not block.got_args:
+            out.append(updates.ToolCallDelta(index=block.index, arguments_delta=pending))
+        elif block.kind == _THINKING and not block.got_signature:
+            out.append(updates.ReasoningSignature(signature=pending))
+
+    # -- handlers ----------------------------------------------------------------------------
+
+    def _message_start(self, payload: dict[str, Any], frame: Frame) -> None:
+        out = frame.out
+        if self._started:
+            self._violation("second message_start: a new message starts in the same stream", frame)
+        self._started = True
+        for block in self._blocks.values():
+            if not block.stopped:
+                self._flush(block, out)
+        self._blocks = {}
+        self._last = None
+        self._usage = {}
+        self.finished = False
+        message = frame.dict(payload, "message")
+        if message is None:
+            return
+        self.metadata(
+            frame.str(message, "id", "message."), frame.str(message, "model", "message."), out
+        )
+        usage = frame.dict(message, "usage", "message.")
+        if usage is not None:
+            self._merge(usage, frame, "message.usage.")
+            if self._usage:
+                out.append(updates.Usage(usage=USAGE.parse(self._usage)))
+
+    def _content_block_start(self, payload: dict[str, Any], frame: Frame) -> None:
+        out = frame.out
+        index = self._index(payload, frame)
+        block_data = frame.dict(payload, "content_block")
+        if index is None:
+            return
+        old = self._blocks.get(index)
+        if old is not None:
+            self._violation(
+                f"content_block_start for index {index}, which was already started", frame
+            )
+        if block_data is None:
+            if "content_block" not in payload:
+                frame.problem("content_block missing")
+            block = _Block(_OTHER, index)
+            self._blocks[index] = self._last = block
+            return
+        kind = block_data.get("type")
+        where = "content_block."
+        if kind == "text":
+            block = _Block(_TEXT, index)
+            text = frame.str(block_data, "text", where)
+            if text:
+                out.append(updates.TextDelta(delta=text))
+        elif kind == "thinking":
+            block = _Block(_THINKING, index)
+            thinking = frame.str(block_data, "thinking", where)
+            if thinking:
+                out.append(updates.ReasoningDelta(delta=thinking))
+            signature = frame.str(block_data, "signature", where)
+            if signature:
+                block.pending = signature
+        elif kind == "redacted_thinking":
+            block = _Block(_THINKING, index)
+            data = frame.str(block_data, "data", where)
+            if data:
+                out.append(updates.ReasoningSignature(signature=data))
+        elif kind == "tool_use":
+            call_id = frame.str(block_data, "id", where) or None
+            name = frame.str(block_data, "name", where) or None
+            if call_id is not None and name is not None:
+                block = _Block(_TOOL, index, call_id)
+                out.append(updates.ToolCallStart(id=call_id, name=name))
+            else:
+                if call_id is None:
+                    frame.problem("content_block.id missing")
+                if name is None:
+                    frame.problem("content_block.name missing")
+                block = _Block(_LEGACY_TOOL, index, call_id)
+                out.append(
+                    updates.ToolCallDelta(index=index, id=call_id, name=name, arguments_delta="")
+                )
+            start_input = block_data.get("input")
+            if isinstance(start_input, dict) and start_input:
+                block.pending = _encode(start_input).decode()
+        else:
+            block = _Block(_OTHER, index)
+        self._blocks[index] = self._last = block
+
+    def _content_block_delta(self, payload: dict[str, Any], frame: Frame) -> None:
+        out = frame.out
+        index = self._index(payload, frame)
+        delta = frame.dict(payload, "delta")
+        if delta is None:
+            if "delta" not in payload:
+                frame.problem("delta missing")
+            return
+        kind = delta.get("type")
+        where = "delta."
+        block = self._last if index is None else self._blocks.get(index)
+        if block is None:
+            if index is None:
+                index = -1
+            if kind in ("text_delta", "citations_delta"):
+                block_kind = _TEXT
+            elif kind in ("thinking_delta", "signature_delta"):
+                block_kind = _THINKING
+            elif kind == "input_json_delta":
+                block_kind = _LEGACY_TOOL
+            else:
+                block_kind = _OTHER
+            self._violation(
+                f"content_block_delta for index {index}, which was never started", frame
+            )
+            block = _Block(block_kind, index)
+            block.warned = True
+            self._blocks[index] = self._last = block
+        elif block.stopped and not block.warned:
+            block.warned = True
+            self._violation(f"content_block_delta for index {block.index} after its stop", frame)
+        block_kind = block.kind
+        if block_kind == _OTHER:
+            return
+        if kind == "text_delta":
+            text = frame.str(delta, "text", where)
+            if text:
+                out.append(updates.TextDelta(delta=text))
+        elif kind == "thinking_delta":
+            thinking = frame.str(delta, "thinking", where)
+            if thinking:
+                out.append(updates.ReasoningDelta(delta=thinking))
+        elif kind == "signature_delta":
+            signature = frame.str(delta, "signature", where)
+            if signature:
+                block.got_signature = True
+                out.append(updates.ReasoningSignature(signature=signature))
+        elif kind == "input_json_delta":
+            partial = frame.str(delta, "partial_json", where)
+            if partial:
+                if block_kind == _TOOL and block.id is not None:
+                    block.got_args = True
+                    out.append(updates.ToolCallArgs(id=block.id, args_delta=partial))
+                elif block_kind == _LEGACY_TOOL:
+                    block.got_args = True
+                    out.append(updates.ToolCallDelta(index=block.index, arguments_delta=partial))
+
+    def _content_block_stop(self, payload: dict[str, Any], frame: Frame) -> None:
+        index = self._index(payload, frame)
+        block = self._last if index is None else self._blocks.get(index)
+        if block is None:
+            self._violation(f"content_block_stop for index {index}, which was never started", frame)
+            return
+        if block.stopped:
+            self._violation(
+                f"content_block_stop for index {block.index}, which was already stopped", frame
+            )
+            return
+        block.stopped = True
+        self._flush(block, frame.out)
+        if block.kind == _TOOL and block.id is not None:
+            frame.out.append(updates.ToolCallEnd(id=block.id))
+
+    def _message_delta(self, payload: dict[str, Any], frame: Frame) -> None:
+        usage = frame.dict(payload, "usage")
+        if usage is not None:
+            self._merge(usage, frame, "usage.")
+        delta = frame.dict(payload, "delta")
+        reason = None if delta is None else frame.str(delta, "stop_reason", "delta.")
+        if reason:
+            self.finished = True
+            frame.out.append(
+                updates.Finish(
+                    finish_reason=finish_reason(FINISH_REASONS, reason),
+                    usage=self._merged_usage(),
+                )
+            )
+        elif usage is not None and self._usage:
+            frame.out.append(updates.Usage(usage=USAGE.parse(self._usage)))
+
+    def _message_stop(self, payload: dict[str, Any], frame: Frame) -> None:
+        self.finished = True
+
+    def _ping(self, payload: dict[str, Any], frame: Frame) -> None:
+        """Keep-alive: nothing."""
+
+    def _error(self, payload: dict[str, Any], frame: Frame) -> None:
+        frame.out.append(self.provider_error_update(payload.get("error", payload), frame.data))
+
+    def at_close(self, out: list[AgentResponseUpdate]) -> None:
+        for block in self._blocks.values():
+            if not block.stopped:
+                self._flush(block, out)
+
+    handlers: ClassVar[Mapping[str, Handler]] = {
+        "message_start": _message_start,
+        "content_block_start": _content_block_start,
+        "content_block_delta": _content_block_delta,
+        "content_block_stop": _content_block_stop,
+        "message_delta": _message_delta,
+        "message_stop": _message_stop,
+        "ping": _ping,
+        "error": _error,
+    }
