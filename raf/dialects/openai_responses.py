@@ -1,0 +1,677 @@
+"""``openai_responses``: Responses API streams (OpenAI ``/v1/responses``, Azure, OpenRouter,
+DeepSeek, Bedrock mantle, vLLM, LiteLLM and other servers) -> updates. Sans-IO.
+
+The rules are in docs/dialects.md (``openai_responses``); in short:
+
+* Lifecycle events (``response.created``, ``.queued``, ``.in_progress``) give
+  ``ResponseMetadata``; the terminal events give ``Finish`` (``response.completed``: ``stop``,
+  or ``tool_calls`` when the response started a client call; ``response.incomplete``: its
+  ``incomplete_details.reason``) with the usage, or ``provider_error`` (``response.failed``).
+  A top-level ``error`` event is ``provider_error``.
+* Text (``output_text``, ``refusal``) and reasoning (``reasoning_summary_text``,
+  ``reasoning_text``; parts joined with a blank line) come from the delta events; a ``.done``
+  event delivers its text only when no delta did, and one that disagrees with the deltas is a
+  ``protocol_violation`` (the deltas are kept).
+* Client tool calls (``function_call``, ``custom_tool_call``, client ``tool_search_call``,
+  ``computer_call``, ``local_shell_call``, ``shell_call``, ``apply_patch_call``) become
+  ``ToolCallStart``/``Args``/``End`` under the item's ``call_id``; argument fragments are routed
+  by ``item_id`` (several calls may be open at once). Built-in server tools are not client
+  calls and give nothing; ``mcp_approval_request`` gives ``ToolApprovalRequest``.
+* Server slips are ``protocol_violation`` and never lose what arrived: an ``output_index``
+  collision, an item id that changes between ``added`` and ``done``, events for items never
+  added (except in a resumed stream, which starts mid-response), a reused ``call_id``, a
+  ``sequence_number`` that does not increase.
+* ``[DONE]`` ends reading; without a terminal event before it the response is truncated.
+  Events after a terminal event are read; a new ``response.created`` starts the next response
+  of a concatenated body, read as the same turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import msgspec
+
+from raf import safe_json
+from raf.dialects.base import JSON_WHITESPACE, Frame, Handler, JSONEventDialect
+from raf.dialects.tables import UsageTable, finish_reason
+from raf.errors import raw_excerpt
+from raf.framing.sse import ServerSentEvent
+from raf.model import updates
+from raf.model.codes import ErrorCode
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import Usage
+
+__all__ = [
+    "CLIENT_ITEM_FIELDS",
+    "FINISH_REASONS",
+    "USAGE",
+    "OpenAIResponsesDialect",
+    "parse_usage",
+]
+
+DONE = "[DONE]"
+
+USAGE = UsageTable(
+    prompt_tokens=(("input_tokens",), ("prompt_tokens",)),
+    completion_tokens=(("output_tokens",), ("completion_tokens",)),
+    total_tokens=(("total_tokens",),),
+    cache_hit=(("input_tokens_details.cached_tokens",), ("prompt_tokens_details.cached_tokens",)),
+    reasoning=(
+        ("output_tokens_details.reasoning_tokens",),
+        ("completion_tokens_details.reasoning_tokens",),
+    ),
+)
+"""The Response object's ``usage`` (docs/dialects.md)."""
+
+FINISH_REASONS: dict[str, str] = {
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+}
+"""``response.incomplete``'s ``incomplete_details.reason`` -> raf; ``response.completed`` is
+``stop`` or ``tool_calls``; other reasons are kept verbatim (none at all: ``incomplete``)."""
+
+CLIENT_ITEM_FIELDS: dict[str, str] = {
+    "tool_search_call": "arguments",
+    "computer_call": "action",
+    "local_shell_call": "action",
+    "shell_call": "action",
+    "apply_patch_call": "operation",
+}
+"""Client-executed items that arrive whole (no argument deltas): item type -> the field whose
+compact JSON is the call's arguments. ``tool_search_call`` only with ``execution: client``."""
+
+_STREAMED_CALLS = frozenset({"function_call", "custom_tool_call"})
+_FUNCTION = frozenset({"function_call"})
+_CUSTOM = frozenset({"custom_tool_call"})
+_SEPARATOR = "\n\n"
+_VIOLATION = ErrorCode.PROTOCOL_VIOLATION
+_encode = msgspec.json.encode
+
+
+def parse_usage(raw: Mapping[str, Any]) -> Usage:
+    """Build :class:`Usage` from a Response's usage object, by :data:`USAGE`."""
+    return USAGE.parse(raw)
+
+
+def _escape(text: str) -> str:
+    """``text`` as the inside of a JSON string (without the quotes)."""
+    try:
+        return _encode(text).decode()[1:-1]
+    except (msgspec.EncodeError, UnicodeError):  # pragma: no cover - lone surrogates
+        return msgspec.json.encode(text.encode("utf-8", "replace").decode()).decode()[1:-1]
+
+
+def _compact(value: Any) -> str:
+    """A JSON value as compact text (strings as they are: servers that send arguments as a
+    JSON string already)."""
+    if isinstance(value, str):
+        return value
+    return _encode(value).decode()
+
+
+class _Item:
+    """What the dialect knows of one output item."""
+
+    __slots__ = ("args", "call_id", "done", "id", "index", "kind", "name", "opened", "raw_call_id")
+
+    def __init__(self, kind: str | None, item_id: str | None, index: int | None) -> None:
+        self.kind = kind
+        self.id = item_id
+        self.index = index
+        self.call_id: str | None = None  # the id the call is reported under (client calls)
+        self.raw_call_id: str | None = None  # the call_id the server sent
+        self.name: str | None = None  # set once ToolCallStart was emitted
+        self.args: list[str] = []  # the argument (or custom input) text that arrived
+        self.opened = False  # custom_tool_call: '{"input":"' emitted
+        self.done = False
+
+
+class OpenAIResponsesDialect(JSONEventDialect):
+    """Sans-IO state of one Responses API stream. See the module docstring for the rules.
+
+    Args:
+        max_json_depth: deepest nesting accepted in a payload (``json_too_deep`` past it).
+        max_raw_chars: longest ``raw`` excerpt an error keeps of an offending payload.
+    """
+
+    name = "openai_responses"
+    framing = "sse"
+    payload_name = "Responses API event"
+    sniff = (
+        rb'"type"\s*:\s*"response\.(created|queued|in_progress|output_item\.added)"',
+        rb"event:\s*response\.(created|queued|in_progress)",
+    )
+    truncation_message = (
+        "stream ended before response.completed, response.incomplete or response.failed"
+    )
+
+    def __init__(self, **limits: int) -> None:
+        super().__init__(**limits)
+        self._items: dict[str, _Item] = {}
+        self._slots: dict[int, _Item] = {}  # output_index -> item, current response
+        self._parts: dict[tuple[str, str, int], list[str]] = {}
+        self._reported: set[str] = set()  # unknown item ids already reported
+        self._orphans: dict[str, list[str]] = {}  # item_id -> argument text, item never added
+        self._call_ids: dict[str, int] = {}  # call id -> times used in this body
+        self._response_call_ids: set[str] = set()
+        self._response_has_call = False
+        self._started = False  # response.created seen (else: a resumed stream)
+        self._seq: int | None = None
+        self._last_reasoning: tuple[str, str, int] | None = None
+        self._after_done = False  # [DONE] came before a terminal event: ignore the rest
+
+    # -- framing-level hooks ---------------------------------------------------------------
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        """As the base, with ``[DONE]`` handled here: it ends reading, and ends the stream
+        cleanly only after a terminal event (else ``close`` reports the truncation)."""
+        if self._after_done or self._done:
+            return []
+        batch = events if isinstance(events, list | tuple) else list(events)
+        for i, event in enumerate(batch):
+            data = event.data
+            if len(data) < 64 and event.event != "error" and data.strip(JSON_WHITESPACE) == DONE:
+                out = super().feed_events(batch[:i])
+                if self.finished or self.provider_error:
+                    self._report_orphans(out)
+                    self._done = True
+                else:
+                    self._after_done = True
+                return out
+        return super().feed_events(batch)
+
+    def decode(self, frame: Frame) -> tuple[str, Any] | None:
+        decoded = super().decode(frame)
+        if decoded is not None:
+            kind, payload = decoded
+            seq = payload.get("sequence_number")
+            if type(seq) is int:
+                last = self._seq
+                if kind != "response.created" and last is not None and seq <= last:
+                    self._violation(frame, f"sequence_number {seq} after {last}")
+                self._seq = seq
+        return decoded
+
+    def at_close(self, out: list[AgentResponseUpdate]) -> None:
+        self._report_orphans(out)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _violation(self, frame: Frame, message: str) -> None:
+        frame.out.append(self.error(_VIOLATION, message, frame.data))
+
+    def _report_orphans(self, out: list[AgentResponseUpdate]) -> None:
+        for item_id, pieces in self._orphans.items():
+            text = "".join(pieces)
+            out.append(
+                updates.Error(
+                    error_code=_VIOLATION,
+                    message=f"arguments for item {item_id!r}, which was never added, were "
+                    f"never claimed by its output_item.done ({len(text)} characters)",
+                    raw=raw_excerpt(text, self.max_raw_chars),
+                )
+            )
+        self._orphans.clear()
+
+    def _find(
+        self, payload: dict[str, Any], frame: Frame, kinds: frozenset[str] | None
+    ) -> tuple[_Item | None, str | None]:
+        """The item an event names (docs: "Routing an event to its item"), and the item id
+        as sent. ``kinds``: the item types the event belongs to (``None``: any)."""
+        item_id = frame.str(payload, "item_id") or None
+        index = frame.int(payload, "output_index")
+        event_type = payload.get("type")
+        if item_id is not None:
+            item = self._items.get(item_id)
+            if item is not None:
+                if kinds is None or item.kind in kinds:
+                    return item, item_id
+                if item_id not in self._reported:
+                    self._reported.add(item_id)
+                    self._violation(
+                        frame, f"{event_type} for item {item_id!r} of type {item.kind!r}"
+                    )
+                return None, item_id
+            slot = self._slots.get(index) if index is not None else None
+            if slot is not None and not slot.done and (kinds is None or slot.kind in kinds):
+                if item_id not in self._reported:
+                    self._reported.add(item_id)
+                    self._violation(
+                        frame,
+                        f"item id {item_id!r} does not match item {slot.id!r} added at "
+                        f"output_index {index}",
+                    )
+                return slot, item_id
+        else:
+            slot = self._slots.get(index) if index is not None else None
+            if slot is not None and (kinds is None or slot.kind in kinds):
+                return slot, None
+        key = item_id or ""
+        if self._started and key not in self._reported:
+            self._reported.add(key)
+            self._violation(frame, f"{event_type} for an item never added (item_id {item_id!r})")
+        return None, item_id
+
+    def _emit(self, channel: str, key: tuple[str, str, int], text: str, out: list[Any]) -> None:
+        if channel in {"text", "refusal"}:
+            out.append(updates.TextDelta(delta=text))
+            return
+        if self._last_reasoning is not None and self._last_reasoning != key:
+            out.append(updates.ReasoningDelta(delta=_SEPARATOR))
+        self._last_reasoning = key
+        out.append(updates.ReasoningDelta(delta=text))
+
+    def _start_call(self, item: _Item, name: str, out: list[Any]) -> None:
+        assert item.call_id is not None
+        item.name = name
+        out.append(updates.ToolCallStart(id=item.call_id, name=name))
+
+    def _args(self, item: _Item, text: str, out: list[Any]) -> None:
+        """Argument text (function_call) that arrived for a call."""
+        if text:
+            item.args.append(text)
+            assert item.call_id is not None
+            out.append(updates.ToolCallArgs(id=item.call_id, args_delta=text))
+
+    def _custom_input(self, item: _Item, text: str, out: list[Any]) -> None:
+        """Input text of a custom tool call, as the inside of ``{"input": ...}``."""
+        if text:
+            item.args.append(text)
+            assert item.call_id is not None
+            prefix = "" if item.opened else '{"input":"'
+            item.opened = True
+            out.append(updates.ToolCallArgs(id=item.call_id, args_delta=prefix + _escape(text)))
+
+    def _resumed_tail(self, arrived: str, text: str) -> bool:
+        """A resumed stream saw only the end of the text: the done text ending with what
+        arrived is what it should be."""
+        return not self._started and text.endswith(arrived)
+
+    def _compare(self, item: _Item, text: str | None, frame: Frame, what: str) -> None:
+        """A done event's text for a call whose text arrived already: the same, or a
+        violation (what arrived stands)."""
+        if text is None:
+            return
+        joined = "".join(item.args)
+        item.args = [joined]
+        if joined != text and not self._resumed_tail(joined, text):
+            self._violation(frame, f"{what} differs from the text that arrived before")
+
+    def _new_item(
+        self,
+        obj: dict[str, Any],
+        frame: Frame,
+        index: int | None,
+        out: list[Any],
+        *,
+        at_done: bool = False,
+    ) -> _Item:
+        kind = frame.str(obj, "type", "item.")
+        item_id = frame.str(obj, "id", "item.") or None
+        item = _Item(kind, item_id, index)
+        if item_id is not None:
+            self._items[item_id] = item
+        if index is not None:
+            self._slots[index] = item
+        client = kind in _STREAMED_CALLS or (
+            kind in CLIENT_ITEM_FIELDS
+            and (kind != "tool_search_call" or obj.get("execution") == "client")
+        )
+        if not client:
+            return item
+        raw_call_id = frame.str(obj, "call_id", "item.") or None
+        item.raw_call_id = raw_call_id
+        base = raw_call_id or item_id or f"output_{index}"
+        used = self._call_ids.get(base, 0)
+        call_id = base
+        if used:
+            call_id = f"{base}#{used + 1}"
+            if base in self._response_call_ids:
+                self._violation(
+                    frame, f"call_id {base!r} reused in one response; reported as {call_id!r}"
+                )
+        self._call_ids[base] = used + 1
+        self._response_call_ids.add(base)
+        item.call_id = call_id
+        self._response_has_call = True
+        if kind in _STREAMED_CALLS:
+            name = frame.str(obj, "name", "item.") or None
+        else:
+            assert kind is not None
+            name = kind[: -len("_call")]
+        if name is not None:
+            self._start_call(item, name, out)
+        if kind == "function_call" and not at_done:
+            arguments = obj.get("arguments")
+            if arguments is not None and not isinstance(arguments, str):
+                arguments = _compact(arguments)
+            if arguments:
+                self._args(item, arguments, out)
+        return item
+
+    # -- handlers ------------------------------------------------------------------------------
+
+    def _response(self, payload: dict[str, Any], frame: Frame) -> dict[str, Any]:
+        response = frame.dict(payload, "response") or {}
+        self.metadata(
+            frame.str(response, "id", "response."),
+            frame.str(response, "model", "response."),
+            frame.out,
+        )
+        return response
+
+    def _usage(self, response: dict[str, Any], frame: Frame) -> Usage | None:
+        raw = frame.dict(response, "usage", "response.")
+        if raw is None or not USAGE.has_any(raw):
+            return None
+        return USAGE.parse(raw)
+
+    def _created(self, payload: dict[str, Any], frame: Frame) -> None:
+        if self._started and not self.finished:
+            self._violation(frame, "response.created before the previous response ended")
+        self._slots.clear()
+        self._response_call_ids.clear()
+        self._response_has_call = False
+        self._started = True
+        self.finished = False
+        self._response(payload, frame)
+
+    def _lifecycle(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._response(payload, frame)
+
+    def _completed(self, payload: dict[str, Any], frame: Frame) -> None:
+        response = self._response(payload, frame)
+        reason = "tool_calls" if self._response_has_call else "stop"
+        frame.out.append(
+            updates.Finish(
+                finish_reason=finish_reason(FINISH_REASONS, reason),
+                usage=self._usage(response, frame),
+            )
+        )
+        self.finished = True
+
+    def _incomplete(self, payload: dict[str, Any], frame: Frame) -> None:
+        response = self._response(payload, frame)
+        details = frame.dict(response, "incomplete_details", "response.")
+        reason = (
+            None
+            if details is None
+            else frame.str(details, "reason", "response.incomplete_details.")
+        )
+        frame.out.append(
+            updates.Finish(
+                finish_reason=finish_reason(FINISH_REASONS, reason or "incomplete"),
+                usage=self._usage(response, frame),
+            )
+        )
+        self.finished = True
+
+    def _failed(self, payload: dict[str, Any], frame: Frame) -> None:
+        response = self._response(payload, frame)
+        error = response.get("error")
+        if error is None or error in ("", {}):
+            error = {"message": "response failed without an error object"}
+        frame.out.append(self.provider_error_update(error, frame.data, "in response.failed"))
+        usage = self._usage(response, frame)
+        if usage is not None:
+            frame.out.append(updates.Usage(usage=usage))
+        self.finished = True
+
+    def _error(self, payload: dict[str, Any], frame: Frame) -> None:
+        error = payload.get("error")
+        if not isinstance(error, dict | str) or not error:
+            error = payload
+        frame.out.append(self.provider_error_update(error, frame.data))
+
+    def _item_added(self, payload: dict[str, Any], frame: Frame) -> None:
+        obj = frame.dict(payload, "item")
+        if obj is None:
+            return
+        index = frame.int(payload, "output_index")
+        item_id = frame.str(obj, "id", "item.") or None
+        if item_id is not None and item_id in self._items:
+            self._violation(frame, f"item {item_id!r} added twice")
+            return
+        if index is not None:
+            other = self._slots.get(index)
+            if other is not None:
+                self._violation(
+                    frame,
+                    f"output_index collision: {index} already holds item {other.id!r}",
+                )
+        self._new_item(obj, frame, index, frame.out)
+
+    def _item_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        obj = frame.dict(payload, "item")
+        if obj is None:
+            return
+        out = frame.out
+        index = frame.int(payload, "output_index")
+        item_id = frame.str(obj, "id", "item.") or None
+        item = self._items.get(item_id) if item_id is not None else None
+        if item is None and index is not None:
+            slot = self._slots.get(index)
+            if slot is not None and not slot.done:
+                if item_id is not None or slot.id is not None:
+                    self._violation(
+                        frame,
+                        f"item id changed from {slot.id!r} at added to {item_id!r} at done",
+                    )
+                item = slot
+        if item is None:
+            if self._started:
+                self._violation(frame, "output_item.done for an item never added")
+            item = self._new_item(obj, frame, index, out, at_done=True)
+            if item.call_id is not None and item.kind == "function_call":
+                buffered = self._orphans.pop(item_id or "", None)
+                if buffered:
+                    self._args(item, "".join(buffered), out)
+        if item.done:
+            return
+        item.done = True
+        kind = item.kind
+        if kind == "mcp_approval_request":
+            self._approval(obj, frame)
+            return
+        if item.call_id is None:
+            return
+        raw_call_id = frame.str(obj, "call_id", "item.") or None
+        if (
+            item.raw_call_id is not None
+            and raw_call_id is not None
+            and raw_call_id != item.raw_call_id
+        ):
+            self._violation(
+                frame, f"call_id changed from {item.raw_call_id!r} at added to {raw_call_id!r}"
+            )
+        if kind in _STREAMED_CALLS:
+            name = frame.str(obj, "name", "item.") or None
+            if item.name is None:
+                if name is not None:
+                    self._start_call(item, name, out)
+            elif name is not None and name != item.name:
+                self._violation(frame, f"name changed from {item.name!r} at added to {name!r}")
+        if kind == "function_call":
+            arguments = obj.get("arguments")
+            if arguments is not None and not isinstance(arguments, str):
+                arguments = _compact(arguments)
+            if not item.args:
+                if arguments:
+                    self._args(item, arguments, out)
+            else:
+                self._compare(item, arguments, frame, "output_item.done arguments")
+        elif kind == "custom_tool_call":
+            text = frame.str(obj, "input", "item.")
+            if not item.args:
+                if text:
+                    self._custom_input(item, text, out)
+            else:
+                self._compare(item, text, frame, "output_item.done input")
+            out.append(
+                updates.ToolCallArgs(
+                    id=item.call_id, args_delta='"}' if item.opened else '{"input":""}'
+                )
+            )
+        else:
+            field = CLIENT_ITEM_FIELDS.get(kind or "")
+            value = obj.get(field) if field is not None else None
+            if value is not None:
+                text = _compact(value)
+                if text:
+                    item.args.append(text)
+                    out.append(updates.ToolCallArgs(id=item.call_id, args_delta=text))
+        out.append(updates.ToolCallEnd(id=item.call_id))
+
+    def _approval(self, obj: dict[str, Any], frame: Frame) -> None:
+        name = frame.str(obj, "name", "item.") or ""
+        raw = obj.get("arguments")
+        arguments: Any
+        if raw is None:
+            arguments = {}
+        elif isinstance(raw, str):
+            try:
+                arguments = safe_json.decode_strict(raw, max_depth=self.max_json_depth)
+            except safe_json.UnusableJSON:
+                arguments = raw
+        else:
+            arguments = raw
+        frame.out.append(
+            updates.ToolApprovalRequest(
+                call_id=frame.str(obj, "id", "item.") or "",
+                name=name,
+                arguments=arguments,
+                description=frame.str(obj, "server_label", "item.") or "",
+            )
+        )
+
+    def _text(self, payload: dict[str, Any], frame: Frame, channel: str, index_key: str) -> None:
+        delta = frame.str(payload, "delta")
+        item, item_id = self._find(payload, frame, None)
+        if not delta:
+            return
+        key = (
+            channel,
+            (item.id if item is not None else item_id) or "",
+            frame.int(payload, index_key) or 0,
+        )
+        pieces = self._parts.get(key)
+        if pieces is None:
+            self._parts[key] = [delta]
+        else:
+            pieces.append(delta)
+        self._emit(channel, key, delta, frame.out)
+
+    def _text_done(
+        self, payload: dict[str, Any], frame: Frame, channel: str, index_key: str, field: str
+    ) -> None:
+        text = frame.str(payload, field)
+        item, item_id = self._find(payload, frame, None)
+        key = (
+            channel,
+            (item.id if item is not None else item_id) or "",
+            frame.int(payload, index_key) or 0,
+        )
+        pieces = self._parts.get(key)
+        if pieces is None:
+            if text:
+                self._parts[key] = [text]
+                self._emit(channel, key, text, frame.out)
+            return
+        joined = "".join(pieces)
+        self._parts[key] = [joined]
+        if text is not None and joined != text and not self._resumed_tail(joined, text):
+            self._violation(frame, f"{payload.get('type')} text differs from its deltas")
+
+    def _output_text(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text(payload, frame, "text", "content_index")
+
+    def _output_text_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text_done(payload, frame, "text", "content_index", "text")
+
+    def _refusal(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text(payload, frame, "refusal", "content_index")
+
+    def _refusal_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text_done(payload, frame, "refusal", "content_index", "refusal")
+
+    def _summary(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text(payload, frame, "summary", "summary_index")
+
+    def _summary_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text_done(payload, frame, "summary", "summary_index", "text")
+
+    def _reasoning(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text(payload, frame, "reasoning", "content_index")
+
+    def _reasoning_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._text_done(payload, frame, "reasoning", "content_index", "text")
+
+    def _arguments(self, payload: dict[str, Any], frame: Frame) -> None:
+        delta = frame.str(payload, "delta")
+        item, item_id = self._find(payload, frame, _FUNCTION)
+        if not delta:
+            return
+        if item is None:
+            self._orphans.setdefault(item_id or "", []).append(delta)
+        else:
+            self._args(item, delta, frame.out)
+
+    def _arguments_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        arguments = frame.str(payload, "arguments")
+        item, item_id = self._find(payload, frame, _FUNCTION)
+        if item is None:
+            buffered = self._orphans.get(item_id or "")
+            if buffered is None:
+                if arguments:
+                    self._orphans[item_id or ""] = [arguments]
+            elif arguments is not None and "".join(buffered) != arguments:
+                self._violation(frame, "function_call_arguments.done differs from its deltas")
+            return
+        if not item.args:
+            if arguments:
+                self._args(item, arguments, frame.out)
+        else:
+            self._compare(item, arguments, frame, "function_call_arguments.done")
+
+    def _custom_delta(self, payload: dict[str, Any], frame: Frame) -> None:
+        delta = frame.str(payload, "delta")
+        item, _ = self._find(payload, frame, _CUSTOM)
+        if item is not None and delta:
+            self._custom_input(item, delta, frame.out)
+
+    def _custom_done(self, payload: dict[str, Any], frame: Frame) -> None:
+        text = frame.str(payload, "input")
+        item, _ = self._find(payload, frame, _CUSTOM)
+        if item is None:
+            return
+        if not item.args:
+            if text:
+                self._custom_input(item, text, frame.out)
+        else:
+            self._compare(item, text, frame, "custom_tool_call_input.done")
+
+    handlers: ClassVar[Mapping[str, Handler]] = {
+        "response.created": _created,
+        "response.queued": _lifecycle,
+        "response.in_progress": _lifecycle,
+        "response.completed": _completed,
+        "response.incomplete": _incomplete,
+        "response.failed": _failed,
+        "error": _error,
+        "response.output_item.added": _item_added,
+        "response.output_item.done": _item_done,
+        "response.output_text.delta": _output_text,
+        "response.output_text.done": _output_text_done,
+        "response.refusal.delta": _refusal,
+        "response.refusal.done": _refusal_done,
+        "response.reasoning_summary_text.delta": _summary,
+        "response.reasoning_summary_text.done": _summary_done,
+        "response.reasoning_text.delta": _reasoning,
+        "response.reasoning_text.done": _reasoning_done,
+        "response.function_call_arguments.delta": _arguments,
+        "response.function_call_arguments.done": _arguments_done,
+        "response.custom_tool_call_input.delta": _custom_delta,
+        "response.custom_tool_call_input.done": _custom_done,
+    }

@@ -1,0 +1,395 @@
+"""Hypothesis strategies for Responses API streams (``openai_responses``), with ground truth.
+
+:func:`render` puts a ground-truth :class:`AgentResponse` on the wire: a reasoning item (one
+summary part, or raw ``reasoning_text`` for OpenRouter/DeepSeek-like profiles), a message item
+with the text cut into ``output_text.delta`` events, one ``function_call`` item per call (all
+added first, their argument deltas interleaved in any order, routed by ``item_id``; some calls
+send their arguments only in ``function_call_arguments.done``), the ``.done`` events, and a
+terminal event with the usage. Keep-alives, unknown events (``response.rate_limits.updated``,
+``codex.*``) and ``obfuscation`` padding are sprinkled in where real servers put them.
+
+What the format cannot express, and how the returned ground truth is adjusted:
+
+* the finish reason comes from the terminal event: ``stop`` and ``tool_calls`` are decided by
+  whether the response has calls (so a response with calls says ``tool_calls`` and one
+  without says ``stop``; ``None`` becomes that too); ``length`` and ``content_filter`` are
+  ``response.incomplete``;
+* usage totals are prompt + completion (the generated usage carries no cache or reasoning
+  details);
+* reasoning is one summary part, so no ``\\n\\n`` separator appears in it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from raf.model.messages import ToolCall
+from raf.model.response import AgentResponse
+from raf.model.usage import Usage
+from raf.testing.strategies.common import (
+    NAMES,
+    GeneratedStream,
+    Piece,
+    argument_text,
+    call_ids,
+    json_arguments,
+    merge,
+    network_chunkings,
+    split_text,
+)
+from raf.testing.strategies.sse import sse_framing
+
+__all__ = ["PROFILES", "Profile", "coverage", "render", "responses", "streams"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How one kind of server writes the format.
+
+    Attributes:
+        name: the profile's name.
+        reasoning: ``"summary"`` (OpenAI), ``"text"`` (raw chain of thought: OpenRouter,
+            DeepSeek) or ``None``.
+        sequence_numbers: events carry ``sequence_number`` (OpenRouter omits it on the
+            lifecycle events).
+        done_marker: ``data: [DONE]`` after the terminal event.
+        obfuscation: deltas carry an ``obfuscation`` padding field.
+        done_only_arguments: some calls send their arguments only in the ``.done`` event.
+    """
+
+    name: str
+    reasoning: str | None
+    sequence_numbers: bool
+    done_marker: bool
+    obfuscation: bool
+    done_only_arguments: bool
+    model: str
+
+
+PROFILES: dict[str, Profile] = {
+    "openai": Profile("openai", "summary", True, False, True, False, "gpt-5.1-2025-11-13"),
+    "openrouter": Profile("openrouter", "text", False, True, False, False, "openai/gpt-oss-20b"),
+    "deepseek": Profile("deepseek", "text", True, False, False, True, "deepseek-v4-flash"),
+    "azure": Profile("azure", "summary", True, False, True, True, "gpt-5-mini"),
+}
+
+
+def _profile(profile: str | Profile) -> Profile:
+    if isinstance(profile, Profile):
+        return profile
+    if profile not in PROFILES:
+        raise InvalidArgument(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
+    return PROFILES[profile]
+
+
+def responses(
+    profile: str | Profile = "openai", *, max_tool_calls: int = 3
+) -> st.SearchStrategy[AgentResponse]:
+    """Ground truths this format can carry exactly (see the module docstring)."""
+    if max_tool_calls < 0:
+        raise InvalidArgument("max_tool_calls must be at least 0")
+    return _responses(_profile(profile), max_tool_calls)
+
+
+@st.composite
+def _responses(draw: st.DrawFn, chosen: Profile, max_tool_calls: int) -> AgentResponse:
+    text = draw(st.text(max_size=30))
+    reasoning = (
+        draw(st.text(min_size=1, max_size=30)) if chosen.reasoning and draw(st.booleans()) else None
+    )
+    count = draw(st.integers(0, max_tool_calls))
+    ids = draw(call_ids(count))
+    calls = tuple(
+        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
+        for n in range(count)
+    )
+    finish = draw(st.sampled_from([None, "stop", "tool_calls", "length", "content_filter"]))
+    usage = None
+    if draw(st.booleans()):
+        prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
+        usage = Usage(
+            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+        )
+    return AgentResponse(
+        text=text, reasoning_text=reasoning, tool_calls=calls, finish_reason=finish, usage=usage
+    )
+
+
+def _adjusted(response: AgentResponse) -> AgentResponse:
+    finish = response.finish_reason
+    if finish not in ("length", "content_filter"):
+        finish = "tool_calls" if response.tool_calls else "stop"
+    usage = response.usage
+    if usage is not None:
+        usage = Usage(
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            total_tokens=usage.prompt_tokens + usage.completion_tokens,
+        )
+    return msgspec.structs.replace(
+        response, finish_reason=finish, usage=usage, reasoning_text=response.reasoning_text or None
+    )
+
+
+def render(
+    response: AgentResponse, profile: str | Profile = "openai"
+) -> st.SearchStrategy[GeneratedStream]:
+    """``response`` as a Responses API stream of ``profile``, framed and chunked."""
+    chosen = _profile(profile)
+    if response.reasoning_text and chosen.reasoning is None:
+        raise InvalidArgument(f"profile {chosen.name!r} streams no reasoning")
+    return _render(response, chosen)
+
+
+@st.composite
+def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> GeneratedStream:
+    truth = _adjusted(response)
+    rid = "resp_" + draw(st.text("0123456789abcdef", min_size=8, max_size=8))
+    payloads: list[str] = []
+    seq = [0]
+
+    def ev(kind: str, numbered: bool = True, **fields: Any) -> None:
+        body: dict[str, Any] = {"type": kind}
+        if chosen.sequence_numbers or (numbered and kind not in _LIFECYCLE):
+            body["sequence_number"] = seq[0]
+        seq[0] += 1
+        body.update(fields)
+        payloads.append(json.dumps(body, ensure_ascii=draw(st.booleans()), separators=(",", ":")))
+
+    def padding() -> dict[str, Any]:
+        return {"obfuscation": "Zk3q"} if chosen.obfuscation else {}
+
+    def resp(status: str, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": rid,
+            "object": "response",
+            "status": status,
+            "model": chosen.model,
+            "output": [],
+            "usage": None,
+            **extra,
+        }
+
+    if draw(st.booleans()):
+        ev("codex.rate_limits", numbered=False, plan_type="pro")
+    ev("response.created", response=resp("in_progress"))
+    ev("response.in_progress", response=resp("in_progress"))
+    index = 0
+    if truth.reasoning_text:
+        rs = f"rs_{rid[5:]}"
+        ev(
+            "response.output_item.added",
+            output_index=index,
+            item={"type": "reasoning", "id": rs, "summary": []},
+        )
+        kind = (
+            "response.reasoning_summary_text"
+            if chosen.reasoning == "summary"
+            else "response.reasoning_text"
+        )
+        key = "summary_index" if chosen.reasoning == "summary" else "content_index"
+        index_field: dict[str, Any] = {key: 0}
+        for piece in draw(split_text(truth.reasoning_text)):
+            ev(
+                f"{kind}.delta",
+                item_id=rs,
+                output_index=index,
+                delta=piece,
+                **index_field,
+                **padding(),
+            )
+        ev(f"{kind}.done", item_id=rs, output_index=index, text=truth.reasoning_text, **index_field)
+        ev(
+            "response.output_item.done",
+            output_index=index,
+            item={"type": "reasoning", "id": rs, "summary": []},
+        )
+        index += 1
+    if truth.text or draw(st.booleans()):
+        mid = f"msg_{rid[5:]}"
+        ev(
+            "response.output_item.added",
+            output_index=index,
+            item={"type": "message", "id": mid, "role": "assistant", "content": []},
+        )
+        for piece in draw(split_text(truth.text)):
+            ev(
+                "response.output_text.delta",
+                item_id=mid,
+                output_index=index,
+                content_index=0,
+                delta=piece,
+                logprobs=[],
+                **padding(),
+            )
+            if draw(st.integers(0, 9)) == 0:
+                ev("response.keep_alive", numbered=False)
+        ev(
+            "response.output_text.done",
+            item_id=mid,
+            output_index=index,
+            content_index=0,
+            text=truth.text,
+            logprobs=[],
+        )
+        ev(
+            "response.output_item.done",
+            output_index=index,
+            item={
+                "type": "message",
+                "id": mid,
+                "role": "assistant",
+                "status": "completed",
+                "content": [],
+            },
+        )
+        index += 1
+    first_call = index
+    texts: list[str] = []
+    for n, call in enumerate(truth.tool_calls):
+        ev(
+            "response.output_item.added",
+            output_index=index + n,
+            item={
+                "type": "function_call",
+                "id": f"fc_{n}_{rid[5:]}",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": "",
+            },
+        )
+        texts.append(draw(argument_text(call.arguments)))
+    streams_of_args: list[list[Piece]] = []
+    done_only = []
+    for n, text in enumerate(texts):
+        only = chosen.done_only_arguments and draw(st.booleans())
+        done_only.append(only)
+        streams_of_args.append(
+            [] if only else [Piece("call", p, n) for p in draw(split_text(text))]
+        )
+    for arg_piece in merge(draw, streams_of_args):
+        n, piece = arg_piece.call, arg_piece.value
+        ev(
+            "response.function_call_arguments.delta",
+            item_id=f"fc_{n}_{rid[5:]}",
+            output_index=first_call + n,
+            delta=piece,
+            **padding(),
+        )
+    for n, (call, text) in enumerate(zip(truth.tool_calls, texts, strict=True)):
+        ev(
+            "response.function_call_arguments.done",
+            item_id=f"fc_{n}_{rid[5:]}",
+            output_index=first_call + n,
+            arguments=text,
+        )
+        ev(
+            "response.output_item.done",
+            output_index=first_call + n,
+            item={
+                "type": "function_call",
+                "id": f"fc_{n}_{rid[5:]}",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": text,
+                "status": "completed",
+            },
+        )
+    usage = (
+        None
+        if truth.usage is None
+        else {
+            "input_tokens": truth.usage.prompt_tokens,
+            "output_tokens": truth.usage.completion_tokens,
+            "total_tokens": truth.usage.total_tokens,
+        }
+    )
+    if truth.finish_reason in ("length", "content_filter"):
+        reason = "max_output_tokens" if truth.finish_reason == "length" else "content_filter"
+        ev(
+            "response.incomplete",
+            response=resp("incomplete", usage=usage, incomplete_details={"reason": reason}),
+        )
+    else:
+        ev("response.completed", response=resp("completed", usage=usage))
+    if draw(st.booleans()):
+        ev("response.rate_limits.updated", numbered=False, rate_limits=[])
+    if chosen.done_marker:
+        payloads.append("[DONE]")
+    body = draw(sse_framing(payloads, (": keep-alive",)))
+    chunks = draw(network_chunkings(body))
+    return GeneratedStream(
+        response=truth, payloads=tuple(payloads), body=body, chunks=tuple(chunks), profile=chosen
+    )
+
+
+_LIFECYCLE = frozenset(
+    {
+        "response.created",
+        "response.in_progress",
+        "codex.rate_limits",
+        "response.keep_alive",
+        "response.rate_limits.updated",
+    }
+)
+
+
+def streams(
+    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+) -> st.SearchStrategy[GeneratedStream]:
+    """A whole stream with its ground truth, for one profile or any."""
+    if max_tool_calls < 0:
+        raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
+    chosen = (
+        st.sampled_from(list(PROFILES.values())) if profile is None else st.just(_profile(profile))
+    )
+    return chosen.flatmap(
+        lambda p: responses(p, max_tool_calls=max_tool_calls).flatmap(lambda r: render(r, p))
+    )
+
+
+def coverage(stream: GeneratedStream) -> set[str]:
+    """The features of a generated stream (for measuring what the strategies exercise)."""
+    found: set[str] = {f"profile:{stream.profile.name}"}
+    types = []
+    args_by_item: list[str] = []
+    for payload in stream.payloads:
+        if payload == "[DONE]":
+            found.add("done_marker")
+            continue
+        body = json.loads(payload)
+        kind = body["type"]
+        types.append(kind)
+        if "obfuscation" in body:
+            found.add("obfuscation")
+        if kind == "response.function_call_arguments.delta":
+            args_by_item.append(body["item_id"])
+    if "response.keep_alive" in types:
+        found.add("keep_alive")
+    if any(t.startswith("codex.") or t == "response.rate_limits.updated" for t in types):
+        found.add("unknown_event")
+    if "response.output_text.delta" in types:
+        found.add("text")
+    if any(t.startswith("response.reasoning") for t in types):
+        found.add("reasoning")
+    if "response.incomplete" in types:
+        found.add("incomplete")
+    calls = types.count("response.function_call_arguments.done")
+    if calls:
+        found.add("tool_call")
+    if calls > 1:
+        found.add("parallel_calls")
+    if any(a != b for a, b in itertools.pairwise(args_by_item)) and len(set(args_by_item)) > 1:
+        found.add("interleaved_or_switching_args")
+    if calls > len(set(args_by_item)):
+        found.add("args_done_only_or_empty")
+    if stream.response.usage is not None:
+        found.add("usage")
+    return found
