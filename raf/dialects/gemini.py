@@ -1,0 +1,408 @@
+"""``gemini``: Gemini ``streamGenerateContent`` streams (Gemini API with or without
+``alt=sse``, Vertex AI) -> updates. Sans-IO.
+
+docs/dialects.md (section ``gemini``) is the specification; in short:
+
+* Framing ``auto``: a body starting with ``[`` is the streamed JSON array of
+  ``streamGenerateContent`` without ``alt=sse``, ``{`` is JSON lines, anything else SSE. Each
+  frame is one whole ``GenerateContentResponse`` carrying new parts.
+* Only the candidate with ``index`` 0 (or none) is read. Parts: ``text`` -> ``TextDelta``,
+  ``text`` with ``thought: true`` -> ``ReasoningDelta``, ``functionCall`` -> ``ToolCallDelta``
+  with an index the dialect assigns per call (Gemini gives none, so two calls of one function
+  never merge), ``thoughtSignature`` on any part -> ``ReasoningSignature`` after that part's
+  updates. Code execution, media and grounding are not read (not errors).
+* Vertex ``partialArgs`` streaming is assembled here: the call's name is emitted when it
+  starts, the compact JSON of the assembled arguments when it ends.
+* ``responseId``/``modelVersion`` -> ``ResponseMetadata``; ``usageMetadata`` is a snapshot (last
+  wins) that rides on the ``Finish``; ``STOP`` after a function call is ``tool_calls``.
+* No end marker: a candidate ``finishReason`` (or a blocked prompt) is a clean end; otherwise
+  ``close`` reports ``stream_truncated``. ``{"error": ...}`` objects are ``provider_error``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import msgspec
+
+from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf.dialects.tables import UsageTable, finish_reason
+from raf.model import updates
+from raf.model.codes import ErrorCode
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import Usage
+
+__all__ = ["FINISH_REASONS", "USAGE", "GeminiDialect", "parse_json_path"]
+
+USAGE = UsageTable(
+    prompt_tokens=(("promptTokenCount", "toolUsePromptTokenCount"),),
+    completion_tokens=(("candidatesTokenCount", "thoughtsTokenCount"),),
+    total_tokens=(("totalTokenCount",),),
+    cache_hit=(("cachedContentTokenCount",),),
+    reasoning=(("thoughtsTokenCount",),),
+)
+"""Gemini's ``usageMetadata`` (docs/dialects.md): prompt = prompt + tool-use prompt tokens,
+completion = candidates + thoughts tokens."""
+
+_FILTERED = (
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+)
+
+FINISH_REASONS: dict[str, str] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    **dict.fromkeys(_FILTERED, "content_filter"),
+}
+"""Wire ``finishReason`` -> raf; ``STOP`` becomes ``tool_calls`` when the stream had a
+function call (in the dialect); every other value is kept verbatim."""
+
+_encode = msgspec.json.encode
+_MAX_PAD = 1024
+"""How far past an array's end a ``partialArgs`` index may point (the gap is ``null``)."""
+
+_STEP = re.compile(r"""\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]""")
+_VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue", "structValue", "listValue")
+
+
+def parse_json_path(path: str) -> list[str | int] | None:
+    """The steps of a ``partialArgs`` JSON path (``$.a['b'][0]``), or ``None`` if unreadable.
+    A path that does not start with ``$`` is read as ``$.`` + path."""
+    if not path.startswith("$"):
+        path = "$." + path
+    steps: list[str | int] = []
+    pos = 1
+    while pos < len(path):
+        match = _STEP.match(path, pos)
+        if match is None:
+            return None
+        name, single, double, number = match.groups()
+        if number is not None:
+            steps.append(int(number))
+        else:
+            text = name if name is not None else single if single is not None else double
+            steps.append(re.sub(r"\\(.)", r"\1", text) if name is None else text)
+        pos = match.end()
+    return steps
+
+
+class _Streamed:
+    """A Vertex call whose arguments arrive as ``partialArgs``."""
+
+    __slots__ = ("args", "got_partial", "index", "last_continue", "last_path", "start_args")
+
+    def __init__(self, index: int, start_args: Any) -> None:
+        self.index = index
+        self.args: dict[str, Any] = {}
+        self.got_partial = False
+        self.last_path: str | None = None
+        self.last_continue = False
+        self.start_args = start_args
+
+
+def _args_text(args: Any) -> str:
+    if args is None:
+        return ""
+    if isinstance(args, str):
+        return args
+    return _encode(args).decode()
+
+
+class GeminiDialect(JSONEventDialect):
+    """Sans-IO state of one Gemini stream. See docs/dialects.md for the rules.
+
+    Args:
+        max_json_depth: deepest nesting accepted in a payload (``json_too_deep`` past it).
+        max_raw_chars: longest ``raw`` excerpt an error keeps of an offending payload.
+    """
+
+    name = "gemini"
+    framing = "auto"
+    payload_name = "GenerateContentResponse"
+    sniff = (
+        rb'"candidates"\s*:\s*\[\s*\{\s*"(?:content|finishReason|index|safetyRatings)"',
+        rb'"promptFeedback"\s*:',
+        rb'"usageMetadata"\s*:',
+    )
+    truncation_message = "stream ended without a finishReason"
+
+    def __init__(self, **limits: int) -> None:
+        super().__init__(**limits)
+        self._calls = 0
+        self._open: _Streamed | None = None
+        self._usage: Usage | None = None
+        self._raw_usage: dict[str, Any] = {}
+        self._emitted: Usage | None = None
+        self._finish_seen = False
+
+    def kind_of(self, event: Any, payload: dict[str, Any]) -> str:
+        """Every payload is a ``GenerateContentResponse`` (Gemini has no event types)."""
+        return "response"
+
+    # -- the handler -----------------------------------------------------------------------
+
+    def _response(self, payload: dict[str, Any], frame: Frame) -> None:
+        out = frame.out
+        self.metadata(frame.str(payload, "responseId"), frame.str(payload, "modelVersion"), out)
+        if payload.get("error") is not None:
+            out.append(self.provider_error_update(payload["error"], frame.data))
+
+        usage: Usage | None = None
+        raw_usage = frame.dict(payload, "usageMetadata")
+        if raw_usage is not None and USAGE.has_any(raw_usage):
+            # Field by field: a chunk that repeats only some counts keeps the others.
+            self._raw_usage.update((k, v) for k, v in raw_usage.items() if v is not None)
+            usage = USAGE.parse(self._raw_usage)
+            self._usage = usage
+
+        reason: str | None = None
+        candidate = self._candidate(payload, frame)
+        if candidate is not None:
+            content = frame.dict(candidate, "content", "candidates[0].")
+            if content is not None:
+                parts = frame.list(content, "parts", "candidates[0].content.")
+                for i, part in enumerate(parts or ()):
+                    where = f"candidates[0].content.parts[{i}]"
+                    if not isinstance(part, dict):
+                        frame.problem(f"{where} is {type(part).__name__}")
+                        continue
+                    self._part(part, frame, where + ".")
+            reason = frame.str(candidate, "finishReason", "candidates[0].") or None
+
+        finished_here = False
+        feedback = frame.dict(payload, "promptFeedback")
+        if feedback is not None:
+            block = frame.str(feedback, "blockReason", "promptFeedback.")
+            if block:
+                detail = f"prompt blocked: {block}"
+                message = feedback.get("blockReasonMessage")
+                if isinstance(message, str) and message:
+                    detail += f" ({message})"
+                out.append(self.provider_error_update(detail, frame.data))
+                if reason is None:
+                    self._finish("content_filter", out)
+                    finished_here = True
+
+        if reason is not None:
+            self._end_streamed(out, complete=True)
+            mapped = FINISH_REASONS.get(reason, reason)
+            if mapped == "stop" and self._calls:
+                mapped = "tool_calls"
+            self._finish(finish_reason({}, mapped), out)
+            finished_here = True
+
+        if usage is not None and not finished_here and self._finish_seen and usage != self._emitted:
+            out.append(updates.Usage(usage=usage))
+            self._emitted = usage
+
+    handlers: ClassVar[Mapping[str, Handler]] = {"response": _response}
+
+    # -- pieces ----------------------------------------------------------------------------
+
+    def _candidate(self, payload: dict[str, Any], frame: Frame) -> dict[str, Any] | None:
+        candidates = frame.list(payload, "candidates")
+        for i, candidate in enumerate(candidates or ()):
+            if not isinstance(candidate, dict):
+                frame.problem(f"candidates[{i}] is {type(candidate).__name__}")
+                continue
+            index = candidate.get("index")
+            if type(index) is int and index != 0:
+                continue  # another candidate of candidateCount > 1: ignored
+            frame.int(candidate, "index", f"candidates[{i}].")
+            return candidate
+        return None
+
+    def _finish(self, reason: str, out: list[AgentResponseUpdate]) -> None:
+        out.append(updates.Finish(finish_reason=reason, usage=self._usage))
+        self._emitted = self._usage
+        self._finish_seen = True
+        self.finished = True
+
+    def _part(self, part: dict[str, Any], frame: Frame, where: str) -> None:
+        out = frame.out
+        text = frame.str(part, "text", where)
+        if text:
+            if part.get("thought") is True:
+                out.append(updates.ReasoningDelta(delta=text))
+            else:
+                out.append(updates.TextDelta(delta=text))
+        call = frame.dict(part, "functionCall", where)
+        if call is not None:
+            self._function_call(call, frame, where + "functionCall.")
+        signature = frame.str(part, "thoughtSignature", where)
+        if signature:
+            out.append(updates.ReasoningSignature(signature=signature))
+
+    def _function_call(self, call: dict[str, Any], frame: Frame, where: str) -> None:
+        out = frame.out
+        name = frame.str(call, "name", where) or None
+        call_id = frame.str(call, "id", where) or None
+        partial = frame.list(call, "partialArgs", where)
+        will_continue = call.get("willContinue") is True
+        if name is not None:
+            self._end_streamed(out, complete=True)
+            index = self._calls
+            self._calls += 1
+            if will_continue or partial is not None:
+                self._open = _Streamed(index, call.get("args"))
+                out.append(
+                    updates.ToolCallDelta(index=index, id=call_id, name=name, arguments_delta="")
+                )
+                self._apply(partial, frame, where)
+                if not will_continue:
+                    self._end_streamed(out, complete=True)
+            else:
+                out.append(
+                    updates.ToolCallDelta(
+                        index=index,
+                        id=call_id,
+                        name=name,
+                        arguments_delta=_args_text(call.get("args")),
+                    )
+                )
+            return
+        if self._open is None:
+            if partial is not None or will_continue:
+                out.append(
+                    self.error(
+                        ErrorCode.PROTOCOL_VIOLATION,
+                        "functionCall continues a streamed call, but none is open",
+                        frame.data,
+                    )
+                )
+                index = self._calls
+                self._calls += 1
+                self._open = _Streamed(index, call.get("args"))
+                out.append(
+                    updates.ToolCallDelta(index=index, id=call_id, name=None, arguments_delta="")
+                )
+            elif call.get("args") is not None:
+                index = self._calls
+                self._calls += 1
+                out.append(
+                    updates.ToolCallDelta(
+                        index=index, id=call_id, arguments_delta=_args_text(call["args"])
+                    )
+                )
+                return
+            else:
+                out.append(
+                    self.error(
+                        ErrorCode.PROTOCOL_VIOLATION,
+                        "empty functionCall without a streamed call to end",
+                        frame.data,
+                    )
+                )
+                return
+        self._apply(partial, frame, where)
+        if not will_continue:
+            self._end_streamed(out, complete=True)
+
+    def _apply(self, partial: list[Any] | None, frame: Frame, where: str) -> None:
+        streamed = self._open
+        if streamed is None or not partial:
+            return
+        for i, entry in enumerate(partial):
+            here = f"{where}partialArgs[{i}]"
+            if not isinstance(entry, dict):
+                frame.problem(f"{here} is {type(entry).__name__}")
+                continue
+            path = entry.get("jsonPath")
+            steps = parse_json_path(path) if isinstance(path, str) else None
+            if not steps or len(steps) > self.max_json_depth:
+                frame.problem(f"{here}.jsonPath {path!r} not understood")
+                continue
+            key = next((k for k in _VALUE_KEYS if k in entry), None)
+            if key is None:
+                frame.problem(f"{here} has no value")
+                continue
+            value = None if key == "nullValue" else entry[key]
+            append = (
+                key == "stringValue"
+                and isinstance(value, str)
+                and streamed.last_path == path
+                and streamed.last_continue
+            )
+            if not _set(streamed.args, steps, value, append):
+                frame.problem(f"{here}.jsonPath {path!r} crosses a value of another kind")
+                continue
+            streamed.got_partial = True
+            streamed.last_path = path
+            streamed.last_continue = entry.get("willContinue") is True
+
+    def _end_streamed(self, out: list[AgentResponseUpdate], *, complete: bool) -> None:
+        streamed = self._open
+        if streamed is None:
+            return
+        self._open = None
+        if streamed.got_partial:
+            text = _encode(streamed.args).decode()
+        else:
+            text = _args_text(streamed.start_args)
+        if not complete and text.endswith("}"):
+            text = text[:-1]
+        if text:
+            out.append(updates.ToolCallDelta(index=streamed.index, arguments_delta=text))
+
+    # -- end of stream ---------------------------------------------------------------------
+
+    def at_close(self, out: list[AgentResponseUpdate]) -> None:
+        self._end_streamed(out, complete=False)
+        if self._usage is not None and self._emitted is None:
+            out.append(updates.Usage(usage=self._usage))
+            self._emitted = self._usage
+
+    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
+        """As the base, but the framing is chosen per body, so an unfinished frame is named
+        for both framings."""
+        out = super().close(truncated=truncated)
+        if truncated:
+            out = [
+                updates.Error(
+                    error_code=ErrorCode.STREAM_TRUNCATED,
+                    message="stream ended inside an unfinished frame (an SSE event or a "
+                    "JSON value); its data was discarded",
+                )
+                if isinstance(u, updates.Error)
+                and u.error_code == ErrorCode.STREAM_TRUNCATED
+                and u.message.startswith("stream ended inside an unfinished")
+                else u
+                for u in out
+            ]
+        return out
+
+
+def _set(root: dict[str, Any], steps: list[str | int], value: Any, append: bool) -> bool:
+    """Set ``value`` at ``steps`` under ``root`` (creating containers); False on a conflict."""
+    container: Any = root
+    for position, step in enumerate(steps):
+        last = position == len(steps) - 1
+        if isinstance(step, int):
+            if not isinstance(container, list) or step > len(container) + _MAX_PAD:
+                return False
+            while len(container) <= step:
+                container.append(None)
+        elif not isinstance(container, dict):
+            return False
+        if last:
+            current = container[step] if isinstance(step, int) else container.get(step)
+            if append and isinstance(current, str):
+                container[step] = current + value
+            else:
+                container[step] = value
+            return True
+        nxt = steps[position + 1]
+        child = container[step] if isinstance(step, int) else container.get(step)
+        if child is None:
+            child = [] if isinstance(nxt, int) else {}
+            container[step] = child
+        container = child
+    return True
