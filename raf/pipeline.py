@@ -206,11 +206,14 @@ class UpdateDecoder:
         self._closed = True
         assert self.framing is not None
         assert self.dialect is not None
-        if self._aborted or self.dialect.done:
+        if self._aborted:
             return out
         try:
-            out.extend(self._events(self.framing.close()))
-            out.extend(self.dialect.close(truncated=self.framing.truncated))
+            if self.dialect.done:  # what follows the end marker is not read
+                out.extend(self.dialect.close())
+            else:
+                out.extend(self._events(self.framing.close()))
+                out.extend(self.dialect.close(truncated=self.framing.truncated))
         except Exception as exc:  # a bug in raf: report it
             self.interrupted = True
             return [*out, _internal_error(exc, "the end of the stream")]

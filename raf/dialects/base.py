@@ -192,6 +192,7 @@ class JSONEventDialect:
         self.max_json_depth = check_json_depth(max_json_depth)
         self.max_raw_chars = max_raw_chars
         self._done = False
+        self._stopped = False  # an end marker came before the terminal event
         self.finished = False
         """The format's terminal event (or a finish reason) arrived: a clean end."""
         self.provider_error = False
@@ -204,7 +205,13 @@ class JSONEventDialect:
     @property
     def done(self) -> bool:
         """An end marker was received; nothing after it is read."""
-        return self._done
+        return self._done or self._stopped
+
+    def _end_marker(self) -> None:
+        if self.end_marker_is_clean():
+            self._done = True
+        else:
+            self._stopped = True
 
     def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
         """Map one frame to updates. Never raises on bad input."""
@@ -231,15 +238,12 @@ class JSONEventDialect:
                     self.provider_error = True
                     self.error_frame(data, out)
                     continue
-                if data in end_markers:
-                    self._done = True
-                    break
                 stripped = data.strip(JSON_WHITESPACE)
+                if stripped in end_markers:
+                    self._end_marker()
+                    break
                 if not stripped:
                     continue  # empty (or JSON whitespace only) data is a keep-alive
-                if stripped is not data and stripped in end_markers:
-                    self._done = True
-                    break
                 # The depth limit, before decoding: a document deeper than max_depth needs
                 # more than 2 * max_depth characters, so shorter payloads skip the count.
                 if (
@@ -292,12 +296,13 @@ class JSONEventDialect:
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
         """Report a stream that ended inside a frame, or before its terminal event (unless a
-        provider error explained why). Subclasses add to :meth:`at_close`."""
-        if self._done:
-            return []
+        provider error explained why). :meth:`at_close` runs first, after a clean end marker
+        too (so a dialect can hand on what it still holds)."""
         out: list[AgentResponseUpdate] = []
         self.at_close(out)
-        if truncated:
+        if self._done:
+            return out
+        if truncated and not self._stopped:
             out.append(
                 updates.Error(
                     error_code=ErrorCode.STREAM_TRUNCATED,
@@ -356,7 +361,14 @@ class JSONEventDialect:
         """A payload of a type the table does not list: ignored (formats add event types)."""
 
     def at_close(self, out: list[AgentResponseUpdate]) -> None:
-        """Called by :meth:`close` before truncation is judged (e.g. to report open blocks)."""
+        """Called by :meth:`close` before truncation is judged, also after a clean end marker
+        (e.g. to hand on or report what is still open)."""
+
+    def end_marker_is_clean(self) -> bool:
+        """Whether an end marker arriving now ends the stream cleanly (the default). A format
+        whose own terminal event must come first says no until it came; reading stops either
+        way, and :meth:`close` then reports ``stream_truncated``."""
+        return True
 
     def error_frame(self, data: str, out: list[AgentResponseUpdate]) -> None:
         """An SSE event of type ``error``: ``provider_error`` with the provider's message."""

@@ -28,16 +28,15 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import msgspec
 
 from raf import safe_json
-from raf.dialects.base import JSON_WHITESPACE, Frame, Handler, JSONEventDialect
+from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.errors import raw_excerpt
-from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
@@ -137,6 +136,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
     """
 
     name = "openai_responses"
+    end_markers = frozenset({DONE})
     framing = "sse"
     payload_name = "Responses API event"
     sniff = (
@@ -160,27 +160,13 @@ class OpenAIResponsesDialect(JSONEventDialect):
         self._started = False  # response.created seen (else: a resumed stream)
         self._seq: int | None = None
         self._last_reasoning: tuple[str, str, int] | None = None
-        self._after_done = False  # [DONE] came before a terminal event: ignore the rest
 
     # -- framing-level hooks ---------------------------------------------------------------
 
-    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        """As the base, with ``[DONE]`` handled here: it ends reading, and ends the stream
-        cleanly only after a terminal event (else ``close`` reports the truncation)."""
-        if self._after_done or self._done:
-            return []
-        batch = events if isinstance(events, list | tuple) else list(events)
-        for i, event in enumerate(batch):
-            data = event.data
-            if len(data) < 64 and event.event != "error" and data.strip(JSON_WHITESPACE) == DONE:
-                out = super().feed_events(batch[:i])
-                if self.finished or self.provider_error:
-                    self._report_orphans(out)
-                    self._done = True
-                else:
-                    self._after_done = True
-                return out
-        return super().feed_events(batch)
+    def end_marker_is_clean(self) -> bool:
+        """``[DONE]`` ends the stream cleanly only after a terminal event (or a provider
+        error); before one, reading stops and ``close`` reports the truncation."""
+        return self.finished or self.provider_error
 
     def decode(self, frame: Frame) -> tuple[str, Any] | None:
         decoded = super().decode(frame)
