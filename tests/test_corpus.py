@@ -39,7 +39,13 @@ def test_recorded_stream_runs_through_the_pipeline(stream: RecordedStream) -> No
     produced = [
         u
         for u in whole
-        if isinstance(u, updates.TextDelta | updates.ReasoningDelta | updates.ToolCallDelta)
+        if isinstance(
+            u,
+            updates.TextDelta
+            | updates.ReasoningDelta
+            | updates.ToolCallDelta
+            | updates.ToolCallStart,
+        )
     ]
     assert produced or errors, "a recorded answer produced no text, reasoning or tool call"
 

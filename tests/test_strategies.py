@@ -13,8 +13,7 @@ from hypothesis.errors import InvalidArgument
 
 from raf.pipeline import respond
 from raf.testing import strategies
-from raf.testing.strategies import common, openai_chat
-from raf.testing.strategies import PROFILES, GeneratedStream, Profile, streams
+from raf.testing.strategies import PROFILES, GeneratedStream, Profile, common, openai_chat, streams
 from tests.properties.support import summary
 
 

@@ -78,8 +78,8 @@ def guess_dialect(uri: str) -> str:
         return "openai_chat"
     if path.endswith("/responses") or "/responses/" in path:
         return "openai_responses"
-    if path.endswith("/messages"):
-        return "anthropic_messages"
+    if path.endswith("/messages") or path.endswith((":streamRawPredict", ":rawPredict")):
+        return "anthropic_messages"  # Anthropic, and Claude on Vertex AI
     if ":streamGenerateContent" in path or ":generateContent" in path:
         return "gemini"
     return "unknown"

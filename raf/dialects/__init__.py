@@ -28,7 +28,10 @@ ENTRY_POINT_GROUP = "raf.dialects"
 
 # The built-in dialects, imported when first used: name -> "module:attribute".
 _BUILTIN: dict[str, str] = {
+    "anthropic_messages": "raf.dialects.anthropic_messages:AnthropicMessagesDialect",
+    "gemini": "raf.dialects.gemini:GeminiDialect",
     "openai_chat": "raf.dialects.openai_chat:OpenAIChatDialect",
+    "openai_responses": "raf.dialects.openai_responses:OpenAIResponsesDialect",
 }
 
 _REGISTRY: dict[str, Callable[..., Dialect]] = {}

@@ -3,8 +3,9 @@
 Every level of every golden must be checked against something a person reviewed or an
 independent reader derived. The aggregated response is checked against the cassette's
 reviewed ``expect`` block (tests/test_goldens.py). Here the ``updates`` of every interaction
-of every bundled cassette are checked against ``independent_reader.read_updates``, which
-derives them from the recorded status and bytes by the documented rules only (docs/sse.md,
+of every bundled cassette are checked against the independent reader of its dialect
+(``independent_reader.read_updates`` for ``openai_chat``, ``reader_<dialect>.read_updates`` for
+the others), which derives them from the recorded status and bytes by the documented rules only (docs/sse.md,
 docs/dialects.md, docs/model.md, conformance/schema/update.schema.json) and imports nothing
 from raf.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ import pytest
 
 from raf.cassettes import load
 from raf.conformance import goldens
+from tests.conformance import independent_reader, reader_gemini, reader_openai_responses
 from tests.conformance.independent_reader import read_updates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,8 +35,13 @@ GOLDENS = ROOT / "conformance" / "goldens"
 UPDATE_SCHEMA = ROOT / "conformance" / "schema" / "update.schema.json"
 READER = Path(__file__).resolve().parent / "independent_reader.py"
 
-# The dialects this review has an independent reader for.
-READ_DIALECTS = {"openai_chat"}
+# The independent reader of each dialect, each written from that dialect's section of
+# docs/dialects.md (tests/conformance/reader_<dialect>.py).
+READERS: dict[str, Callable[[int, str, bytes], list[dict[str, Any]]]] = {
+    "openai_chat": independent_reader.read_updates,
+    "openai_responses": reader_openai_responses.read_updates,
+    "gemini": reader_gemini.read_updates,
+}
 
 
 def bundled_cassettes() -> list[Path]:
@@ -80,13 +88,14 @@ def test_the_bundled_cassettes_are_found() -> None:
     assert bundled_cassettes(), f"no cassettes under {CASSETTES}"
 
 
-@pytest.mark.parametrize("path", bundled_cassettes(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", bundled_cassettes(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_golden_updates_match_the_independent_reader(path: Path) -> None:
     cassette = load(path)
     assert cassette.info is not None, f"{path} has no raf block"
     scenario, dialect = cassette.info.scenario, cassette.info.dialect
     assert scenario == path.stem, f"{path}: raf.scenario is {scenario!r}"
-    if dialect not in READ_DIALECTS:
+    reader = READERS.get(dialect)
+    if reader is None:
         pytest.fail(
             f"{path}: no independent reader for dialect {dialect!r}: its updates are unreviewed"
         )
@@ -107,7 +116,7 @@ def test_golden_updates_match_the_independent_reader(path: Path) -> None:
     ):
         response = interaction.response
         derived = as_lines(
-            without_messages(read_updates(response.status, response.reason, response.body))
+            without_messages(reader(response.status, response.reason, response.body))
         )
         recorded = as_lines(without_messages(output.updates))
         assert derived == recorded, f"{scenario}, interaction {number}: " + first_difference(
@@ -145,12 +154,15 @@ def schema_fields() -> tuple[dict[str, list[str]], list[str]]:
     return by_type, list(definitions["usage.Usage"]["properties"])
 
 
-@pytest.mark.parametrize("path", bundled_cassettes(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", bundled_cassettes(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_the_reader_writes_every_field_in_the_order_of_the_schema(path: Path) -> None:
     by_type, usage_fields = schema_fields()
-    for interaction in load(path).interactions:
+    cassette = load(path)
+    assert cassette.info is not None
+    reader = READERS[cassette.info.dialect]
+    for interaction in cassette.interactions:
         response = interaction.response
-        for update in read_updates(response.status, response.reason, response.body):
+        for update in reader(response.status, response.reason, response.body):
             assert list(update) == by_type[update["type"]], update
             if update["type"] in {"usage", "finish"} and update["usage"] is not None:
                 assert list(update["usage"]) == usage_fields, update

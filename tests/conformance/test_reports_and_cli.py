@@ -47,6 +47,7 @@ def test_conform_impl_with_selection_and_reports(
     code = main(
         conform(
             "--impl", f"{sys.executable} {script}",
+            "--dialect", "openai_chat",
             "-k", "parallel_tool_calls",  # a substring: both parallel scenarios
             "-k", "plain_*",  # a glob
             "--chunking", "whole", "--chunking", "bytes",
@@ -82,17 +83,27 @@ def test_conform_impl_with_selection_and_reports(
 
 def test_conform_levels_and_dialects(capsys: pytest.CaptureFixture[str]) -> None:
     for level in ("response", "lifecycle", "updates"):
-        args = conform("--impl", REFERENCE, "--level", level, "-k", "missing_id")
+        args = conform(
+            "--impl", REFERENCE, "--level", level, "--dialect", "openai_chat", "-k", "missing_id"
+        )
         assert main(args) == 0
         assert "6 cases: 6 passed" in capsys.readouterr().out
-    assert main(conform("--impl", REFERENCE, "--dialect", "gemini")) == 1
+    assert main(conform("--impl", REFERENCE, "--dialect", "gemini", "-k", "no_such_case")) == 1
     assert "no cases matched" in capsys.readouterr().out
+    for dialect in ("anthropic_messages", "openai_responses", "gemini"):  # every level, too
+        for level in ("response", "lifecycle", "updates"):
+            args = conform("--impl", REFERENCE, "--level", level, "--dialect", dialect)
+            assert main(args) == 0, (dialect, level)
+            assert "all conform" in capsys.readouterr().out
 
 
 def test_conform_an_impl_that_cannot_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(conform("--impl", str(tmp_path / "missing"), "-k", "plain_text")) == 1
+    args = conform(
+        "--impl", str(tmp_path / "missing"), "--dialect", "openai_chat", "-k", "plain_text"
+    )
+    assert main(args) == 1
     out = capsys.readouterr().out
     assert "cannot start" in out
     assert "6 errors" in out

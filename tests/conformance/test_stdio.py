@@ -52,6 +52,8 @@ MISBEHAVING = textwrap.dedent(
     """
 )
 
+CHAT = ["openai_chat"]  # the scenarios these tests name are Chat Completions ones
+
 
 def write(tmp_path: Path, name: str, source: str) -> list[str]:
     path = tmp_path / name
@@ -60,7 +62,9 @@ def write(tmp_path: Path, name: str, source: str) -> list[str]:
 
 
 def test_the_reference_passes_every_level_through_the_protocol() -> None:
-    suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole", "bytes", "utf8"])
+    suite = load_suite(
+        SUITE.cassettes, SUITE.goldens, chunkings=["whole", "bytes", "utf8"], dialects=CHAT
+    )
     for level in ("response", "lifecycle", "updates"):
         report = run_suite(suite, StdioImplementation(REFERENCE), level=level)
         assert report.ok, [r.reason for r in report.results if not r.ok][:3]
@@ -71,7 +75,7 @@ def test_the_reference_passes_every_level_through_the_protocol() -> None:
 def test_each_kind_of_misbehaviour_fails_its_own_case_and_the_run_goes_on(
     tmp_path: Path,
 ) -> None:
-    suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"])
+    suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"], dialects=CHAT)
     implementation = StdioImplementation(write(tmp_path, "bad.py", MISBEHAVING), timeout=2)
     started = time.monotonic()
     report = run_suite(suite, implementation, level="updates")
@@ -101,7 +105,9 @@ def test_each_kind_of_misbehaviour_fails_its_own_case_and_the_run_goes_on(
 
 
 def test_an_implementation_that_cannot_start_errs_every_case(tmp_path: Path) -> None:
-    suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"], select=["plain"])
+    suite = load_suite(
+        SUITE.cassettes, SUITE.goldens, chunkings=["whole"], select=["plain"], dialects=CHAT
+    )
     for command, reason in (
         ([str(tmp_path / "nowhere")], "cannot start"),
         (write(tmp_path, "silent.py", "import sys; sys.exit(4)"), "exited (status 4)"),
@@ -142,11 +148,21 @@ def test_undeclared_dialects_levels_and_capabilities_are_skipped_and_counted(
     suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"])
     implementation = StdioImplementation(write(tmp_path, "minimal.py", minimal))
     report = run_suite(suite, implementation, level="lifecycle")
-    assert {r.reason for r in report.results} == {"level lifecycle not declared"}
+    assert {r.reason for r in report.results} == {
+        "level lifecycle not declared",
+        "dialect anthropic_messages not declared",
+        "dialect openai_responses not declared",
+        "dialect gemini not declared",
+    }
     report = run_suite(suite, StdioImplementation(write(tmp_path, "m2.py", minimal)))
-    skipped = {r.scenario: r.reason for r in report.results if r.status == "skip"}
+    skipped = {
+        r.scenario: r.reason
+        for r in report.results
+        if r.status == "skip" and r.id.startswith("openai_chat/")
+    }
     assert skipped["parallel_tool_calls"] == "needs capability tool_calls"
     assert skipped["deepseek_reasoning_then_content"] == "needs capability reasoning"
     assert skipped["http_429_json_error"] == "needs capability http_errors"
     assert "plain_text" not in skipped  # run, and failed: it returns an empty response
-    assert report.counts()["skip"] == len(skipped)
+    others = sum(not r.id.startswith("openai_chat/") for r in report.results)
+    assert report.counts()["skip"] == len(skipped) + others  # other dialects: all skipped

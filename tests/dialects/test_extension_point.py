@@ -141,8 +141,10 @@ def test_unknown_dialects_are_refused_with_the_known_names() -> None:
 
 
 def test_every_built_in_dialect_is_listed_and_loads() -> None:
-    assert {"openai_chat"} <= set(dialects.names())
-    for name in ("openai_chat",):
+    assert {"openai_chat", "anthropic_messages", "openai_responses", "gemini"} <= set(
+        dialects.names()
+    )
+    for name in ("openai_chat", "anthropic_messages", "openai_responses", "gemini"):
         dialect = dialects.create(name)
         assert dialect.name == name
         assert isinstance(dialect, JSONEventDialect)
@@ -205,6 +207,16 @@ def test_finish_reasons_map_by_table_and_unknown_ones_are_kept_verbatim() -> Non
     ("body", "dialect"),
     [
         (b'data: {"id":"c","object":"chat.completion.chunk","choices":[]}\n\n', "openai_chat"),
+        (
+            b'event: message_start\ndata: {"type":"message_start","message":{}}\n\n',
+            "anthropic_messages",
+        ),
+        (
+            b'event: response.created\ndata: {"type":"response.created","response":{}}\n\n',
+            "openai_responses",
+        ),
+        (b'data: {"candidates": [{"content": {"parts": [{"text": "a"}]}}]}\n\n', "gemini"),
+        (b'[{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}]', "gemini"),
     ],
 )
 def test_auto_recognises_each_format_under_any_split(body: bytes, dialect: str) -> None:

@@ -286,16 +286,48 @@ def _chunks(
             del choice["delta"]
         return {**base, "choices": [choice], **extra}
 
-    payloads.append(chunk({"role": "assistant", "content": ""}))
-    for piece in order:
+    # Real servers often send the role with the first content (a client that drops the first
+    # event loses it), the last text with the finish reason, and several calls' entries in
+    # one chunk; each is drawn, so the plain shapes stay the shrink target.
+    role_with_first = bool(order) and draw(st.booleans(), label="role with first content")
+    finish_with_last = (
+        response.finish_reason is not None
+        and bool(order)
+        and order[-1].kind == "text"
+        and draw(st.booleans(), label="finish with last text")
+    )
+    if not role_with_first:
+        payloads.append(chunk({"role": "assistant", "content": ""}))
+    need_role = role_with_first
+    position = 0
+    while position < len(order):
+        piece = order[position]
+        position += 1
+        delta: dict[str, Any]
         if piece.kind == "text":
-            payloads.append(chunk({"content": piece.value}))
+            delta = {"content": piece.value}
         elif piece.kind == "reasoning":
-            payloads.append(
-                chunk({"content": None, chosen.reasoning_field or "reasoning_content": piece.value})
-            )
+            delta = {"content": None, chosen.reasoning_field or "reasoning_content": piece.value}
         else:
-            payloads.append(chunk({"tool_calls": [_tool_delta(chosen, response, piece)]}))
+            entries = [_tool_delta(chosen, response, piece)]
+            # Consecutive fragments of other calls ride in the same chunk.
+            while (
+                chosen.can_interleave
+                and position < len(order)
+                and order[position].kind == "call"
+                and order[position].call
+                not in {p.call for p in order[position - len(entries) : position]}
+                and draw(st.booleans(), label="entries of several calls in one chunk")
+            ):
+                entries.append(_tool_delta(chosen, response, order[position]))
+                position += 1
+            delta = {"tool_calls": entries}
+        if finish_with_last and position == len(order):
+            break  # sent below, with the finish reason
+        if need_role:
+            delta = {"role": "assistant", **delta}
+            need_role = False
+        payloads.append(chunk(delta))
         if chosen.filter_chunks and draw(st.integers(0, 9)) == 0:
             payloads.append(
                 chunk(
@@ -325,7 +357,10 @@ def _chunks(
         extra = (
             {"usage": usage_json} if usage_json is not None and placement == "beside_finish" else {}
         )
-        payloads.append(chunk({}, response.finish_reason, **extra))
+        last = {"content": order[-1].value} if finish_with_last else {}
+        if need_role:
+            last = {"role": "assistant", **last}
+        payloads.append(chunk(last, response.finish_reason, **extra))
     if usage_json is not None and placement == "own_chunk":
         payloads.append({**base, "choices": [], "usage": usage_json})
     texts = [json.dumps(p, separators=(",", ":"), ensure_ascii=False) for p in payloads]
