@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+
+from raf.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -65,4 +68,18 @@ def test_every_python_snippet_of_the_tour_runs_as_written(
 
 def test_the_tour_shows_the_node_client_passing() -> None:
     assert "raf conform --impl 'node examples/clients/node/client.js'" in README
-    assert "216 cases: 216 passed" in README
+    assert "570 cases: 216 passed, 0 failed, 354 skipped" in README
+
+
+def test_the_tour_anthropic_example_gives_what_the_readme_shows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = "examples/anthropic_parallel_tools.sse"
+    assert f"$ raf pipeline {path} --dialect auto --response" in README
+    assert main(["pipeline", str(ROOT / path), "--dialect", "auto", "--response"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["text"] == "Checking both cities."
+    assert [c["arguments"]["city"] for c in shown["tool_calls"]] == ["Paris", "London"]
+    assert (shown["finish_reason"], shown["usage"]["total_tokens"]) == ("tool_calls", 643)
+    for line in ('"id": "toolu_01A9JvG4kZpS3cV7bN2mQ1xE"', '"completion_tokens": 131'):
+        assert line in README

@@ -130,10 +130,15 @@ class ReferenceImplementation(FunctionImplementation):
     """raf's reference pipeline, in this process."""
 
     def __init__(self) -> None:
-        from raf import __version__  # noqa: PLC0415 - avoid a cycle at import time
+        from raf import __version__, dialects  # noqa: PLC0415 - avoid a cycle at import time
         from raf.conformance.reference import run_interaction  # noqa: PLC0415
 
-        super().__init__(run_interaction, name="raf-reference", version=__version__)
+        super().__init__(
+            run_interaction,
+            name="raf-reference",
+            version=__version__,
+            dialects=tuple(dialects.names()),
+        )
 
     def run(self, case: Case, level: str) -> Outcome:
         from raf.conformance.reference import output_for  # noqa: PLC0415

@@ -26,7 +26,12 @@ import pytest
 
 from raf.cassettes import load
 from raf.conformance import goldens
-from tests.conformance import independent_reader, reader_gemini, reader_openai_responses
+from tests.conformance import (
+    independent_reader,
+    reader_anthropic_messages,
+    reader_gemini,
+    reader_openai_responses,
+)
 from tests.conformance.independent_reader import read_updates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,6 +44,7 @@ READER = Path(__file__).resolve().parent / "independent_reader.py"
 # docs/dialects.md (tests/conformance/reader_<dialect>.py).
 READERS: dict[str, Callable[[int, str, bytes], list[dict[str, Any]]]] = {
     "openai_chat": independent_reader.read_updates,
+    "anthropic_messages": reader_anthropic_messages.read_updates,
     "openai_responses": reader_openai_responses.read_updates,
     "gemini": reader_gemini.read_updates,
 }

@@ -17,8 +17,9 @@ The layers can also be used one by one: :func:`json_arguments`, :func:`responses
 
 Provider behaviour is a :class:`Profile`; :data:`PROFILES` holds the built-in ones
 (``openai``, ``deepseek``, ``openrouter``, ``ollama``, ``gemini_openai`` (Gemini's
-OpenAI-compatible endpoint), ``nim``, ``gpt5``, ``azure``) and any ``Profile(...)`` you
-build works the same way.
+OpenAI-compatible endpoint), ``nim``, ``gpt5``, ``anthropic_compat`` (Anthropic's
+OpenAI SDK compatibility layer, whose tool-call indices start at 1), ``azure``) and any
+``Profile(...)`` you build works the same way.
 
 Everything shrinks toward fewer chunks, fewer calls and shorter arguments: a failing case
 reduces to a few chunks and one short call.
@@ -51,10 +52,13 @@ from raf.testing.strategies.common import (
 from raf.testing.strategies.sse import sse_framing
 
 __all__ = [
+    "FEATURES",
     "PROFILES",
     "Profile",
     "chat_completion_chunks",
+    "coverage",
     "profiles",
+    "render",
     "responses",
     "streams",
 ]
@@ -135,6 +139,7 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile("nim", ids="none", reasoning_field="reasoning_content", model="z-ai/glm-4.7"),
         Profile("gpt5", ids="every", names="every", model="gpt-5-2025-08-07"),
+        Profile("anthropic_compat", index="one_based", model="claude-sonnet-4-5", id_prefix="msg_"),
         Profile("azure", filter_chunks=True, model="gpt-4o-2024-11-20", usage="own_chunk"),
     )
 }
@@ -414,7 +419,44 @@ def streams(
 def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
     chosen = draw(profiles()) if profile is None else profile
     truth = draw(responses(chosen, max_tool_calls=max_tool_calls))
-    truncated = truth.finish_reason is None and draw(st.booleans())
+    return draw(_render(truth, chosen, None))
+
+
+def render(
+    response: AgentResponse, profile: str | Profile = "openai", *, truncate: bool | None = None
+) -> st.SearchStrategy[GeneratedStream]:
+    """``response`` as a Chat Completions stream of ``profile``: chunks, SSE framing, network
+    chunking, with the ground truth the stream carries.
+
+    Args:
+        response: what the stream must aggregate to (calls' ids are used as the provider's
+            ids unless the profile sends none; a response with reasoning needs a profile
+            that streams it).
+        profile: a built-in profile's name or a :class:`Profile`.
+        truncate: for a response without a finish reason, end the stream without ``[DONE]``
+            (a cut stream, reported ``stream_truncated``); ``None``: either.
+    """
+    chosen = _profile(profile)
+    if chosen.reasoning_field is None and response.reasoning_text:
+        raise InvalidArgument(f"profile {chosen.name!r} streams no reasoning")
+    if chosen.ids == "none":
+        response = msgspec.structs.replace(
+            response,
+            tool_calls=tuple(
+                msgspec.structs.replace(c, id=f"__tc_{n}")
+                for n, c in enumerate(response.tool_calls)
+            ),
+        )
+    return _render(response, chosen, truncate)
+
+
+@st.composite
+def _render(
+    draw: st.DrawFn, truth: AgentResponse, chosen: Profile, truncate: bool | None
+) -> GeneratedStream:
+    truncated = truth.finish_reason is None and (
+        draw(st.booleans()) if truncate is None else truncate
+    )
     if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
         truth = AgentResponse(
@@ -453,3 +495,101 @@ def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> G
         chunks=tuple(chunks),
         profile=chosen,
     )
+
+
+# -- what the strategies cover ----------------------------------------------------------------
+
+FEATURES = (
+    "role_with_first_content",
+    "content_in_first_chunk",
+    "finish_with_text",
+    "several_calls_in_one_chunk",
+    "interleaved_calls",
+    "empty_first_arguments",
+    "zero_argument_call",
+    "reasoning",
+    "usage_own_chunk",
+    "usage_beside_finish",
+    "no_ids",
+    "index_always_zero",
+    "no_index",
+    "one_based_index",
+    "comments",
+    "filter_chunks",
+    "truncated",
+    "crlf_or_cr",
+    "bom",
+    "multi_line_data",
+    "single_byte_chunks",
+)
+"""The stream features :func:`coverage` reports (docs/testing.md has how often each occurs)."""
+
+
+def coverage(stream: GeneratedStream) -> set[str]:
+    """The :data:`FEATURES` a generated stream has, read off its payloads and bytes."""
+    found: set[str] = set()
+    chunks = [json.loads(p) for p in stream.payloads if p != "[DONE]"]
+    deltas = [
+        (chunk, choice)
+        for chunk in chunks
+        for choice in chunk.get("choices") or ()
+        if isinstance(choice, dict)
+    ]
+    first_real = next((c for c, choice in deltas if choice.get("delta")), None)
+    if first_real is not None:
+        delta = first_real["choices"][0]["delta"]
+        if delta.get("role") and (
+            delta.get("content") or delta.get("tool_calls") or len(delta) > 2
+        ):
+            found.add("role_with_first_content")
+        if (
+            delta.get("content")
+            or delta.get("tool_calls")
+            or any(k.startswith("reasoning") for k in delta)
+        ):
+            found.add("content_in_first_chunk")
+    last_call_seen: int | None = None
+    for chunk, choice in deltas:
+        delta = choice.get("delta") or {}
+        if choice.get("finish_reason") and delta.get("content"):
+            found.add("finish_with_text")
+        if choice.get("finish_reason") and chunk.get("usage"):
+            found.add("usage_beside_finish")
+        if any(k.startswith("reasoning") and delta[k] for k in delta):
+            found.add("reasoning")
+        entries = delta.get("tool_calls") or []
+        if len(entries) > 1:
+            found.add("several_calls_in_one_chunk")
+        for entry in entries:
+            if "index" not in entry:
+                found.add("no_index")
+            key = entry.get("index")
+            if last_call_seen is not None and key is not None and key < last_call_seen:
+                found.add("interleaved_calls")
+            if key is not None:
+                last_call_seen = key if last_call_seen is None else max(last_call_seen, key)
+            function = entry.get("function") or {}
+            if "name" in function and function.get("arguments") == "":
+                found.add("empty_first_arguments")
+    if any(chunk.get("usage") and chunk.get("choices") == [] for chunk in chunks):
+        found.add("usage_own_chunk")
+    if any(not call.arguments for call in stream.response.tool_calls):
+        found.add("zero_argument_call")
+    profile = stream.profile
+    found |= {
+        name
+        for name, on in (
+            ("no_ids", profile.ids == "none"),
+            ("index_always_zero", profile.index == "zero"),
+            ("one_based_index", profile.index == "one_based"),
+            ("comments", bool(profile.comments) and b"\n:" in stream.body),
+            ("filter_chunks", profile.filter_chunks),
+            ("truncated", "[DONE]" not in stream.payloads),
+            ("crlf_or_cr", b"\r" in stream.body),
+            ("bom", stream.body.startswith(b"\xef\xbb\xbf")),
+            ("multi_line_data", b"data: {\n" in stream.body or b"data: {\r" in stream.body),
+            ("single_byte_chunks", len(stream.chunks) > 1 and max(map(len, stream.chunks)) == 1),
+        )
+        if on
+    }
+    return found

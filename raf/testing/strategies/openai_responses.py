@@ -46,7 +46,7 @@ from raf.testing.strategies.common import (
 )
 from raf.testing.strategies.sse import sse_framing
 
-__all__ = ["PROFILES", "Profile", "coverage", "render", "responses", "streams"]
+__all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 
 
 @dataclass(frozen=True)
@@ -353,6 +353,26 @@ def streams(
     return chosen.flatmap(
         lambda p: responses(p, max_tool_calls=max_tool_calls).flatmap(lambda r: render(r, p))
     )
+
+
+FEATURES = frozenset(
+    {
+        *(f"profile:{name}" for name in PROFILES),
+        "done_marker",
+        "obfuscation",
+        "keep_alive",
+        "unknown_event",
+        "text",
+        "reasoning",
+        "incomplete",
+        "tool_call",
+        "parallel_calls",
+        "interleaved_or_switching_args",
+        "args_done_only_or_empty",
+        "usage",
+    }
+)
+"""The features :func:`coverage` reports."""
 
 
 def coverage(stream: GeneratedStream) -> set[str]:
