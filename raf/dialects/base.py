@@ -155,6 +155,7 @@ Handler = Callable[[Any, Any, Frame], None]
 ``internal_error`` and the stream goes on."""
 
 _decode_generic = msgspec.json.decode
+_NO_EVENT = ServerSentEvent()
 
 
 class JSONEventDialect:
@@ -229,6 +230,9 @@ class JSONEventDialect:
         too_deep = safe_json.too_deep
         end_markers = self.end_markers
         handlers = self.handlers
+        decode = self.decode
+        marker_length = max(map(len, end_markers), default=-1)
+        frame = Frame(_NO_EVENT, out)
         for event in events:
             if self._done:
                 break
@@ -239,7 +243,8 @@ class JSONEventDialect:
                     self.error_frame(data, out)
                     continue
                 stripped = data.strip(JSON_WHITESPACE)
-                if stripped in end_markers:
+                # (The length test first: hashing every payload to look it up costs more.)
+                if len(stripped) <= marker_length and stripped in end_markers:
                     self._end_marker()
                     break
                 if not stripped:
@@ -259,8 +264,10 @@ class JSONEventDialect:
                         )
                     )
                     continue
-                frame = Frame(event, out)
-                decoded = self.decode(frame)
+                # One Frame serves every event of the call (this loop is the hot path).
+                frame.event = event
+                frame.data = data
+                decoded = decode(frame)
                 if decoded is not None:
                     kind, payload = decoded
                     handler = handlers.get(kind)
@@ -268,15 +275,17 @@ class JSONEventDialect:
                         self.unknown(kind, payload, frame)
                     else:
                         handler(self, payload, frame)
-                if frame.problems:
+                if frame.problems is not None:
+                    problems, frame.problems = frame.problems, None
                     out.append(
                         self.error(
                             ErrorCode.INVALID_CHUNK,
-                            f"chunk fields ignored: {'; '.join(frame.problems)}",
+                            f"chunk fields ignored: {'; '.join(problems)}",
                             data,
                         )
                     )
             except RecursionError:
+                frame.problems = None
                 out.append(
                     self.error(
                         ErrorCode.JSON_TOO_DEEP,
@@ -285,6 +294,7 @@ class JSONEventDialect:
                     )
                 )
             except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+                frame.problems = None
                 out.append(
                     updates.Error(
                         error_code=ErrorCode.INTERNAL_ERROR,

@@ -244,9 +244,11 @@ class OpenAIChatDialect(JSONEventDialect):
 
     def _chunk(self, chunk: _Chunk, frame: Frame) -> None:
         out = frame.out
-        # Azure's filter chunks carry "id": "" and "model": "": empty means absent.
-        if chunk.id or chunk.model:
-            self.metadata(chunk.id, chunk.model, out)
+        # Azure's filter chunks carry "id": "" and "model": "": empty means absent. (The test
+        # is inlined: most chunks repeat the id and model of the last one.)
+        chunk_id, model = chunk.id, chunk.model
+        if (chunk_id and chunk_id != self._last_id) or (model and model != self._last_model):
+            self.metadata(chunk_id, model, out)
 
         if chunk.error is not None:
             out.append(self.provider_error_update(chunk.error, frame.data))
