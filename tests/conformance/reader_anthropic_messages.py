@@ -6,7 +6,7 @@
 from the documentation only, so that the updates level of those goldens is checked against
 something other than the code that wrote it:
 
-- ``docs/_fragments/dialect_anthropic_messages.md``: the dialect's spec (what each event
+- ``docs/dialects.md (section ``anthropic_messages``)``: the dialect's spec (what each event
   becomes, the block rules, usage, finish reasons, the end of the stream);
 - ``docs/dialects.md``: the generic rules shared by the JSON dialects ("Writing a dialect"
   and the ``openai_chat`` section the spec refers to for repairs and raw values);

@@ -6,7 +6,7 @@
 documentation only, so that the updates level of the goldens is checked against something
 other than the code that wrote it:
 
-- ``docs/_fragments/dialect_gemini.md``: the dialect (framing, a frame, the steps of a
+- ``docs/dialects.md (section ``gemini``)``: the dialect (framing, a frame, the steps of a
   ``GenerateContentResponse``, tool calls and ``partialArgs``, finish reasons, usage, the end
   of the stream, choices);
 - ``docs/dialects.md``: the ``auto`` framing and "Writing a dialect" (what the shared base

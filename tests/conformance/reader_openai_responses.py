@@ -6,7 +6,7 @@
 the documentation only, so that the updates level of those goldens is checked against
 something other than the code that wrote them:
 
-- ``docs/_fragments/dialect_openai_responses.md`` (the spec of the dialect, "the spec" below):
+- ``docs/dialects.md (section ``openai_responses``)`` (the spec of the dialect, "the spec" below):
   framing, state, routing, the table of events, the separator rule, ``sequence_number``, the
   items table, usage, finish reasons and the end of the stream;
 - ``docs/dialects.md``, "Writing a dialect": what the shared base does (end markers,

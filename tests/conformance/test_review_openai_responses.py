@@ -1,18 +1,15 @@
-"""Review of the ``openai_responses`` goldens and of raf's reading of real Responses streams.
+"""The independent reader of ``openai_responses`` (tests/conformance/reader_openai_responses.py) on its own, and
+against raf on real recordings.
 
-- The ``updates`` of every interaction of every cassette in ``cassettes/openai_responses/``
-  are checked against ``reader_openai_responses.read_updates``, which derives them from the
-  recorded status and bytes by the documented rules only
-  (docs/_fragments/dialect_openai_responses.md and the generic docs) and imports nothing from
-  raf. Error messages are for people: each error's ``"message"`` is replaced by ``""`` on
-  both sides. Key order is compared too (the lines are compared as JSON text).
-- Every Responses stream of the shared corpus is aggregated by
-  ``reader_openai_responses.aggregate`` and compared with ``raf.pipeline.respond`` under
-  whole, one-byte and random chunking.
+The reader derives the updates of a recorded response by the rules of the ``openai_responses`` section of
+docs/dialects.md and the generic documents only, and imports nothing from raf. The goldens'
+``updates`` are compared with it in tests/conformance/test_golden_review.py, with the readers
+of the other dialects. Here: the reader's own checks (its imports, the examples of the spec),
+and its simple ``aggregate`` of every openai_responses stream of the shared corpus compared with
+``raf.pipeline.respond`` under whole, one-byte and random chunking.
 
-A case where the reader follows a clear sentence of the spec and the golden does not is listed
-in ``KNOWN_DISAGREEMENTS`` and expected to fail (``xfail(strict=True)``), so it stays visible
-until the golden (or the spec) is fixed.
+A case where the reader follows a clear sentence of the spec and raf does not is listed in
+``KNOWN_DISAGREEMENTS`` and fails visibly as a strict xfail (none at present).
 """
 
 from __future__ import annotations
@@ -25,8 +22,6 @@ from typing import Any
 
 import pytest
 
-from raf.cassettes import load
-from raf.conformance import goldens
 from raf.pipeline import respond
 from tests.conformance.reader_openai_responses import aggregate, read_updates
 from tests.corpus import RecordedStream, recorded_streams
@@ -47,58 +42,8 @@ def cassettes() -> list[Path]:
     return sorted(path for path in CASSETTES.glob("*.y*ml") if path.is_file())
 
 
-def without_messages(updates: list[Any]) -> list[Any]:
-    return [
-        {**update, "message": ""}
-        if isinstance(update, dict) and update.get("type") == "error"
-        else update
-        for update in updates
-    ]
-
-
-def as_lines(updates: list[Any]) -> list[str]:
-    return [json.dumps(update, ensure_ascii=False, separators=(",", ":")) for update in updates]
-
-
-def first_difference(expected: list[str], actual: list[str]) -> str:
-    for position, (left, right) in enumerate(zip(expected, actual, strict=False)):
-        if left != right:
-            return (
-                f"update {position} differs:\n"
-                f"  independent reader: {left[:600]}\n"
-                f"  golden:             {right[:600]}"
-            )
-    return f"the independent reader has {len(expected)} updates, the golden {len(actual)}"
-
-
 def test_the_cassettes_are_found() -> None:
     assert cassettes(), f"no cassettes under {CASSETTES}"
-
-
-@pytest.mark.parametrize("path", cassettes(), ids=lambda path: path.stem)
-def test_golden_updates_match_the_independent_reader(path: Path) -> None:
-    if path.stem in KNOWN_DISAGREEMENTS:
-        pytest.xfail(KNOWN_DISAGREEMENTS[path.stem])
-    cassette = load(path)
-    assert cassette.info is not None, f"{path} has no raf block"
-    assert cassette.info.dialect == DIALECT
-    scenario = cassette.info.scenario
-    golden_file = goldens.golden_path(GOLDENS, DIALECT, scenario)
-    golden = goldens.load(golden_file)
-    if golden is None:
-        pytest.fail(f"{path} has no golden ({golden_file}): its updates are unreviewed")
-    assert len(golden.interactions) == len(cassette.interactions)
-    for number, (interaction, output) in enumerate(
-        zip(cassette.interactions, golden.interactions, strict=True)
-    ):
-        response = interaction.response
-        derived = as_lines(
-            without_messages(read_updates(response.status, response.reason, response.body))
-        )
-        recorded = as_lines(without_messages(output.updates))
-        assert derived == recorded, f"{scenario}, interaction {number}: " + first_difference(
-            derived, recorded
-        )
 
 
 def test_the_reader_imports_only_the_standard_library_and_the_shared_helpers() -> None:
@@ -115,23 +60,6 @@ def test_the_reader_imports_only_the_standard_library_and_the_shared_helpers() -
     assert {name if name.startswith("tests.") else name.split(".")[0] for name in imported} <= (
         allowed
     ), imported
-
-
-@pytest.mark.parametrize("path", cassettes(), ids=lambda path: path.stem)
-def test_the_reader_writes_every_field_in_the_order_of_the_schema(path: Path) -> None:
-    schema = json.loads(UPDATE_SCHEMA.read_text(encoding="utf-8"))
-    definitions = schema["$defs"]
-    by_type = {
-        tag: list(definitions[reference.rsplit("/", 1)[1]]["properties"])
-        for tag, reference in schema["discriminator"]["mapping"].items()
-    }
-    usage_fields = list(definitions["usage.Usage"]["properties"])
-    for interaction in load(path).interactions:
-        response = interaction.response
-        for update in read_updates(response.status, response.reason, response.body):
-            assert list(update) == by_type[update["type"]], update
-            if update["type"] in {"usage", "finish"} and update["usage"] is not None:
-                assert list(update["usage"]) == usage_fields, update
 
 
 # ---------------------------------------------------------------------------------------------

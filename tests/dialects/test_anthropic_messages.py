@@ -1,6 +1,6 @@
 """anthropic_messages dialect: Anthropic Messages stream events -> updates.
 
-Expected updates are written by hand from docs/_fragments/dialect_anthropic_messages.md; each
+Expected updates are written by hand from docs/dialects.md (section anthropic_messages); each
 stream is also checked under whole, 1-byte and random network chunking.
 """
 

@@ -1,4 +1,4 @@
-"""openai_responses dialect: Responses API events -> updates (docs/_fragments/dialect_openai_responses.md).
+"""openai_responses dialect: Responses API events -> updates (docs/dialects.md, section openai_responses).
 
 Expected updates are written by hand from the spec fragment; every stream is also checked
 under whole, 1-byte and random network chunking, and a property test feeds arbitrary bytes.
