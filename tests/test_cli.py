@@ -163,3 +163,37 @@ def test_deeply_nested_input_prints_without_a_traceback(
     assert main(["pipeline", str(path), mode, "--strict"]) == 1  # errors, reported
     out = capsys.readouterr().out
     assert "json_too_deep" in out
+
+
+def test_pipeline_reads_every_dialect_and_auto_recognises_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = tmp_path / "gemini.json"
+    body.write_bytes(
+        b'[{"candidates":[{"content":{"parts":[{"text":"Hel"}]}}]},\r\n'
+        b'{"candidates":[{"content":{"parts":[{"text":"lo"}]},"finishReason":"STOP"}]}]'
+    )
+    for dialect in ("gemini", "auto"):
+        for size in ("1", "4096"):
+            args = ["pipeline", str(body), "--dialect", dialect, "--response", "--chunk-size", size]
+            assert main(args) == 0
+            response = json.loads(capsys.readouterr().out)
+            assert (response["text"], response["finish_reason"]) == ("Hello", "stop")
+
+
+def test_pipeline_framing_can_be_chosen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = tmp_path / "lines.jsonl"
+    body.write_bytes(
+        b'{"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}\n'
+    )
+    assert (
+        main(
+            ["pipeline", str(body), "--dialect", "gemini", "--framing", "json_lines", "--response"]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["text"] == "Hi"
+    with pytest.raises(SystemExit) as exited:
+        main(["pipeline", str(body), "--dialect", "gemini", "--framing", "xml"])
+    assert exited.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -101,6 +101,11 @@ def test_cli_import_scrubs_and_qualifies_clashing_names(
             "https://x.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
             "gemini",
         ),
+        (
+            "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+            "publishers/anthropic/models/claude-sonnet-4-5:streamRawPredict",
+            "anthropic_messages",
+        ),
         ("https://mcp.deepwiki.com/mcp", "unknown"),
     ],
 )
@@ -110,3 +115,54 @@ def test_guess_dialect(uri: str, dialect: str) -> None:
 
 def test_scenario_name() -> None:
     assert scenario_name("tests/Test Cancel[huggingface].yaml") == "test_cancel_huggingface"
+
+
+ANTHROPIC_BODY = (
+    b"event: message_start\n"
+    b'data: {"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5",'
+    b'"usage":{"input_tokens":5,"output_tokens":1}}}\n\n'
+    b"event: content_block_start\n"
+    b'data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+    b"event: content_block_delta\n"
+    b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'
+    b"event: message_delta\n"
+    b'data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
+    b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+)
+GEMINI_ARRAY = b'[{"candidates":[{"content":{"parts":[{"text":"Hi"}]},"finishReason":"STOP"}]}]'
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "dialect"),
+    [
+        ("claude.sse", ANTHROPIC_BODY, "anthropic_messages"),
+        ("gemini.txt", GEMINI_ARRAY, "gemini"),
+        (
+            "responses.sse",
+            b'event: response.created\ndata: {"type":"response.created","response":'
+            b'{"id":"resp_1","model":"gpt-5"}}\n\n',
+            "openai_responses",
+        ),
+    ],
+)
+def test_a_raw_body_of_any_format_is_recognised_and_gets_its_request_uri(
+    tmp_path: Path, name: str, body: bytes, dialect: str
+) -> None:
+    source = tmp_path / name
+    source.write_bytes(body)
+    cassette = import_file(source)
+    assert cassette.info is not None
+    assert cassette.info.dialect == dialect
+    assert guess_dialect(cassette.interactions[0].request.uri) == dialect
+
+
+def test_imported_cassettes_of_the_new_formats_replay_through_their_dialect(tmp_path: Path) -> None:
+    source = tmp_path / "claude.sse"
+    source.write_bytes(ANTHROPIC_BODY)
+    assert main(["cassette", "import", str(source), "-o", str(tmp_path / "out")]) == 0
+    (saved,) = (tmp_path / "out").rglob("*.yaml")
+    assert saved.parent.name == "anthropic_messages"
+    cassette = load(saved)
+    assert cassette.info is not None
+    response = respond([cassette.interactions[0].response.body], cassette.info.dialect)
+    assert (response.text, response.finish_reason, response.errors) == ("Hi", "stop", ())

@@ -706,7 +706,7 @@ PIECES = [
 ]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.sampled_from(PIECES), max_size=25),
     st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=30),
@@ -730,7 +730,7 @@ def test_any_chunking_gives_the_updates_of_the_whole_body(
     respond([data], NAME)  # never raises
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     run(b"event: message_start\ndata: " + data)
@@ -762,7 +762,7 @@ SUB = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(
     st.lists(
         st.tuples(

@@ -601,7 +601,7 @@ _object = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(
     objects=st.lists(_object | _json, max_size=5),
     seed=st.integers(0, 2**16),
@@ -626,7 +626,7 @@ def test_any_objects_never_raise_and_chunking_does_not_matter(
     respond([body], "gemini")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.binary(max_size=300))
 def test_arbitrary_bytes_never_raise(body: bytes) -> None:
     decoder = UpdateDecoder("gemini")

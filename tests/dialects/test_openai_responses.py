@@ -1151,7 +1151,7 @@ _events = st.sampled_from(
 )
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_events, max_size=14), st.randoms(use_true_random=False))
 def test_any_event_sequence_is_chunking_invariant(events: list[Any], rnd: Any) -> None:
     body = sse(events)
@@ -1164,7 +1164,6 @@ def test_any_event_sequence_is_chunking_invariant(events: list[Any], rnd: Any) -
     respond([body], "openai_responses")  # the converter never raises on it either
 
 
-@settings(max_examples=200)
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_never_raise(data: bytes) -> None:
     out = run(b"event: response.created\ndata: " + data)
@@ -1202,7 +1201,6 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300)
 @given(
     st.lists(
         st.dictionaries(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.model import AgentResponse, ToolCall, Usage
@@ -74,7 +74,6 @@ def logical(response: AgentResponse) -> tuple[Any, ...]:
     )
 
 
-@settings(max_examples=150)
 @given(logical_responses(), st.data())
 def test_the_same_response_in_all_four_formats_aggregates_to_the_same_response(
     truth: AgentResponse, data: st.DataObject
