@@ -177,6 +177,11 @@ class JSONEventDialect:
     sniff: ClassVar[tuple[bytes, ...]] = ()
     """Byte patterns (regular expressions) that identify the format near the start of a body,
     for ``--dialect auto`` (:mod:`raf.dialects.sniff`)."""
+    fast_decode: ClassVar[Callable[..., Any] | None] = None
+    """Optional: a decoder of the usual payload (e.g. a typed msgspec decoder) tried first,
+    whose result is a payload of type :attr:`fast_kind`; when it raises a msgspec error,
+    :meth:`decode` reads the frame instead (to salvage or report it)."""
+    fast_kind: ClassVar[str] = ""
     payload_name: ClassVar[str] = "event"
     """What one payload is called in error messages (``not a <payload_name>``)."""
     truncation_message: ClassVar[str] = "stream ended before the format's terminal event"
@@ -231,6 +236,8 @@ class JSONEventDialect:
         end_markers = self.end_markers
         handlers = self.handlers
         decode = self.decode
+        fast = self.fast_decode
+        fast_kind = self.fast_kind if fast is not None else None
         marker_length = max(map(len, end_markers), default=-1)
         frame = Frame(_NO_EVENT, out)
         for event in events:
@@ -267,9 +274,17 @@ class JSONEventDialect:
                 # One Frame serves every event of the call (this loop is the hot path).
                 frame.event = event
                 frame.data = data
-                decoded = decode(frame)
-                if decoded is not None:
-                    kind, payload = decoded
+                kind: str | None = fast_kind
+                if fast is not None:
+                    try:
+                        payload = fast(data)
+                    except (msgspec.ValidationError, msgspec.DecodeError):
+                        kind = None
+                if kind is None:
+                    decoded = decode(frame)
+                    if decoded is not None:
+                        kind, payload = decoded
+                if kind is not None:
                     handler = handlers.get(kind)
                     if handler is None:
                         self.unknown(kind, payload, frame)

@@ -216,6 +216,8 @@ class OpenAIChatDialect(JSONEventDialect):
     framing = "sse"
     end_markers = frozenset({DONE})
     payload_name = "chat completion chunk"
+    fast_decode = _decode_chunk  # the usual chunk, strictly typed; decode() salvages the rest
+    fast_kind = "chunk"
     sniff = (rb'"object"\s*:\s*"chat\.completion\.chunk"', rb'"choices"\s*:')
     truncation_message = "stream ended without [DONE] and without a finish_reason"
 
