@@ -19,10 +19,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from raf.model import AgentResponse, ToolCall, Usage
+from raf.model import AgentResponse
 from raf.pipeline import respond
 from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
-from raf.testing.strategies.common import NAMES, call_ids, json_arguments
+from raf.testing.strategies.common import tool_calls, usages
 
 # Each format with a profile of a real server that streams reasoning.
 FORMATS: dict[str, tuple[Any, str]] = {
@@ -37,19 +37,9 @@ FORMATS: dict[str, tuple[Any, str]] = {
 def logical_responses(draw: st.DrawFn) -> AgentResponse:
     """A response every format can express: text, reasoning, calls with provider ids, a finish
     reason consistent with the calls (or ``length``), usage or none."""
-    count = draw(st.integers(0, 3))
-    ids = draw(call_ids(count))
-    calls = tuple(
-        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
-        for n in range(count)
-    )
+    calls = draw(tool_calls(3))
     finish = draw(st.sampled_from(["natural", "length"]))
-    usage = None
-    if draw(st.booleans()):
-        prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
-        usage = Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
+    usage = draw(usages())
     return AgentResponse(
         text=draw(st.text(max_size=40)),
         reasoning_text=draw(st.text(min_size=1, max_size=30)) if draw(st.booleans()) else None,

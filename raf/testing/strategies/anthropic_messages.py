@@ -44,15 +44,17 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse, ToolCall, Usage, contents
+from raf.model import AgentResponse, Usage, contents
 from raf.testing.strategies.common import (
     ALNUM,
-    NAMES,
+    FINISH_REASONS,
     GeneratedStream,
     argument_text,
-    json_arguments,
+    lookup_profile,
     network_chunkings,
     split_text,
+    tool_calls,
+    usages,
 )
 from raf.testing.strategies.sse import sse_framing
 
@@ -163,14 +165,7 @@ FEATURES = frozenset(
 
 
 def _profile(profile: str | Profile) -> Profile:
-    if isinstance(profile, Profile):
-        return profile
-    try:
-        return PROFILES[profile]
-    except KeyError:
-        raise InvalidArgument(
-            f"unknown profile {profile!r}; use one of {sorted(PROFILES)} or a Profile(...)"
-        ) from None
+    return lookup_profile(profile, PROFILES)
 
 
 def _dump(payload: dict[str, Any]) -> str:
@@ -194,33 +189,9 @@ def responses(
 def _responses(draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int) -> AgentResponse:
     text = "".join(draw(st.lists(st.text(max_size=8), max_size=max_text_deltas)))
     reasoning = "".join(draw(st.lists(st.text(min_size=1, max_size=8), max_size=3)))
-    count = draw(st.integers(min_value=0, max_value=max_tool_calls))
-    suffixes = draw(
-        st.lists(
-            st.text(ALNUM, min_size=24, max_size=24), min_size=count, max_size=count, unique=True
-        )
-    )
-    calls = tuple(
-        ToolCall(
-            id=f"toolu_{s}", name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments())
-        )
-        for s in suffixes
-    )
-    finish = draw(
-        st.sampled_from([None, "stop", "tool_calls", "length", "content_filter", "pause_turn"])
-    )
-    usage = None
-    if draw(st.booleans()):
-        prompt = draw(st.integers(0, 10**6))
-        hit = draw(st.none() | st.integers(0, prompt))
-        completion = draw(st.integers(0, 10**5))
-        usage = Usage(
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            total_tokens=prompt + completion,
-            prompt_cache_hit_tokens=hit,
-            prompt_cache_miss_tokens=None if hit is None else prompt - hit,
-        )
+    calls = draw(tool_calls(max_tool_calls, id_prefix="toolu_"))
+    finish = draw(st.sampled_from([*FINISH_REASONS, "pause_turn"]))
+    usage = draw(usages(cache=True))
     return AgentResponse(
         text=text,
         reasoning_text=reasoning or None,

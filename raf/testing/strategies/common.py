@@ -8,17 +8,18 @@ import functools
 import itertools
 import json
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse
+from raf.model import AgentResponse, ToolCall, Usage
 
 __all__ = [
     "ALNUM",
+    "FINISH_REASONS",
     "NAMES",
     "GeneratedStream",
     "Piece",
@@ -26,10 +27,13 @@ __all__ = [
     "call_ids",
     "json_arguments",
     "json_values",
+    "lookup_profile",
     "merge",
     "merge_calls",
     "network_chunkings",
     "split_text",
+    "tool_calls",
+    "usages",
 ]
 
 # -- JSON arguments ---------------------------------------------------------------------------
@@ -92,13 +96,71 @@ ALNUM = string.ascii_letters + string.digits
 
 
 @st.composite
-def call_ids(draw: st.DrawFn, count: int) -> list[str]:
+def call_ids(draw: st.DrawFn, count: int, prefix: str = "call_") -> list[str]:
+    """``count`` distinct provider call ids: ``prefix`` and 24 letters or digits."""
     suffixes = draw(
         st.lists(
             st.text(ALNUM, min_size=24, max_size=24), min_size=count, max_size=count, unique=True
         )
     )
-    return [f"call_{s}" for s in suffixes]
+    return [f"{prefix}{s}" for s in suffixes]
+
+
+@st.composite
+def tool_calls(
+    draw: st.DrawFn, max_count: int, *, id_prefix: str | None = "call_"
+) -> tuple[ToolCall, ...]:
+    """0 to ``max_count`` calls with JSON arguments; their ids are the provider's
+    (``id_prefix`` and 24 characters) or, with ``id_prefix=None``, raf's ``__tc_<n>``."""
+    count = draw(st.integers(min_value=0, max_value=max_count))
+    if id_prefix is None:
+        ids = [f"__tc_{n}" for n in range(count)]
+    else:
+        ids = draw(call_ids(count, id_prefix))
+    return tuple(
+        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
+        for n in range(count)
+    )
+
+
+FINISH_REASONS = (None, "stop", "tool_calls", "length", "content_filter")
+"""The finish reasons ground truths are drawn from (none: the stream gives no reason)."""
+
+
+@st.composite
+def usages(draw: st.DrawFn, *, cache: bool = False) -> Usage | None:
+    """Usage or none; the total is prompt + completion; with ``cache``, sometimes a cache
+    hit count (and the miss count it implies)."""
+    if not draw(st.booleans()):
+        return None
+    prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
+    hit = draw(st.none() | st.integers(0, prompt)) if cache else None
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=prompt + completion,
+        prompt_cache_hit_tokens=hit,
+        prompt_cache_miss_tokens=None if hit is None else prompt - hit,
+    )
+
+
+_P = TypeVar("_P")
+
+
+def lookup_profile(profile: str | _P, profiles: Mapping[str, _P]) -> _P:
+    """A format's profile by name (or the profile itself).
+
+    Raises:
+        InvalidArgument: an unknown name; the message lists the known ones.
+    """
+    if not isinstance(profile, str):
+        return profile
+    try:
+        return profiles[profile]
+    except KeyError:
+        raise InvalidArgument(
+            f"unknown profile {profile!r}; use one of {sorted(profiles)} or a Profile(...)"
+        ) from None
 
 
 # -- pieces of a response on the wire ---------------------------------------------------------

@@ -39,11 +39,13 @@ from raf.model import AgentResponse, contents
 from raf.model.messages import ToolCall
 from raf.model.usage import Usage
 from raf.testing.strategies.common import (
-    NAMES,
+    FINISH_REASONS,
     GeneratedStream,
-    json_arguments,
+    lookup_profile,
     network_chunkings,
     split_text,
+    tool_calls,
+    usages,
 )
 from raf.testing.strategies.sse import sse_framing
 
@@ -93,14 +95,7 @@ _SIGNATURE = "EpwICpkIAXLI2nxlU6gsWZaZHRYkX1orzuM8vSUFwaAt1JRxEC2h"
 
 
 def _profile(profile: str | Profile) -> Profile:
-    if isinstance(profile, Profile):
-        return profile
-    try:
-        return PROFILES[profile]
-    except KeyError:
-        raise InvalidArgument(
-            f"unknown profile {profile!r}; known: {', '.join(sorted(PROFILES))}"
-        ) from None
+    return lookup_profile(profile, PROFILES)
 
 
 @st.composite
@@ -108,20 +103,9 @@ def responses(draw: st.DrawFn, *, max_tool_calls: int = 3) -> AgentResponse:
     """A ground truth: text, reasoning, calls with JSON arguments, finish reason, usage."""
     text = "".join(draw(st.lists(st.text(max_size=8), max_size=5)))
     reasoning = "".join(draw(st.lists(st.text(min_size=1, max_size=8), max_size=4)))
-    count = draw(st.integers(0, max_tool_calls))
-    calls = tuple(
-        ToolCall(
-            id=f"__tc_{n}", name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments())
-        )
-        for n in range(count)
-    )
-    finish = draw(st.sampled_from([None, "stop", "tool_calls", "length", "content_filter"]))
-    usage = None
-    if draw(st.booleans()):
-        prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
-        usage = Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
+    calls = draw(tool_calls(max_tool_calls, id_prefix=None))
+    finish = draw(st.sampled_from(FINISH_REASONS))
+    usage = draw(usages())
     return AgentResponse(
         text=text,
         reasoning_text=reasoning or None,

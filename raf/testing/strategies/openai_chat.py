@@ -35,19 +35,20 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse, ToolCall, Usage, contents
+from raf.model import AgentResponse, contents
 from raf.testing.strategies.common import (
     ALNUM,
-    NAMES,
+    FINISH_REASONS,
     GeneratedStream,
     Piece,
     argument_text,
-    call_ids,
-    json_arguments,
+    lookup_profile,
     merge,
     merge_calls,
     network_chunkings,
     split_text,
+    tool_calls,
+    usages,
 )
 from raf.testing.strategies.sse import sse_framing
 
@@ -152,14 +153,7 @@ def profiles() -> st.SearchStrategy[Profile]:
 
 
 def _profile(profile: str | Profile) -> Profile:
-    if isinstance(profile, Profile):
-        return profile
-    try:
-        return PROFILES[profile]
-    except KeyError:
-        raise InvalidArgument(
-            f"unknown profile {profile!r}; use one of {sorted(PROFILES)} or a Profile(...)"
-        ) from None
+    return lookup_profile(profile, PROFILES)
 
 
 # -- responses --------------------------------------------------------------------------------
@@ -190,19 +184,9 @@ def _responses(
         reasoning = "".join(
             draw(st.lists(st.text(min_size=1, max_size=8), max_size=max_text_deltas))
         )
-    count = draw(st.integers(min_value=0, max_value=max_tool_calls))
-    ids = draw(call_ids(count)) if chosen.ids != "none" else [f"__tc_{n}" for n in range(count)]
-    calls = tuple(
-        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
-        for n in range(count)
-    )
-    finish = draw(st.sampled_from([None, "stop", "tool_calls", "length", "content_filter"]))
-    usage = None
-    if chosen.usage != "none" and draw(st.booleans()):
-        prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
-        usage = Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
+    calls = draw(tool_calls(max_tool_calls, id_prefix=None if chosen.ids == "none" else "call_"))
+    finish = draw(st.sampled_from(FINISH_REASONS))
+    usage = draw(usages()) if chosen.usage != "none" else None
     return AgentResponse(
         text=text,
         reasoning_text=reasoning or None,

@@ -30,19 +30,19 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model.messages import ToolCall
 from raf.model.response import AgentResponse
 from raf.model.usage import Usage
 from raf.testing.strategies.common import (
-    NAMES,
+    FINISH_REASONS,
     GeneratedStream,
     Piece,
     argument_text,
-    call_ids,
-    json_arguments,
+    lookup_profile,
     merge,
     network_chunkings,
     split_text,
+    tool_calls,
+    usages,
 )
 from raf.testing.strategies.sse import sse_framing
 
@@ -82,11 +82,7 @@ PROFILES: dict[str, Profile] = {
 
 
 def _profile(profile: str | Profile) -> Profile:
-    if isinstance(profile, Profile):
-        return profile
-    if profile not in PROFILES:
-        raise InvalidArgument(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}")
-    return PROFILES[profile]
+    return lookup_profile(profile, PROFILES)
 
 
 def responses(
@@ -104,19 +100,9 @@ def _responses(draw: st.DrawFn, chosen: Profile, max_tool_calls: int) -> AgentRe
     reasoning = (
         draw(st.text(min_size=1, max_size=30)) if chosen.reasoning and draw(st.booleans()) else None
     )
-    count = draw(st.integers(0, max_tool_calls))
-    ids = draw(call_ids(count))
-    calls = tuple(
-        ToolCall(id=ids[n], name=draw(st.sampled_from(NAMES)), arguments=draw(json_arguments()))
-        for n in range(count)
-    )
-    finish = draw(st.sampled_from([None, "stop", "tool_calls", "length", "content_filter"]))
-    usage = None
-    if draw(st.booleans()):
-        prompt, completion = draw(st.integers(0, 10**6)), draw(st.integers(0, 10**5))
-        usage = Usage(
-            prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
-        )
+    calls = draw(tool_calls(max_tool_calls))
+    finish = draw(st.sampled_from(FINISH_REASONS))
+    usage = draw(usages())
     return AgentResponse(
         text=text, reasoning_text=reasoning, tool_calls=calls, finish_reason=finish, usage=usage
     )
