@@ -156,6 +156,14 @@ Handler = Callable[[Any, Any, Frame], None]
 
 _decode_generic = msgspec.json.decode
 _NO_EVENT = ServerSentEvent()
+# What one frame of each framing is called in the truncation message (``auto`` is decided per
+# body, so its frames are named for both).
+_FRAME_NAMES = {
+    "sse": "SSE event",
+    "json_array": "JSON value",
+    "json_lines": "JSON line",
+    "auto": "frame (an SSE event or a JSON value)",
+}
 
 
 class JSONEventDialect:
@@ -332,8 +340,7 @@ class JSONEventDialect:
                 updates.Error(
                     error_code=ErrorCode.STREAM_TRUNCATED,
                     message=f"stream ended inside an unfinished "
-                    f"{'SSE event' if self.framing == 'sse' else 'JSON value'}; "
-                    "its data was discarded",
+                    f"{_FRAME_NAMES.get(self.framing, 'frame')}; its data was discarded",
                 )
             )
         elif not self.finished and not self.provider_error:

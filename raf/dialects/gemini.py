@@ -360,25 +360,6 @@ class GeminiDialect(JSONEventDialect):
             out.append(updates.Usage(usage=self._usage))
             self._emitted = self._usage
 
-    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
-        """As the base, but the framing is chosen per body, so an unfinished frame is named
-        for both framings."""
-        out = super().close(truncated=truncated)
-        if truncated:
-            out = [
-                updates.Error(
-                    error_code=ErrorCode.STREAM_TRUNCATED,
-                    message="stream ended inside an unfinished frame (an SSE event or a "
-                    "JSON value); its data was discarded",
-                )
-                if isinstance(u, updates.Error)
-                and u.error_code == ErrorCode.STREAM_TRUNCATED
-                and u.message.startswith("stream ended inside an unfinished")
-                else u
-                for u in out
-            ]
-        return out
-
 
 def _set(root: dict[str, Any], steps: list[str | int], value: Any, append: bool) -> bool:
     """Set ``value`` at ``steps`` under ``root`` (creating containers); False on a conflict."""
