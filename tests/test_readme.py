@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from raf.cli import main
+from raf.conformance.cases import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -66,9 +67,14 @@ def test_every_python_snippet_of_the_tour_runs_as_written(
     assert "tool_calls ['ToolCallEnd', 'ToolCallEnd', 'ToolCalling', 'ToolCalling']" in out
 
 
-def test_the_tour_shows_the_node_client_passing() -> None:
+def test_the_tour_counts_the_bundled_cases_as_they_are() -> None:
+    # The node client reads Chat Completions only: the other dialects' cases are skipped.
+    suite = load_suite(ROOT / "cassettes", ROOT / "conformance" / "goldens")
+    total = len(suite.cases)
+    chat = sum(case.dialect == "openai_chat" for case in suite.cases)
     assert "raf conform --impl 'node examples/clients/node/client.js'" in README
-    assert "570 cases: 216 passed, 0 failed, 354 skipped" in README
+    assert f"{total} cases: {chat} passed, 0 failed, {total - chat} skipped" in README
+    assert f"holds {total // 6} recorded scenarios" in README
 
 
 def test_the_tour_anthropic_example_gives_what_the_readme_shows(
