@@ -343,8 +343,9 @@ def _build_parser() -> argparse.ArgumentParser:
     conform_parser.add_argument(
         "--dialect",
         action="append",
+        choices=dialect_choices(),
         metavar="NAME",
-        help="only cases of this dialect (repeatable)",
+        help=f"only cases of this dialect (repeatable; one of {', '.join(dialect_choices())})",
     )
     conform_parser.add_argument(
         "-k",

@@ -188,6 +188,10 @@ def test_bad_arguments_are_usage_errors_never_tracebacks(
 ) -> None:
     assert main(conform("--impl", "")) == 2
     assert "--impl: an empty command" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # argparse's usage error, with the known names
+        main(conform("--dialect", "anthropic"))
+    assert exited.value.code == 2
+    assert "anthropic_messages" in capsys.readouterr().err
     for options, message in (
         (["--raf-impl", ""], "--raf-impl: an empty command"),
         (["--raf-impl", REFERENCE, "--raf-cassettes", str(tmp_path / "nowhere")], "not found"),
