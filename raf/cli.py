@@ -47,6 +47,7 @@ from raf.chunking import STANDARD_CHUNKINGS, check_chunking
 from raf.collect import ResponseCollector
 from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
+from raf.conformance.http import TRANSPORTS
 from raf.conformance.implementation import Implementation, ReferenceImplementation
 from raf.conformance.protocol import LEVELS
 from raf.conformance.report import conform
@@ -59,6 +60,10 @@ from raf.model import updates
 from raf.model.canonical import to_json
 from raf.pipeline import Pipeline, UpdateDecoder, drive
 from raf.schema import json_schemas
+from raf.serve.faults import FAULTS
+
+DEFAULT_MAX_BODY = 16 * 1024 * 1024  # raf.serve.app's defaults, without importing aiohttp
+DEFAULT_MAX_STREAMS = 1024
 
 __all__ = ["main", "schema_files", "version_text"]
 
@@ -377,6 +382,15 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"how long --impl has to answer one case (default {DEFAULT_TIMEOUT:g})",
     )
+    conform_parser.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="chunks",
+        help="chunks: each case's body is sent in the protocol message (default); http: raf "
+        "serve replays the case on 127.0.0.1 and the implementation makes the request itself "
+        "with its own HTTP stack (capability http; docs/protocol.md). Without --impl, http "
+        "runs raf's reference as a program",
+    )
     conform_parser.add_argument("--json", type=Path, metavar="FILE", help="write a JSON report")
     conform_parser.add_argument(
         "--junit", type=Path, metavar="FILE", help="write a JUnit XML report"
@@ -389,6 +403,73 @@ def _build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write the goldens of the cassettes (with the reference pipeline) instead of "
         "testing: only cassettes whose reviewed expect block the result satisfies are written",
+    )
+
+    serve = sub.add_parser(
+        "serve",
+        help="replay cassettes over HTTP on 127.0.0.1, with chunkings, timing and faults",
+        description="Serve every cassette of the folders (the bundled ones by default) over "
+        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>], followed "
+        "by the path a client appends (/v1/chat/completions, /v1/messages, ...): set a "
+        "client's base URL to a case and it gets the recorded stream, cut as asked, with the "
+        "faults asked. GET /_raf/journal lists the requests received (scrubbed), each "
+        "checked against the recorded request. docs/serve.md has the URL scheme and faults.",
+        epilog="examples:\n"
+        "  raf serve --port 0\n"
+        "  raf serve --cassettes my_cassettes --journal requests.jsonl\n"
+        "  curl -sN -d '{}' http://127.0.0.1:8765/s/openai_chat/plain_text/c/bytes"
+        "/f/stall-500/v1/chat/completions\n\n"
+        "faults: " + ", ".join(FAULTS),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    serve.add_argument(
+        "--cassettes",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a cassette folder (repeatable; default: the bundled cassettes)",
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="where to listen (default 127.0.0.1: this machine only)"
+    )
+    serve.add_argument(
+        "--port",
+        type=_port,
+        default=8765,
+        help="the port (default 8765; 0: a free one, printed when listening)",
+    )
+    serve.add_argument(
+        "--speed",
+        type=_speed,
+        default=1.0,
+        help="recorded delays are divided by this (default 1; 0: no delays)",
+    )
+    serve.add_argument(
+        "--chunking",
+        type=_serve_chunking,
+        metavar="NAME",
+        help="the chunking of a path that names none (default: recorded when the cassette "
+        "has a timing, else whole)",
+    )
+    serve.add_argument(
+        "--journal",
+        type=Path,
+        metavar="FILE",
+        help="also append every request to FILE (JSON lines)",
+    )
+    serve.add_argument(
+        "--max-streams",
+        type=_positive,
+        default=DEFAULT_MAX_STREAMS,
+        metavar="N",
+        help=f"most responses in progress at once (default {DEFAULT_MAX_STREAMS}; more get 503)",
+    )
+    serve.add_argument(
+        "--max-body",
+        type=_positive,
+        default=DEFAULT_MAX_BODY,
+        metavar="BYTES",
+        help=f"largest request body (default {DEFAULT_MAX_BODY}; larger get 413)",
     )
 
     cassette = sub.add_parser(
@@ -509,6 +590,71 @@ def _chunking(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
+    return int(text)
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a speed (a number >= 0): {text!r}")
+    return value
+
+
+def _serve_chunking(text: str) -> str:
+    return text if text == "recorded" else _chunking(text)
+
+
+def _run_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from raf.serve.app import ServeConfig  # noqa: PLC0415 - aiohttp only for this command
+    from raf.serve.journal import Journal  # noqa: PLC0415
+    from raf.serve.server import bind, serve_forever  # noqa: PLC0415
+
+    folders = args.cassettes or [bundled().cassettes]
+    for folder in folders:
+        if not folder.is_dir():
+            raise _InputError(f"no cassette folder at {folder}")
+    try:
+        journal = Journal(file=args.journal)
+    except OSError as exc:
+        raise _InputError(f"cannot write {args.journal}: {_reason(exc)}") from exc
+    config = ServeConfig(
+        folders=list(folders),
+        speed=args.speed,
+        chunking=args.chunking,
+        max_body=args.max_body,
+        max_streams=args.max_streams,
+        journal=journal,
+    )
+    try:
+        sock = bind(args.host, args.port)
+    except OSError as exc:
+        journal.close()
+        raise _InputError(f"cannot listen on {args.host}:{args.port}: {_reason(exc)}") from exc
+    port = sock.getsockname()[1]
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host not in ("127.0.0.1", "::1", "localhost"):
+        _warn(
+            f"raf serve: listening on {args.host}: any machine that reaches it reads the cassettes"
+        )
+
+    def ready() -> None:
+        out.write(
+            f"raf serve: listening on http://{host}:{port} ({len(config.catalog)} cassettes; "
+            "Ctrl-C stops)\n"
+        )
+        out.flush()
+
+    serve_forever(config, sock, ready)
+    out.write(f"raf serve: stopped after {journal.count} request(s)\n")
+    return 0
+
+
 def version_text() -> str:
     """What ``raf --version`` prints: raf's version, which build, and the interpreter."""
     build = "compiled" if getattr(raf, "COMPILED", False) else "pure Python"
@@ -563,16 +709,23 @@ def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
         console.print("no cases matched")
         _warn("raf: no cases matched the selection")
         return 1
-    implementation: Implementation
-    if args.impl is not None:
-        try:
-            implementation = StdioImplementation(args.impl, timeout=args.timeout)
-        except ValueError as exc:
-            raise _InputError(f"--impl: {exc}") from exc
-    else:
-        implementation = ReferenceImplementation()
-    level = args.level or ("response" if args.impl is not None else "updates")
-    report = conform(console, suite, implementation, level=level)
+    with contextlib.ExitStack() as stack:
+        server = None
+        if args.transport == "http":
+            server = stack.enter_context(_replay_server(cassettes_dir))
+        implementation: Implementation
+        command = args.impl
+        if command is None and server is not None:  # the reference, as a program, over HTTP
+            command = [sys.executable, "-m", "raf.conformance.stdio_reference"]
+        if command is not None:
+            try:
+                implementation = StdioImplementation(command, timeout=args.timeout, server=server)
+            except ValueError as exc:
+                raise _InputError(f"--impl: {exc}") from exc
+        else:
+            implementation = ReferenceImplementation()
+        level = args.level or ("response" if args.impl is not None else "updates")
+        report = conform(console, suite, implementation, level=level, transport=args.transport)
     for path, write in (
         (args.json, write_json),
         (args.junit, write_junit),
@@ -591,6 +744,22 @@ def _run_conform(args: argparse.Namespace, out: TextIO) -> int:
             "do not conform"
         )
     return 0 if report.ok else 1
+
+
+@contextlib.contextmanager
+def _replay_server(cassettes_dir: Path) -> Iterator[Any]:
+    """``raf serve`` on the suite's cassettes, on a free port of 127.0.0.1."""
+    from raf.serve.server import ReplayServer  # noqa: PLC0415 - aiohttp only when asked
+
+    server = ReplayServer([cassettes_dir])
+    try:
+        server.start()
+    except OSError as exc:
+        raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _update_goldens(
@@ -754,6 +923,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return _run_conform(args, out)
     if args.command == "cassette":
         return _run_cassette(args, out)
+    if args.command == "serve":
+        return _run_serve(args, out)
     return _run_pipeline(args, out)
 
 

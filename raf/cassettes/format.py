@@ -132,10 +132,29 @@ class Response(msgspec.Struct, kw_only=True):
 
 
 class Interaction(msgspec.Struct, kw_only=True):
-    """One request and its response."""
+    """One request and its response.
+
+    ``timing`` is optional: the network reads of the response body as they arrived, each
+    ``(bytes, milliseconds since the previous read)`` (the first since the response headers).
+    The sizes add up to the body. ``raf serve`` replays them under the ``recorded`` chunking.
+    vcrpy ignores the key.
+    """
 
     request: Request
     response: Response
+    timing: list[tuple[int, float]] | None = None
+
+    def timed_chunks(self) -> tuple[list[bytes], list[float]] | None:
+        """The body cut as recorded and the seconds to wait before each read, or ``None``
+        without a recorded timing."""
+        if self.timing is None:
+            return None
+        chunks, delays, start = [], [], 0
+        for size, milliseconds in self.timing:
+            chunks.append(self.response.body[start : start + size])
+            delays.append(milliseconds / 1000)
+            start += size
+        return chunks, delays
 
 
 class Cassette(msgspec.Struct, kw_only=True):
@@ -164,6 +183,7 @@ class Cassette(msgspec.Struct, kw_only=True):
                     "headers": i.response.headers,
                     "status": {"code": i.response.status, "message": i.response.reason},
                 },
+                **({"timing": [list(t) for t in i.timing]} if i.timing is not None else {}),
             }
             for i in self.interactions
         ]
@@ -243,7 +263,9 @@ def _interaction(item: Any, where: str, source: str) -> Interaction:
             ) from exc
     if not isinstance(data, bytes):
         raise CassetteFormatError(source, f"{where}.response.body.string is not text or bytes")
+    timing = _timing(item.get("timing"), len(data), f"{where}.timing", source)
     return Interaction(
+        timing=timing,
         request=Request(
             method=method or "POST",
             uri=uri,
@@ -257,6 +279,36 @@ def _interaction(item: Any, where: str, source: str) -> Interaction:
             body=data,
         ),
     )
+
+
+def _timing(raw: Any, size: int, where: str, source: str) -> list[tuple[int, float]] | None:
+    """The recorded reads ``[[bytes, ms], ...]``, checked: sizes positive and adding up to the
+    body, times finite and not negative."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list):
+        raise CassetteFormatError(source, f"{where} is not a list of [bytes, milliseconds]")
+    out: list[tuple[int, float]] = []
+    for n, pair in enumerate(raw):
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not _is_int(pair[0])
+            or pair[0] <= 0
+            or not isinstance(pair[1], int | float)
+            or isinstance(pair[1], bool)
+            or not 0 <= pair[1] <= 3_600_000
+        ):
+            raise CassetteFormatError(
+                source, f"{where}[{n}] is not [bytes > 0, milliseconds between 0 and 3600000]"
+            )
+        out.append((pair[0], float(pair[1])))
+    total = sum(size for size, _ in out)
+    if total != size:
+        raise CassetteFormatError(
+            source, f"{where}: the reads add up to {total} bytes, the body has {size}"
+        )
+    return out
 
 
 def _status(status: Any, where: str, source: str) -> tuple[int, str]:

@@ -9,12 +9,41 @@ came back). No file IO: :func:`raf.cassettes.save` writes the cassette, scrubbin
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable, Iterator
+
 import httpx
 import msgspec
 
 from raf.cassettes.format import Headers, Interaction, Request, Response
 
-__all__ = ["interaction_from_httpx"]
+__all__ = ["TimedReads", "interaction_from_httpx"]
+
+
+class TimedReads:
+    """Wrap an iterator of reads and keep when each arrived::
+
+    reads = TimedReads(response.iter_bytes())
+    chunks = list(reads)
+    interaction = interaction_from_httpx(response, b"".join(chunks), timing=reads.timing)
+    """
+
+    def __init__(self, reads: Iterable[bytes]) -> None:
+        self._reads = iter(reads)
+        self._last = time.perf_counter()
+        self.timing: list[tuple[int, float]] = []
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        while True:
+            chunk = next(self._reads)
+            if chunk:
+                now = time.perf_counter()
+                self.timing.append((len(chunk), round((now - self._last) * 1000, 3)))
+                self._last = now
+                return chunk
 
 
 def _headers(headers: httpx.Headers) -> Headers:
@@ -37,7 +66,12 @@ def _request_body(content: bytes) -> str | bytes | None:
             return content
 
 
-def interaction_from_httpx(response: httpx.Response, body: bytes) -> Interaction:
+def interaction_from_httpx(
+    response: httpx.Response,
+    body: bytes,
+    *,
+    timing: list[tuple[int, float]] | None = None,
+) -> Interaction:
     """The interaction of ``response`` (and its request) whose body was ``body``.
 
     Args:
@@ -45,6 +79,8 @@ def interaction_from_httpx(response: httpx.Response, body: bytes) -> Interaction
             be read (``json=``, ``content=``, ``data=``), as httpx keeps it.
         body: the response body as it arrived (decoded by httpx, so the recorded
             ``content-encoding`` and ``content-length`` headers are dropped).
+        timing: the reads as they arrived, ``(bytes, milliseconds since the previous)``
+            (:class:`TimedReads` keeps them), replayed by ``raf serve --chunking recorded``.
     """
     request = response.request
     headers = {
@@ -53,6 +89,7 @@ def interaction_from_httpx(response: httpx.Response, body: bytes) -> Interaction
         if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
     }
     return Interaction(
+        timing=timing,
         request=Request(
             method=request.method,
             uri=str(request.url),

@@ -175,7 +175,28 @@ def _scrub_interaction(interaction: Interaction, where: str, dialect: str | None
         headers=scrub_headers(interaction.response.headers),
         body=body if isinstance(body, bytes) else interaction.response.body,
     )
-    return Interaction(request=request, response=response)
+    timing = _retimed(interaction.timing, len(response.body))
+    return Interaction(request=request, response=response, timing=timing)
+
+
+def _retimed(timing: list[tuple[int, float]] | None, size: int) -> list[tuple[int, float]] | None:
+    """The recorded reads of a body whose scrubbing changed its length to ``size``: the
+    difference is taken from (or added to) the last reads, every delay kept."""
+    if timing is None:
+        return None
+    out = list(timing)
+    excess = sum(n for n, _ in out) - size
+    while excess > 0 and out:
+        n, ms = out.pop()
+        if n > excess:
+            out.append((n - excess, ms))
+            excess = 0
+        else:
+            excess -= n
+    if excess < 0:
+        n, ms = out.pop() if out else (0, 0.0)
+        out.append((n - excess, ms))
+    return out
 
 
 def scrub_cassette(cassette: Cassette) -> Cassette:

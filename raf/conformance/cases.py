@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from raf.cassettes.format import Cassette, Interaction
+from raf.cassettes.format import Cassette, Interaction, Request
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
 from raf.chunking import STANDARD_CHUNKINGS, chunk
@@ -55,6 +55,8 @@ class Case:
     body: bytes = field(repr=False)
     expected: InteractionOutput = field(repr=False)
     requires: frozenset[str] = frozenset()
+    request: Request | None = field(default=None, repr=False)
+    """The recorded request (what an ``http`` case asks the client to send)."""
 
     def chunks(self) -> list[bytes]:
         """The body as the network reads of this case's chunking."""
@@ -262,5 +264,6 @@ def _add(
                     body=interaction.response.body,
                     expected=output,
                     requires=needs,
+                    request=interaction.request,
                 )
             )

@@ -48,11 +48,14 @@ __all__ = [
 class Outcome:
     """What running one case gave: the implementation's ``result``, or ``failure`` (why it
     gave none: a timeout, a crash, a malformed line...), and what it wrote to its standard
-    error meanwhile (``stderr``)."""
+    error meanwhile (``stderr``), and for an ``http`` case what was wrong with its request."""
 
     result: Result | None = None
     failure: str | None = None
     stderr: str = ""
+    request_problems: tuple[str, ...] = ()
+    """For an ``http`` case: what is wrong with the request the client sent (none reached
+    the server, or it differs from the recorded one)."""
 
 
 class Implementation(Protocol):

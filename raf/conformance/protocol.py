@@ -39,6 +39,7 @@ __all__ = [
     "ClientToolCall",
     "ClientUsage",
     "Hello",
+    "HttpRequest",
     "ImplementationHello",
     "ProtocolError",
     "Result",
@@ -63,6 +64,8 @@ CAPABILITIES: Final = {
     "usage": "the client reports token usage; without it usage is not compared",
     "error_codes": "the client reports raf's error codes (docs/model.md); without it only the "
     "presence of errors is compared",
+    "http": "the client makes the HTTP request itself (cases of transport http, run by "
+    "raf conform --transport http); those cases are skipped without it",
 }
 """Every capability an implementation may declare, and what it changes."""
 
@@ -99,6 +102,28 @@ class ImplementationHello(_Message, tag="hello", forbid_unknown_fields=False):
     capabilities: list[str] = msgspec.field(default_factory=list)
 
 
+class HttpRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """The request an ``http`` case asks the client to make, on ``raf serve``.
+
+    Attributes:
+        method: ``POST`` (``GET`` for a resumed stream).
+        url: where to send it: ``base_url`` + ``path``.
+        base_url: the case's prefix on the server
+            (``http://127.0.0.1:PORT/s/<dialect>/<scenario>/c/<chunking>/i/<n>``), for a
+            client that appends its own provider path, as SDKs do.
+        path: the recorded provider path, with its query (``/v1/chat/completions``).
+        headers: headers to send (``content-type``, ``accept``).
+        body: the recorded request body as JSON (``null`` for none), to send JSON-encoded.
+    """
+
+    method: str
+    url: str
+    base_url: str
+    path: str
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+    body: Any = None
+
+
 class Case(_Message, tag="case"):
     """raf -> implementation: run one case.
 
@@ -112,6 +137,11 @@ class Case(_Message, tag="case"):
             header joined by ``", "``.
         chunks: the body, as the network reads the client must be fed one by one, each
             base64 (standard alphabet, with padding). Joined, they are the recorded body.
+            Empty for an ``http`` case.
+        transport: ``chunks`` (the body is in ``chunks``) or ``http`` (only to a client with
+            the ``http`` capability: it makes ``request`` itself and reads the answer from
+            the network; ``status`` and ``headers`` are what the server will answer).
+        request: the request of an ``http`` case (``None`` otherwise).
     """
 
     id: str
@@ -120,6 +150,8 @@ class Case(_Message, tag="case"):
     status: int
     headers: dict[str, str]
     chunks: list[str]
+    transport: str = "chunks"
+    request: HttpRequest | None = None
 
     def body_chunks(self) -> list[bytes]:
         """The chunks, decoded."""

@@ -8,7 +8,8 @@ becomes one ``http_error`` (as :mod:`raf.transport` does for a live response).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 
 from raf.cassettes.format import Cassette, Interaction
 from raf.chunking import chunk
@@ -17,13 +18,14 @@ from raf.conformance.goldens import Golden, InteractionOutput
 from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.pipeline import Pipeline, UpdateDecoder, http_error, iter_updates, run
+from raf.pipeline import Pipeline, UpdateDecoder, drive, http_error, iter_updates, run
 
 __all__ = [
     "OutputFunction",
     "golden_of",
     "output_for",
     "output_of",
+    "output_of_reads",
     "run_cassette",
     "run_interaction",
 ]
@@ -53,6 +55,28 @@ def output_for(
     else:
         updates = list(iter_updates(chunks, dialect))
         results = list(run(chunks, dialect))
+    return output_of(updates, results)
+
+
+def output_of_reads(
+    status: int, reason: str, reads: Sequence[bytes], dialect: str, failure: Exception | None
+) -> InteractionOutput:
+    """:func:`output_for` of a body read from the network, whose reading ended with
+    ``failure`` (a dropped connection...) after ``reads``: the turn ends with a
+    ``transport_error`` after what arrived, as :func:`raf.pipeline.drive` does."""
+    if failure is None or not 200 <= status < 300:
+        return output_for(status, reason, reads, dialect)
+
+    def source() -> Iterator[bytes]:
+        yield from reads
+        raise failure
+
+    updates: list[AgentResponseUpdate] = []
+    results: list[AgentResponseResult] = []
+    with contextlib.suppress(Exception):
+        updates.extend(drive(UpdateDecoder(dialect), source()))
+    with contextlib.suppress(Exception):
+        results.extend(drive(Pipeline(dialect), source()))
     return output_of(updates, results)
 
 

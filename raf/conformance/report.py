@@ -21,7 +21,12 @@ _MAX_STDERR_LINES = 15
 
 
 def conform(
-    console: Console, suite: Suite, implementation: Implementation, *, level: str
+    console: Console,
+    suite: Suite,
+    implementation: Implementation,
+    *,
+    level: str,
+    transport: str = "chunks",
 ) -> RunReport:
     """Run the suite with a progress bar and print the summary; returns the report."""
     progress = Progress(
@@ -39,7 +44,9 @@ def conform(
         def advance(result: CaseResult) -> None:
             progress.update(task, advance=1, description=escape(result.scenario))
 
-        report = run_suite(suite, implementation, level=level, on_result=advance)
+        report = run_suite(
+            suite, implementation, level=level, on_result=advance, transport=transport
+        )
     print_summary(console, report)
     return report
 

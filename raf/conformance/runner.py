@@ -115,13 +115,16 @@ class RunReport:
         return out
 
 
-def skip_reason(case: Case, level: str, hello: ImplementationHello) -> str | None:
+def skip_reason(
+    case: Case, level: str, hello: ImplementationHello, transport: str = "chunks"
+) -> str | None:
     """Why ``case`` is skipped for an implementation that said ``hello``, or ``None``."""
     if case.dialect not in hello.dialects:
         return f"dialect {case.dialect} not declared"
     if level not in hello.levels:
         return f"level {level} not declared"
-    missing = sorted(case.requires - set(hello.capabilities))
+    needs = case.requires | {"http"} if transport == "http" else case.requires
+    missing = sorted(needs - set(hello.capabilities))
     if missing:
         return f"needs capability {', '.join(missing)}"
     return None
@@ -150,6 +153,9 @@ def judge(case: Case, outcome: Outcome, level: str, capabilities: set[str]) -> C
         mismatches += compare_updates(
             expected.updates, expected.results, result.updates, result.results
         )
+    mismatches += [
+        Mismatch("request", "a request like the recorded one", p) for p in outcome.request_problems
+    ]
     if mismatches:
         verdict.status = "fail"
         more = f" (+{len(mismatches) - 1} more)" if len(mismatches) > 1 else ""
@@ -182,17 +188,20 @@ def run_suite(
     *,
     level: str = "response",
     on_result: Callable[[CaseResult], None] | None = None,
+    transport: str = "chunks",
 ) -> RunReport:
     """Run every case of ``suite`` through ``implementation`` and judge it at ``level``.
 
     ``on_result`` is called with each verdict as soon as it is known (a progress bar).
+    With ``transport="http"`` (an implementation given a server), a case needs the
+    implementation's ``http`` capability.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
     started = time.perf_counter()
     stamp = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     report = RunReport(implementation="?", version="", level=level, started=stamp)
-    for verdict in _verdicts(suite, implementation, level, report):
+    for verdict in _verdicts(suite, implementation, level, report, transport):
         report.results.append(verdict)
         if on_result is not None:
             on_result(verdict)
@@ -201,7 +210,7 @@ def run_suite(
 
 
 def _verdicts(
-    suite: Suite, implementation: Implementation, level: str, report: RunReport
+    suite: Suite, implementation: Implementation, level: str, report: RunReport, transport: str
 ) -> Iterator[CaseResult]:
     for problem in suite.problems:
         yield problem_result(problem, level)
@@ -216,7 +225,7 @@ def _verdicts(
     capabilities = set(hello.capabilities)
     try:
         for case in suite.cases:
-            skip = skip_reason(case, level, hello)
+            skip = skip_reason(case, level, hello, transport)
             if skip is not None:
                 yield CaseResult.of(case, level, "skip", skip)
                 continue

@@ -23,10 +23,11 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from raf.conformance import protocol
 from raf.conformance.cases import Case
+from raf.conformance.http import http_request, request_problems
 from raf.conformance.implementation import Outcome
 from raf.conformance.protocol import (
     PROTOCOL,
@@ -39,6 +40,9 @@ from raf.conformance.protocol import (
     encode,
 )
 from raf.errors import excerpt
+
+if TYPE_CHECKING:  # pragma: no cover
+    from raf.serve.server import ReplayServer
 
 __all__ = ["DEFAULT_TIMEOUT", "ImplementationFailed", "StdioImplementation"]
 
@@ -153,6 +157,8 @@ class StdioImplementation:
         timeout: seconds the program has to answer each case.
         cwd: its working folder.
         env: its environment (default: this process's).
+        server: a running ``raf serve``: every case is sent as an ``http`` case on it
+            (:mod:`raf.conformance.http`), and the request the program made is checked.
 
     Raises:
         ImplementationFailed: from :meth:`hello`, when the program cannot be started, does not
@@ -166,7 +172,9 @@ class StdioImplementation:
         timeout: float = DEFAULT_TIMEOUT,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        server: ReplayServer | None = None,
     ) -> None:
+        self.server = server
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an empty command")
@@ -231,14 +239,27 @@ class StdioImplementation:
         process = self._process
         assert process is not None
         mark = process.stderr_total
-        message = protocol.Case(
-            id=case.id,
-            dialect=case.dialect,
-            level=level,
-            status=case.status,
-            headers=case.headers,
-            chunks=_base64(case.chunks()),
-        )
+        if self.server is None:
+            message = protocol.Case(
+                id=case.id,
+                dialect=case.dialect,
+                level=level,
+                status=case.status,
+                headers=case.headers,
+                chunks=_base64(case.chunks()),
+            )
+        else:
+            message = protocol.Case(
+                id=case.id,
+                dialect=case.dialect,
+                level=level,
+                status=case.status,
+                headers=case.headers,
+                chunks=[],
+                transport="http",
+                request=http_request(case, self.server.url),
+            )
+            journal_mark = self.server.journal.count
         deadline = time.monotonic() + self.timeout
         try:
             process.send(encode(message))
@@ -261,7 +282,10 @@ class StdioImplementation:
             return self._fail(f"malformed line: a {answer.__class__.__name__}, not a result", mark)
         if answer.id != case.id:
             return self._fail(f"wrong id: expected {case.id!r}, got {answer.id!r}", mark)
-        return Outcome(answer, stderr=process.stderr_since(mark))
+        problems: tuple[str, ...] = ()
+        if self.server is not None:
+            problems = tuple(request_problems(self.server.journal, journal_mark, case))
+        return Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
 
     def close(self) -> None:
         """Say bye and wait for the program to exit (killing it after 5 seconds)."""

@@ -14,14 +14,16 @@ from typing import BinaryIO
 import msgspec
 
 from raf import __version__, dialects
+from raf.conformance.goldens import InteractionOutput
 from raf.conformance.protocol import (
     CAPABILITIES,
     LEVELS,
     PROTOCOL,
     Case,
+    HttpRequest,
     ImplementationHello,
 )
-from raf.conformance.reference import output_for
+from raf.conformance.reference import output_for, output_of_reads
 
 __all__ = ["main", "serve"]
 
@@ -63,7 +65,10 @@ def _answer(line: bytes, case_decoder: msgspec.json.Decoder[Case]) -> object:
         )
     if kind == "case":
         case = case_decoder.decode(line)
-        output = output_for(case.status, "", case.body_chunks(), case.dialect)
+        if case.transport == "http" and case.request is not None:
+            output = _over_http(case.request, case.dialect)
+        else:
+            output = output_for(case.status, "", case.body_chunks(), case.dialect)
         return {
             "type": "result",
             "id": case.id,
@@ -75,6 +80,35 @@ def _answer(line: bytes, case_decoder: msgspec.json.Decoder[Case]) -> object:
         return _BYE
     print(f"raf-reference: unknown message {kind!r}", file=sys.stderr, flush=True)
     return None
+
+
+def _over_http(request: HttpRequest, dialect: str) -> InteractionOutput:
+    """Make the case's request with httpx and feed each network read to the pipeline."""
+    import httpx  # noqa: PLC0415 - only http cases need it
+
+    reads: list[bytes] = []
+    failure: Exception | None = None
+    status, reason = 0, ""
+    try:
+        with (
+            httpx.Client(timeout=_HTTP_TIMEOUT) as client,
+            client.stream(
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=None if request.body is None else msgspec.json.encode(request.body),
+            ) as response,
+        ):
+            status, reason = response.status_code, response.reason_phrase
+            reads.extend(response.iter_raw())
+    except httpx.HTTPError as exc:
+        failure = exc
+    if status == 0:  # no response at all
+        return output_of_reads(200, "", [], dialect, failure or OSError("no response"))
+    return output_of_reads(status, reason, reads, dialect, failure)
+
+
+_HTTP_TIMEOUT = 30.0
 
 
 def main() -> int:

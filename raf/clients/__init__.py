@@ -1,0 +1,49 @@
+"""Real client libraries, driven against ``raf serve``: the published matrix of what each
+gets wrong (``raf clients``, docs/clients.md).
+
+* :mod:`raf.clients.base`: what an adapter is (:class:`~raf.clients.base.Adapter`) and the
+  helpers every adapter shares;
+* one module per library, each defining ``ADAPTER`` (the table below);
+* :mod:`raf.clients.matrix`: runs adapters over the bundled scenarios and judges each cell
+  at level ``response``; :mod:`raf.clients.report` writes the JSON and Markdown matrix.
+
+The libraries are an optional extra (``pip install 'raf[clients]'``); an adapter whose
+library is missing is reported as such, never imported by raf itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:  # pragma: no cover
+    from raf.clients.base import Adapter
+
+__all__ = ["ADAPTERS", "adapter", "names"]
+
+ADAPTERS: Final[dict[str, str]] = {
+    "openai": "raf.clients.openai_create",
+    "openai-stream-helper": "raf.clients.openai_stream_helper",
+    "openai-responses": "raf.clients.openai_responses",
+    "anthropic": "raf.clients.anthropic_stream",
+    "google-genai": "raf.clients.google_genai_stream",
+    "langchain-openai": "raf.clients.langchain_openai_stream",
+    "agent-framework": "raf.clients.agent_framework_chat",
+    "pydantic-ai": "raf.clients.pydantic_ai_agent",
+    "litellm": "raf.clients.litellm_completion",
+}
+"""Every adapter, by its name in the matrix, and the module that defines it."""
+
+
+def names() -> list[str]:
+    """The adapters' names, in the matrix's column order."""
+    return list(ADAPTERS)
+
+
+def adapter(name: str) -> Adapter:
+    """The adapter called ``name``; ``KeyError`` (listing the names) for an unknown one."""
+    if name not in ADAPTERS:
+        raise KeyError(f"unknown client {name!r}; use one of {', '.join(ADAPTERS)}")
+    module = importlib.import_module(ADAPTERS[name])
+    found: Adapter = module.ADAPTER
+    return found

@@ -1,0 +1,164 @@
+"""What a client adapter is: one real client library, driven the way its users drive it,
+against ``raf serve`` over a real socket, its result mapped to raf's canonical response.
+
+An adapter is a module of :mod:`raf.clients` that defines ``ADAPTER``, an :class:`Adapter`:
+the library's name and distribution, the dialects it reads, the capabilities it reports,
+one paragraph (``how``) saying how a user of the library reads the result (that is what is
+mapped, nothing more), and ``run``, which makes one call for a :class:`ClientCase` and
+returns a :class:`~raf.conformance.protocol.ClientResponse`.
+
+When the library raises, ``run`` raises :class:`ClientRaised` with what the user had seen
+before (the text streamed so far, the calls already handed out), as a user's loop would
+keep it; any other exception counts as the library raising with nothing kept.
+
+Adapters import their library inside ``run`` (or inside the functions it calls): the
+library is an optional extra (``raf[clients]``), never a dependency of raf.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+
+from raf.conformance.protocol import ClientResponse, ClientToolCall, ClientUsage
+from raf.dialects.tables import finish_reason as _mapped
+
+__all__ = [
+    "Adapter",
+    "ClientCase",
+    "ClientRaised",
+    "arguments",
+    "finish_reason",
+    "usage",
+]
+
+TEST_API_KEY = "sk-raf-test-not-a-secret"
+"""The API key adapters give their library (raf serve ignores it; the journal redacts it)."""
+
+
+@dataclass(frozen=True)
+class ClientCase:
+    """One call to make.
+
+    Attributes:
+        dialect: the wire format the server answers in.
+        scenario: the cassette's scenario.
+        server: ``http://127.0.0.1:PORT``.
+        prefix: the case's path prefix (``/s/openai_chat/plain_text/c/whole/i/0``); a
+            client's base URL is ``server + prefix`` plus whatever the library expects
+            (``/v1`` for the OpenAI SDK).
+        request: the recorded request body (a JSON object): the model, messages, tools and
+            options to give the library.
+        path: the recorded provider path (``/v1/chat/completions``,
+            ``/v1beta/models/gemini-2.5-flash:streamGenerateContent``).
+        timeout: seconds the call may take.
+    """
+
+    dialect: str
+    scenario: str
+    server: str
+    prefix: str
+    request: dict[str, Any]
+    path: str
+    timeout: float = 10.0
+
+    @property
+    def base_url(self) -> str:
+        return self.server + self.prefix
+
+    @property
+    def model(self) -> str:
+        """The model: the request's ``model``, else the one in a Gemini path."""
+        model = self.request.get("model")
+        if isinstance(model, str):
+            return model
+        tail = self.path.rsplit("/models/", 1)[-1]
+        return tail.split(":", 1)[0] or "model"
+
+
+class ClientRaised(Exception):
+    """The library raised ``error`` after the user had seen ``partial``."""
+
+    def __init__(self, error: BaseException, partial: ClientResponse) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.error = error
+        self.partial = partial
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One client library, as the matrix runs it."""
+
+    name: str
+    distribution: str
+    dialects: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    how: str
+    run: Callable[[ClientCase], ClientResponse]
+    module: str = ""
+    """The module the library is imported as (default: ``distribution`` with ``-`` as
+    ``_``)."""
+
+    def version(self) -> str | None:
+        """The installed version of the library, or ``None`` when it is not installed."""
+        try:
+            return importlib.metadata.version(self.distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    def missing(self) -> str | None:
+        """Why the library cannot be used here (not installed, fails to import), or
+        ``None``."""
+        try:
+            importlib.import_module(self.module or self.distribution.replace("-", "_"))
+        except Exception as exc:  # an optional library that is absent or broken
+            return f"{self.distribution} is not installed ({type(exc).__name__}: {exc})"
+        return None
+
+
+def finish_reason(dialect: str, raw: str | None) -> str | None:
+    """A provider's finish reason (``end_turn``, ``STOP``, ``tool_calls``...) in raf's
+    terms (``stop``, ``tool_calls``, ``length``, ``content_filter``...), by the dialect's own
+    table; ``None`` stays ``None``."""
+    if raw is None:
+        return None
+    module = importlib.import_module(f"raf.dialects.{dialect}")
+    table: dict[str, str] = getattr(module, "FINISH_REASONS", {})
+    return str(_mapped(table, raw))
+
+
+def arguments(value: Any) -> Any:
+    """Tool-call arguments as the user gets them, as JSON: a string is parsed (kept as the
+    string when it is not JSON); a mapping or list is taken as it is."""
+    if isinstance(value, str | bytes):
+        try:
+            return msgspec.json.decode(value)
+        except msgspec.DecodeError:
+            return value
+    return msgspec.to_builtins(value) if value is not None else None
+
+
+def tool_call(call_id: str | None, name: str, args: Any) -> ClientToolCall:
+    """A tool call as the user got it."""
+    return ClientToolCall(id=call_id or None, name=name, arguments=arguments(args))
+
+
+def usage(
+    prompt: int | None,
+    completion: int | None,
+    total: int | None = None,
+    **details: int | None,
+) -> ClientUsage:
+    """Token usage as the library reported it (``total`` defaults to the sum)."""
+    p, c = prompt or 0, completion or 0
+    return ClientUsage(
+        prompt_tokens=p,
+        completion_tokens=c,
+        total_tokens=total if total is not None else p + c,
+        **{k: v for k, v in details.items() if v is not None},
+    )

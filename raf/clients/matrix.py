@@ -1,0 +1,276 @@
+"""Run client adapters over the bundled scenarios and judge every cell at level ``response``.
+
+For each adapter and each case of its dialects (one interaction of one cassette under one
+chunking), :func:`run_client` starts the call against a :class:`~raf.serve.ReplayServer`
+(one server for the whole run, a real loopback socket), waits for it in a worker thread
+with a timeout, and judges what the library handed its user against the reviewed golden,
+exactly as ``raf conform`` judges an implementation at level ``response``: text, reasoning,
+tool calls, finish reason, usage and the presence of errors. What the library sent is
+checked against the recorded request (:mod:`raf.serve.request_check`) and kept in the cell:
+an adapter that asks a different question would make its cell meaningless.
+
+A cell is ``pass``, ``fail`` (with a short reason: "2 call(s) merged into 1", "usage lost",
+"raised KeyError"...) or ``skip`` (the case needs something the library does not report,
+such as reasoning); cells of one scenario under several chunkings are merged by
+:func:`merge` into the one a matrix shows.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from raf.cassettes.format import Cassette
+from raf.cassettes.persister import load as load_cassette
+from raf.clients.base import Adapter, ClientCase, ClientRaised
+from raf.conformance.cases import Case, load_suite
+from raf.conformance.levels import Mismatch, compare_response
+from raf.conformance.protocol import ClientResponse
+from raf.serve.routes import case_path
+from raf.serve.server import ReplayServer
+
+__all__ = ["DEFAULT_CHUNKINGS", "Cell", "merge", "recorded_request", "run_client", "short_reason"]
+
+DEFAULT_CHUNKINGS = ("whole", "random")
+"""The chunkings every scenario is served with: one read, and cuts of 1-64 bytes."""
+
+DEFAULT_TIMEOUT = 20.0
+
+
+@dataclass
+class Cell:
+    """The verdict on one library for one case (or, merged, one scenario)."""
+
+    client: str
+    version: str
+    scenario: str
+    dialect: str
+    status: str  # pass, fail, skip
+    reason: str = ""
+    chunkings: list[str] = field(default_factory=list)
+    raised: str | None = None
+    details: list[str] = field(default_factory=list)
+    request: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "fail"
+
+
+def recorded_request(cassette: Cassette, interaction: int) -> tuple[dict[str, Any], str, str]:
+    """The recorded request body (a JSON object, ``{}`` if none), its method and its
+    provider path (the URI's path with its query)."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    request = cassette.interactions[interaction].request
+    body: Any = {}
+    if request.body:
+        try:
+            body = msgspec.json.decode(request.body)
+        except msgspec.DecodeError:
+            body = {}
+    parts = urlsplit(request.uri)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    return (body if isinstance(body, dict) else {}), request.method, path
+
+
+def _call(adapter: Adapter, case: ClientCase, timeout: float) -> tuple[Any, BaseException | None]:
+    """Run the adapter in a worker thread; (response, exception), or a timeout."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["response"] = adapter.run(case)
+        except BaseException as exc:  # the library raised: that is its answer
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, daemon=True, name=f"raf-client-{adapter.name}")
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        return None, TimeoutError(f"no answer within {timeout:g} s")
+    return box.get("response"), box.get("error")
+
+
+def short_reason(mismatches: Sequence[Mismatch], raised: str | None) -> str:
+    """A few words for a matrix cell."""
+    fields = [m.where for m in mismatches]
+    if raised and not any(f == "text" or f.startswith("tool_calls") for f in fields):
+        return "raised " + raised.split(":", 1)[0]
+    parts: list[str] = []
+    for m in mismatches:
+        f = m.where
+        if f == "tool_calls":
+            want, got = _count(m.expected), _count(m.actual)
+            if want is not None and got is not None and got < want:
+                parts.append(f"{want} call(s) reported as {got}")
+            elif want is not None and got is not None:
+                parts.append(f"{got} call(s) for {want}")
+            else:
+                parts.append("calls differ")
+        elif f.endswith(".name"):
+            parts.append(f"call name {m.actual}")
+        elif f.endswith(".arguments"):
+            parts.append("arguments differ")
+        elif f.endswith(".id"):
+            parts.append(
+                "call id lost" if m.actual in ("null", "None", '""') else "call id differs"
+            )
+        elif f == "text":
+            parts.append("text lost" if m.actual in ('""', "") else "text differs")
+        elif f == "reasoning_text":
+            parts.append("reasoning lost" if m.actual in ("null", "None") else "reasoning differs")
+        elif f == "finish_reason":
+            parts.append(f"finish_reason {m.actual}")
+        elif f == "usage":
+            parts.append("usage lost" if m.actual in ("null", "None") else "usage invented")
+        elif f.startswith("usage."):
+            parts.append("usage differs")
+        elif f.startswith("errors"):
+            parts.append(
+                "error not reported"
+                if "none" in m.actual.lower() or m.actual in ("[]", "0")
+                else "error invented"
+            )
+        else:
+            parts.append(f"{f} differs")
+    if raised:
+        parts.append("raised " + raised.split(":", 1)[0])
+    unique = list(dict.fromkeys(parts))
+    return ", ".join(unique[:3]) + (" ..." if len(unique) > 3 else "")
+
+
+def _count(text: str) -> int | None:
+    head = text.split(" ", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def run_client(
+    adapter: Adapter,
+    server: ReplayServer,
+    *,
+    cassettes: Path,
+    goldens: Path,
+    chunkings: Sequence[str] = DEFAULT_CHUNKINGS,
+    select: Sequence[str] = (),
+    timeout: float = DEFAULT_TIMEOUT,
+    on_cell: Callable[[Cell], None] | None = None,
+) -> list[Cell]:
+    """Every case of ``adapter``'s dialects, run and judged (one cell per case)."""
+    version = adapter.version() or "?"
+    suite = load_suite(
+        cassettes, goldens, chunkings=chunkings, select=select, dialects=adapter.dialects
+    )
+    loaded: dict[Path, Cassette] = {}
+    cells = []
+    for case in suite.cases:
+        cassette = loaded.get(case.cassette)
+        if cassette is None:
+            cassette = loaded[case.cassette] = load_cassette(case.cassette)
+        cell = run_case(
+            adapter, version=version, server=server, case=case, cassette=cassette, timeout=timeout
+        )
+        cells.append(cell)
+        if on_cell is not None:
+            on_cell(cell)
+    return cells
+
+
+def run_case(
+    adapter: Adapter,
+    *,
+    version: str,
+    server: ReplayServer,
+    case: Case,
+    cassette: Cassette,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Cell:
+    """One case through one library."""
+    cell = Cell(
+        adapter.name, version, case.scenario, case.dialect, "pass", chunkings=[case.chunking]
+    )
+    missing = sorted(case.requires - set(adapter.capabilities))
+    if missing:
+        cell.status, cell.reason = "skip", f"does not report {', '.join(missing)}"
+        return cell
+    body, _method, path = recorded_request(cassette, case.interaction)
+    prefix = case_path(
+        case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
+    )
+    client_case = ClientCase(
+        dialect=case.dialect,
+        scenario=case.scenario,
+        server=server.url,
+        prefix=prefix,
+        request=body,
+        path=path,
+        timeout=timeout,
+    )
+    mark = server.journal.count
+    began = time.perf_counter()
+    response, error = _call(adapter, client_case, timeout + 5)
+    cell.seconds = time.perf_counter() - began
+    raised = None
+    if isinstance(error, ClientRaised):
+        response, raised = error.partial, str(error)
+    elif error is not None:
+        raised = f"{type(error).__name__}: {error}"
+    if response is not None and not isinstance(response, ClientResponse):
+        cell.status, cell.reason = "fail", f"the adapter returned {type(response).__name__}"
+        return cell
+    cell.raised = raised
+    mismatches = compare_response(
+        case.expected.response, response, raised=raised, capabilities=adapter.capabilities
+    )
+    entries = [
+        e for e in server.journal.since(mark) if e.get("case") == f"{case.dialect}/{case.scenario}"
+    ]
+    if entries:
+        check = entries[0].get("check") or {}
+        cell.request = list(check.get("mismatches") or [])
+    if mismatches:
+        cell.status = "fail"
+        cell.reason = short_reason(mismatches, raised)
+        cell.details = [m.summary() for m in mismatches]
+    return cell
+
+
+def merge(cells: Iterable[Cell]) -> list[Cell]:
+    """One cell per (client, scenario): failed if any chunking failed (the reason names the
+    chunkings when not all of them failed)."""
+    groups: dict[tuple[str, str, str], list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault((cell.client, cell.dialect, cell.scenario), []).append(cell)
+    out = []
+    for group in groups.values():
+        first = group[0]
+        failed = [c for c in group if c.status == "fail"]
+        skipped = all(c.status == "skip" for c in group)
+        merged = Cell(
+            first.client,
+            first.version,
+            first.scenario,
+            first.dialect,
+            "skip" if skipped else ("fail" if failed else "pass"),
+            chunkings=[c for cell in group for c in cell.chunkings],
+            seconds=sum(c.seconds for c in group),
+        )
+        if failed:
+            reasons = list(dict.fromkeys(c.reason for c in failed))
+            merged.reason = "; ".join(reasons)
+            if len(failed) < len(group):
+                merged.reason += f" (under {', '.join(c for f in failed for c in f.chunkings)})"
+            merged.raised = failed[0].raised
+            merged.details = failed[0].details
+        elif skipped:
+            merged.reason = first.reason
+        merged.request = list(dict.fromkeys(r for c in group for r in c.request))
+        out.append(merged)
+    return out

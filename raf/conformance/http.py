@@ -1,0 +1,71 @@
+"""The ``http`` transport of ``raf-conformance/1``: a case is a request to make on ``raf
+serve`` instead of chunks to feed. No IO here; the server is handed in.
+
+``raf conform --transport http`` starts a :class:`~raf.serve.ReplayServer` on the suite's
+cassettes, and every case becomes an ``http`` case (docs/protocol.md): its ``request`` says
+where to send what (the recorded request, to the case's prefix with its chunking and its
+interaction pinned), and the client answers with its result as before. Two more things are
+judged: that a request reached the server at all, and that it matches the recorded one
+(:mod:`raf.serve.request_check`); a mismatch fails the case, naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
+
+import msgspec
+
+from raf.conformance.cases import Case
+from raf.conformance.protocol import HttpRequest
+from raf.serve.routes import case_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    from raf.serve.journal import Journal
+
+__all__ = ["TRANSPORTS", "http_request", "request_problems"]
+
+TRANSPORTS: Final = ("chunks", "http")
+"""How cases reach an implementation: as chunks in the message, or as a request to make."""
+
+_STREAMS_JSON: Final = frozenset({"gemini"})
+
+
+def http_request(case: Case, server_url: str) -> HttpRequest:
+    """The request ``case`` asks the client to make on the server at ``server_url``."""
+    recorded = case.request
+    method, path, body = "POST", "/", None
+    if recorded is not None:
+        method = recorded.method or "POST"
+        parts = urlsplit(recorded.uri)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        body = _json(recorded.body)
+    base = server_url + case_path(
+        case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
+    )
+    headers = {"accept": "text/event-stream"}
+    if body is not None:
+        headers["content-type"] = "application/json"
+    return HttpRequest(
+        method=method, url=base + path, base_url=base, path=path, headers=headers, body=body
+    )
+
+
+def _json(body: str | bytes | None) -> Any:
+    if not body:
+        return None
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+
+
+def request_problems(journal: Journal, mark: int, case: Case) -> list[str]:
+    """What is wrong with the requests the client made for ``case`` (journal entries after
+    ``mark``): none at all, or the first one not matching the recorded request."""
+    name = f"{case.dialect}/{case.scenario}"
+    entries = [e for e in journal.since(mark) if e.get("case") == name]
+    if not entries:
+        return ["no request for this case reached raf serve"]
+    check = entries[0].get("check") or {}
+    return [str(m) for m in check.get("mismatches") or []]

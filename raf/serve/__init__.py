@@ -1,0 +1,31 @@
+"""``raf serve``: replay recorded cassettes over a real socket, with a chosen chunking,
+the recorded timing and injected faults, and check what the client asked.
+
+* :mod:`raf.serve.routes`: the URL scheme (``/s/<dialect>/<scenario>/c/<chunking>/f/<fault>``);
+* :mod:`raf.serve.faults`: the faults and the plan of one response (pure);
+* :mod:`raf.serve.request_check`: the received request against the recorded one (pure);
+* :mod:`raf.serve.catalog`: the served cassettes and the order of their interactions;
+* :mod:`raf.serve.journal`: every request received, scrubbed;
+* :mod:`raf.serve.app`: the aiohttp application that executes a plan;
+* :mod:`raf.serve.server`: :class:`ReplayServer` (a background thread) and the foreground
+  server of the CLI.
+
+docs/serve.md is the user's guide.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = ["ReplayServer"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from raf.serve.server import ReplayServer
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ReplayServer":  # aiohttp is imported only when a server is wanted
+        from raf.serve.server import ReplayServer  # noqa: PLC0415
+
+        return ReplayServer
+    raise AttributeError(name)

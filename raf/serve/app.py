@@ -1,0 +1,298 @@
+"""The HTTP shell of ``raf serve``: an aiohttp application that answers a request with the
+plan :func:`raf.serve.faults.plan` made for it. Everything decided about a response (its
+status, headers, chunks, pauses and faults) is decided there; this module only reads the
+request, writes bytes and keeps the journal.
+
+aiohttp, rather than an ASGI framework, because faults need the connection itself: closing
+it after N bytes of body, or sending a chunk header that promises more than follows, is
+below what ASGI lets an application do, and aiohttp exposes the transport while still doing
+all of HTTP/1.1 (parsing, keep-alive, chunked encoding, body limits) for the normal path.
+
+Endpoints: ``/s/...`` (docs/serve.md: cases), ``GET /_raf/journal``, ``GET /_raf/scenarios``,
+``POST /_raf/reset``, ``GET /_raf/health``. Every error is JSON
+``{"error": {"type": "raf_serve", "message": ...}}`` with the status: 404 for unknown paths,
+scenarios and interactions (and for path traversal), 405, 413 for a body over the limit, 503
+when the server is at its limit of concurrent streams.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+from raf.cassettes.format import Cassette
+from raf.chunking import chunk
+from raf.serve import faults as fault_plan
+from raf.serve.catalog import Catalog, Order
+from raf.serve.journal import Journal
+from raf.serve.request_check import check_request
+from raf.serve.routes import RouteError, parse, provider_path_problem
+
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_STREAMS",
+    "SESSION_HEADER",
+    "ServeConfig",
+    "make_app",
+]
+
+DEFAULT_MAX_BODY: Final = 16 * 1024 * 1024
+"""Largest request body accepted, in bytes (16 MiB)."""
+
+DEFAULT_MAX_STREAMS: Final = 1024
+"""Most responses in progress at once; more get 503."""
+
+SESSION_HEADER: Final = "x-raf-session"
+"""A client that sends this header gets its own order of interactions (catalog.Order)."""
+
+_CONFIG: web.AppKey[ServeConfig] = web.AppKey("config")
+
+
+@dataclass
+class ServeConfig:
+    """What a server serves, and how.
+
+    Attributes:
+        folders: cassette folders (``<dialect>/<scenario>.yaml`` under each).
+        speed: recorded delays are divided by it (``0``: no delays at all).
+        chunking: the chunking of a path that names none; ``None``: ``recorded`` for a
+            cassette with a recorded timing, ``whole`` otherwise.
+        max_body: largest request body, in bytes.
+        max_streams: most responses in progress at once.
+        journal: where requests are recorded.
+    """
+
+    folders: list[Path]
+    speed: float = 1.0
+    chunking: str | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    max_streams: int = DEFAULT_MAX_STREAMS
+    journal: Journal = field(default_factory=Journal)
+    catalog: Catalog = field(init=False)
+    order: Order = field(default_factory=Order)
+    active: int = 0
+    peak: int = 0
+
+    def __post_init__(self) -> None:
+        self.catalog = Catalog(self.folders)
+
+
+def error_response(status: int, message: str, **extra: Any) -> web.Response:
+    """raf's own JSON error."""
+    body = {"error": {"type": "raf_serve", "message": message, **extra}}
+    return web.json_response(body, status=status)
+
+
+def make_app(config: ServeConfig) -> web.Application:
+    """The application serving ``config``."""
+    app = web.Application(client_max_size=config.max_body, middlewares=[_errors_as_json])
+    app[_CONFIG] = config
+    app.router.add_get("/_raf/journal", _journal)
+    app.router.add_get("/_raf/scenarios", _scenarios)
+    app.router.add_post("/_raf/reset", _reset)
+    app.router.add_get("/_raf/health", _health)
+    app.router.add_route("*", "/s/{tail:.*}", _case)
+    return app
+
+
+@web.middleware
+async def _errors_as_json(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        response: web.StreamResponse = await handler(request)
+    except web.HTTPException as exc:
+        if exc.status == 413:
+            limit = request.app[_CONFIG].max_body
+            return error_response(413, f"the request body is over the limit of {limit} bytes")
+        if exc.status == 404:
+            return error_response(
+                404, f"no such path {request.path!r}: cases are under /s/<dialect>/<scenario>/"
+            )
+        if exc.status == 405:
+            return error_response(405, f"{request.method} is not allowed on {request.path}")
+        return error_response(exc.status, exc.reason)
+    return response
+
+
+async def _journal(request: web.Request) -> web.Response:
+    return web.json_response({"entries": request.app[_CONFIG].journal.entries()})
+
+
+async def _scenarios(request: web.Request) -> web.Response:
+    catalog = request.app[_CONFIG].catalog
+    return web.json_response(
+        {
+            "scenarios": [
+                {
+                    "dialect": e.dialect,
+                    "scenario": e.scenario,
+                    "path": f"/s/{e.dialect}/{e.scenario}",
+                }
+                for e in catalog.entries()
+            ]
+        }
+    )
+
+
+async def _reset(request: web.Request) -> web.Response:
+    config = request.app[_CONFIG]
+    config.order.reset()
+    if request.query.get("journal") == "1":
+        config.journal.clear()
+    return web.json_response({"reset": True})
+
+
+async def _health(request: web.Request) -> web.Response:
+    config = request.app[_CONFIG]
+    return web.json_response(
+        {"ok": True, "cassettes": len(config.catalog), "active": config.active, "peak": config.peak}
+    )
+
+
+async def _case(request: web.Request) -> web.StreamResponse:
+    config = request.app[_CONFIG]
+    raw_path = request.raw_path.partition("?")[0]
+    route = parse(raw_path)
+    if isinstance(route, RouteError):
+        return error_response(route.status, route.message)
+    entry = config.catalog.find(route.dialect, route.scenario)
+    if entry is None:
+        near = config.catalog.suggestions(route.dialect, route.scenario)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        return error_response(
+            404,
+            f"no scenario {route.case} is served{hint} (GET /_raf/scenarios lists them)",
+        )
+    problem = provider_path_problem(route.dialect, request.method, route.provider_path)
+    if problem is not None:
+        return error_response(404, problem)
+    cassette = config.catalog.load(entry)
+    if not isinstance(cassette, Cassette):
+        return error_response(500, f"the cassette of {route.case} cannot be read: {cassette}")
+    if not cassette.interactions:
+        return error_response(404, f"the cassette of {route.case} has no interaction")
+    count = len(cassette.interactions)
+    if route.interaction is not None and route.interaction >= count:
+        return error_response(
+            404, f"{route.case} has {count} interaction(s); /i/{route.interaction} is not one"
+        )
+    body = await request.read()
+    journal_entry = config.journal.record(
+        method=request.method,
+        path=request.path,
+        query=request.query_string,
+        headers=list(request.headers.items()),
+        body=body,
+    )
+    if config.active >= config.max_streams:
+        config.journal.finish(journal_entry, status=503, outcome="refused: server busy")
+        response = error_response(
+            503, f"raf serve is at its limit of {config.max_streams} concurrent streams"
+        )
+        response.headers["retry-after"] = "1"
+        return response
+    number = route.interaction
+    if number is None:
+        session = request.headers.get(SESSION_HEADER, "")
+        number = config.order.take(route.prefix, session, count)
+    interaction = cassette.interactions[number]
+    check = check_request(route.dialect, interaction.request.body, body)
+    plan = _plan(config, route.dialect, route.chunking, route.faults, interaction)
+    journal_entry.update(
+        case=route.case,
+        chunking=route.chunking,
+        faults=[f.name for f in route.faults],
+        interaction=number,
+        check=check.to_builtins(),
+    )
+    config.active += 1
+    config.peak = max(config.peak, config.active)
+    try:
+        return await _send(request, plan, config, journal_entry)
+    finally:
+        config.active -= 1
+
+
+def _plan(
+    config: ServeConfig,
+    dialect: str,
+    chunking: str | None,
+    faults: tuple[fault_plan.Fault, ...],
+    interaction: Any,
+) -> fault_plan.Plan:
+    response = interaction.response
+    name = chunking or config.chunking
+    timed = interaction.timed_chunks()
+    delays: list[float] | None = None
+    if name in (None, "recorded") and timed is not None:
+        chunks, delays = timed
+        delays = [d / config.speed for d in delays] if config.speed > 0 else None
+    else:
+        chunks = chunk(response.body, "whole" if name in (None, "recorded") else name)
+    headers = [(k, v) for k, values in response.headers.items() for v in values]
+    return fault_plan.plan(
+        dialect=dialect,
+        status=response.status,
+        reason=response.reason or "",
+        headers=headers,
+        chunks=chunks,
+        delays=delays,
+        faults=faults,
+    )
+
+
+async def _send(
+    request: web.Request, plan: fault_plan.Plan, config: ServeConfig, entry: dict[str, Any]
+) -> web.StreamResponse:
+    response = web.StreamResponse(status=plan.status, reason=plan.reason or None)
+    for name, value in plan.headers:
+        response.headers.add(name, value)
+    response.enable_chunked_encoding()
+    sent = 0
+    outcome = "complete"
+    try:
+        await response.prepare(request)
+        for step in plan.steps:
+            if isinstance(step, fault_plan.Write):
+                await response.write(step.data)
+                sent += len(step.data)
+            elif isinstance(step, fault_plan.Pause):
+                await asyncio.sleep(step.seconds)
+            elif isinstance(step, fault_plan.Close):
+                _close(request, response, b"")
+                outcome = "cut"
+                break
+            else:  # Truncate
+                _close(request, response, f"{step.promised:x}\r\n".encode() + step.data)
+                sent += len(step.data)
+                outcome = "truncated"
+                break
+        else:
+            await response.write_eof()
+    except (ConnectionError, asyncio.CancelledError) as exc:
+        outcome = "client closed the connection"
+        config.journal.finish(entry, status=plan.status, outcome=outcome, bytes_sent=sent)
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        return response
+    config.journal.finish(entry, status=plan.status, outcome=outcome, bytes_sent=sent)
+    return response
+
+
+def _close(request: web.Request, response: web.StreamResponse, raw: bytes) -> None:
+    """Send what is buffered (and ``raw`` bytes past the chunked encoding), then close the
+    connection without ending the body."""
+    writer = getattr(response, "_payload_writer", None)
+    with contextlib.suppress(Exception):
+        if writer is not None:
+            writer.send_headers()  # headers may still be buffered when no body was written
+    transport = request.transport
+    if transport is None:
+        return
+    if raw:
+        transport.write(raw)
+    transport.close()  # a FIN after the bytes already written: never an ended body

@@ -1,0 +1,380 @@
+"""Faults ``raf serve`` injects, and the plan of one response. Pure functions, no IO.
+
+A fault is named in the URL (``/f/cut-200``, ``/f/stall-2000+garbage``) or in a test
+(:func:`parse_faults`). :func:`plan` turns a recorded response, its chunks, the recorded
+delays and the faults into a :class:`Plan`: the status and headers to send, then a list of
+steps (write these bytes, pause this long, send a chunk header that promises more than
+follows, close the connection). The server (:mod:`raf.serve.app`) only executes the steps,
+so what a client is sent is decided here, where tests can read it without a socket.
+
+==========================  =====================================================================
+fault                       what the client gets
+==========================  =====================================================================
+``cut-N``                   the first N bytes of the body, then the connection closes (no
+                            terminating chunk: the client sees an incomplete body)
+``stall-MS``                a pause of MS milliseconds after the first chunk (trips read
+                            timeouts); the rest of the body follows
+``http-STATUS``             an error response with that status (400-599) instead of the stream:
+                            the dialect's error JSON, and ``Retry-After: 1`` for 429 and 503
+``drip`` / ``drip-MS``      the body one byte per write, MS milliseconds apart (10 by default)
+``truncated-chunked``       half the body, then a chunk header that promises more bytes than
+                            follow, then the connection closes
+``garbage``                 an event that is not JSON injected after the first event (in the
+                            body's own framing)
+``wrong-content-type``      the stream, labelled ``text/html; charset=utf-8``
+``no-content-type``         the stream, with no ``content-type`` header at all
+==========================  =====================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+import msgspec
+
+__all__ = [
+    "FAULTS",
+    "MAX_FAULT_MS",
+    "Close",
+    "Fault",
+    "FaultError",
+    "Pause",
+    "Plan",
+    "Step",
+    "Truncate",
+    "Write",
+    "error_body",
+    "parse_faults",
+    "plan",
+]
+
+FAULTS: Final[dict[str, str]] = {
+    "cut-N": "close the connection after N bytes of body",
+    "stall-MS": "pause MS milliseconds after the first chunk",
+    "http-STATUS": "answer STATUS (400-599) with the dialect's error JSON "
+    "(Retry-After: 1 for 429 and 503)",
+    "drip": "one byte per write, 10 ms apart (drip-MS: MS apart)",
+    "truncated-chunked": "half the body, then a chunk header promising more, then close",
+    "garbage": "inject an event that is not JSON after the first event",
+    "wrong-content-type": "label the stream text/html",
+    "no-content-type": "send no content-type header",
+}
+"""Every fault, by the form of its name, and what it does."""
+
+MAX_FAULT_MS: Final = 600_000
+"""Longest pause a fault may ask for (10 minutes)."""
+
+_DEFAULT_DRIP_MS: Final = 10
+_RETRY_STATUSES: Final = frozenset({429, 503})
+_FAULT: Final = re.compile(
+    r"(?P<kind>cut|stall|http|drip)(?:-(?P<value>[0-9]{1,9}))?"
+    r"|truncated-chunked|garbage|wrong-content-type|no-content-type"
+)
+
+
+class FaultError(ValueError):
+    """A fault name that means nothing; the message lists the choices."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One fault: its kind (``cut``, ``stall``...) and its number, if it takes one."""
+
+    kind: str
+    value: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self.kind if self.value is None else f"{self.kind}-{self.value}"
+
+
+def parse_faults(text: str) -> tuple[Fault, ...]:
+    """The faults of ``cut-10+stall-500`` (``+`` joins several).
+
+    Raises:
+        FaultError: an unknown name, a missing or out-of-range number, or a fault given twice.
+    """
+    faults: list[Fault] = []
+    for name in text.split("+"):
+        match = _FAULT.fullmatch(name)
+        if match is None:
+            raise FaultError(f"unknown fault {name!r}; use {', '.join(FAULTS)}")
+        kind = match.group("kind") or name
+        raw = match.group("value")
+        value = int(raw) if raw is not None else None
+        if kind in ("cut", "stall", "http") and value is None:
+            raise FaultError(f"the fault {kind} takes a number: {kind}-N")
+        if kind == "http" and value is not None and not 400 <= value <= 599:
+            raise FaultError(f"http-{value}: the status must be between 400 and 599")
+        if kind in ("stall", "drip") and value is not None and value > MAX_FAULT_MS:
+            raise FaultError(f"{name}: at most {MAX_FAULT_MS} ms")
+        if any(f.kind == kind for f in faults):
+            raise FaultError(f"the fault {kind} is given twice")
+        faults.append(Fault(kind, value))
+    return tuple(faults)
+
+
+@dataclass(frozen=True)
+class Write:
+    """Send these body bytes (one network write, flushed)."""
+
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Wait this many seconds before the next step."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Truncate:
+    """Send a chunk header promising ``promised`` bytes, then only ``data``, then close."""
+
+    promised: int
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Close:
+    """Close the connection now, without ending the body."""
+
+
+Step = Write | Pause | Truncate | Close
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One response: status, reason, headers (in order), then the body steps. A plan that
+    ends without :class:`Close` or :class:`Truncate` ends its body properly."""
+
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    steps: list[Step]
+
+    def body(self) -> bytes:
+        """Every body byte the client is sent, joined (what its parser sees)."""
+        return b"".join(s.data for s in self.steps if isinstance(s, Write | Truncate))
+
+    @property
+    def complete(self) -> bool:
+        """The body is ended properly (no cut, no truncation)."""
+        return not any(isinstance(s, Close | Truncate) for s in self.steps)
+
+
+_REASONS: Final = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    408: "Request Timeout",
+    409: "Conflict",
+    413: "Payload Too Large",
+    422: "Unprocessable Entity",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+    529: "Overloaded",
+}
+
+_GOOGLE_STATUS: Final = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+_ANTHROPIC_TYPES: Final = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def error_body(dialect: str, status: int) -> bytes:
+    """The error JSON a provider of ``dialect`` answers ``status`` with (the shape its
+    clients parse; the message says it is raf's fault)."""
+    message = f"raf serve: injected fault http-{status}"
+    if dialect == "anthropic_messages":
+        kind = _ANTHROPIC_TYPES.get(status, "api_error")
+        document: object = {"type": "error", "error": {"type": kind, "message": message}}
+    elif dialect == "gemini":
+        google = _GOOGLE_STATUS.get(status, "UNKNOWN")
+        document = {"error": {"code": status, "message": message, "status": google}}
+    else:
+        kind = "rate_limit_exceeded" if status == 429 else "server_error"
+        if status < 500 and status != 429:
+            kind = "invalid_request_error"
+        document = {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+    return msgspec.json.encode(document)
+
+
+def _garbage(body: bytes) -> tuple[int, bytes]:
+    """Where to inject a garbage event into ``body``, and the event, in its framing."""
+    start = body.lstrip()[:1]
+    if start == b"[":  # a streamed JSON array: a bad element after the first one
+        depth, in_string, escape = 0, False, False
+        for i, byte in enumerate(body):
+            if in_string:
+                if escape:
+                    escape = False
+                elif byte == 0x5C:
+                    escape = True
+                elif byte == 0x22:
+                    in_string = False
+            elif byte == 0x22:
+                in_string = True
+            elif byte in (0x5B, 0x7B):
+                depth += 1
+            elif byte in (0x5D, 0x7D):
+                depth -= 1
+                if depth == 1:
+                    return i + 1, b",\r\n{raf injected garbage}"
+        return len(body), b"{raf injected garbage}"
+    if start == b"{":  # JSON lines
+        end = body.find(b"\n")
+        return (end + 1 if end >= 0 else len(body)), b"{raf injected garbage\n"
+    for terminator in (b"\r\n\r\n", b"\n\n", b"\r\r"):
+        end = body.find(terminator)
+        if end >= 0:
+            return end + len(terminator), b"data: {raf injected garbage\n\n"
+    return len(body), b"\n\ndata: {raf injected garbage\n\n"
+
+
+def plan(
+    *,
+    dialect: str,
+    status: int,
+    reason: str,
+    headers: list[tuple[str, str]],
+    chunks: list[bytes],
+    delays: list[float] | None = None,
+    faults: tuple[Fault, ...] = (),
+) -> Plan:
+    """The response to send.
+
+    Args:
+        dialect: the cassette's dialect (the shape of an injected error).
+        status, reason, headers: the recorded ones (hop-by-hop headers already removed).
+        chunks: the recorded body, cut by the chunking.
+        delays: seconds to wait before each chunk (the recorded timing, scaled), or ``None``.
+        faults: what to break.
+    """
+    by_kind = {f.kind: f for f in faults}
+    if "http" in by_kind:
+        code = by_kind["http"].value or 500
+        error_headers = [("content-type", "application/json")]
+        if code in _RETRY_STATUSES:
+            error_headers.append(("retry-after", "1"))
+        return Plan(
+            code, _REASONS.get(code, "Error"), error_headers, [Write(error_body(dialect, code))]
+        )
+    body_chunks = list(chunks)
+    if "garbage" in by_kind:
+        body = b"".join(body_chunks)
+        at, event = _garbage(body)
+        body_chunks = _split_at(body_chunks, at)
+        index = _chunk_index(body_chunks, at)
+        body_chunks.insert(index, event)
+        if delays is not None:
+            delays = _split_delays(chunks, delays, at)
+            delays.insert(index, 0.0)
+    if "drip" in by_kind:
+        gap = (by_kind["drip"].value or _DEFAULT_DRIP_MS) / 1000
+        body = b"".join(body_chunks)
+        body_chunks = [body[i : i + 1] for i in range(len(body))]
+        delays = [gap if i else 0.0 for i in range(len(body_chunks))]
+    out_headers = [(k, v) for k, v in headers if k.lower() not in _DROPPED]
+    if "wrong-content-type" in by_kind or "no-content-type" in by_kind:
+        out_headers = [(k, v) for k, v in out_headers if k.lower() != "content-type"]
+        if "wrong-content-type" in by_kind:
+            out_headers.append(("content-type", "text/html; charset=utf-8"))
+    total = sum(len(piece) for piece in body_chunks)
+    end: str | None = None
+    end_at = total
+    if "cut" in by_kind:
+        end, end_at = "cut", min(by_kind["cut"].value or 0, total)
+    if "truncated-chunked" in by_kind and total // 2 < end_at:
+        end, end_at = "truncate", total // 2
+    stall = by_kind.get("stall")
+    steps: list[Step] = []
+    sent = 0
+    for n, piece in enumerate(body_chunks):
+        if sent >= end_at and end is not None:
+            break
+        piece = piece[: end_at - sent]  # noqa: PLW2901 - the part before the cut
+        delay = delays[n] if delays is not None and n < len(delays) else 0.0
+        if delay > 0:
+            steps.append(Pause(delay))
+        steps.append(Write(piece))
+        sent += len(piece)
+        if stall is not None and n == 0 and stall.value:
+            steps.append(Pause(stall.value / 1000))
+    if end == "cut":
+        steps.append(Close())
+    elif end == "truncate":
+        rest = b"".join(body_chunks)[end_at:]
+        steps.append(Truncate(max(len(rest), 1) + 1, rest[: len(rest) // 2]))
+    return Plan(status, reason, out_headers, steps)
+
+
+_DROPPED: Final = frozenset(
+    {
+        "content-length",
+        "transfer-encoding",
+        "connection",
+        "keep-alive",
+        "content-encoding",
+        "date",
+        "server",
+    }
+)
+"""Recorded headers not replayed: the server frames the body itself (chunked, never
+compressed) and sends its own date."""
+
+
+def _split_at(chunks: list[bytes], at: int) -> list[bytes]:
+    out: list[bytes] = []
+    position = 0
+    for piece in chunks:
+        if position < at < position + len(piece):
+            out += [piece[: at - position], piece[at - position :]]
+        else:
+            out.append(piece)
+        position += len(piece)
+    return out
+
+
+def _chunk_index(chunks: list[bytes], at: int) -> int:
+    position = 0
+    for n, piece in enumerate(chunks):
+        if position >= at:
+            return n
+        position += len(piece)
+    return len(chunks)
+
+
+def _split_delays(chunks: list[bytes], delays: list[float], at: int) -> list[float]:
+    out: list[float] = []
+    position = 0
+    for n, piece in enumerate(chunks):
+        delay = delays[n] if n < len(delays) else 0.0
+        out.append(delay)
+        if position < at < position + len(piece):
+            out.append(0.0)
+        position += len(piece)
+    return out

@@ -1,0 +1,187 @@
+"""The URL scheme of ``raf serve``: which case a request path names. Pure functions, no IO.
+
+A case is chosen by a path prefix, so that setting a client's base URL is enough::
+
+    /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>[+<fault>...]][/i/<interaction>]<provider path>
+
+The options come in any order, each at most once; the first segment that is not an option
+starts the provider path the client appends (``/v1/chat/completions``, ``/chat/completions``,
+``/v1/messages``, ``/v1/responses``, ``/v1beta/models/<model>:streamGenerateContent``...).
+:func:`parse` checks every part and returns a :class:`Route` or a :class:`RouteError` (the
+HTTP status and a message that says what is wrong and what would be right); it never
+raises. Names follow the cassette rule (:data:`raf.cassettes.format.NAME_RULE`), so a path can
+never name a file outside the served folders: ``..``, ``.``, encoded separators, backslashes
+and control characters are refused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+from urllib.parse import unquote
+
+from raf.cassettes.format import NAME_RULE, is_file_name
+from raf.chunking import check_chunking
+from raf.serve.faults import Fault, FaultError, parse_faults
+
+__all__ = [
+    "PROVIDER_PATHS",
+    "Route",
+    "RouteError",
+    "case_path",
+    "parse",
+    "provider_path_problem",
+]
+
+MAX_PATH_CHARS: Final = 2048
+"""Longest request path accepted (longer ones get 414)."""
+
+PROVIDER_PATHS: Final[dict[str, tuple[str, ...]]] = {
+    "openai_chat": ("POST .../chat/completions",),
+    "openai_responses": ("POST .../responses", "GET .../responses/<id>"),
+    "anthropic_messages": ("POST .../messages", "POST ...:streamRawPredict"),
+    "gemini": ("POST ...:streamGenerateContent", "POST ...:generateContent"),
+}
+"""What each dialect's clients append to their base URL (any prefix before ``...``)."""
+
+_PROVIDER_PATTERNS: Final[dict[str, tuple[tuple[str, re.Pattern[str]], ...]]] = {
+    "openai_chat": (("POST", re.compile(r"(?:/[^/]+)*/chat/completions/?")),),
+    "openai_responses": (
+        ("POST", re.compile(r"(?:/[^/]+)*/responses/?")),
+        ("GET", re.compile(r"(?:/[^/]+)*/responses/[^/]+/?")),
+    ),
+    "anthropic_messages": (
+        ("POST", re.compile(r"(?:/[^/]+)*/messages/?")),
+        ("POST", re.compile(r"(?:/[^/]+)*/[^/]+:streamRawPredict")),
+    ),
+    "gemini": (("POST", re.compile(r"(?:/[^/]+)*/[^/]+:(?:stream)?[gG]enerateContent")),),
+}
+
+_OPTIONS: Final = {"c": "chunking", "f": "fault", "i": "interaction"}
+
+
+@dataclass(frozen=True)
+class Route:
+    """The case a path names.
+
+    Attributes:
+        dialect: the cassette's dialect (its folder).
+        scenario: the cassette's scenario (its file name).
+        chunking: the chunking named in the path (``None``: the server's default).
+        faults: the faults named in the path, in order.
+        interaction: the interaction named with ``/i/<n>`` (``None``: the next in order).
+        provider_path: what follows the options (``/v1/chat/completions``).
+    """
+
+    dialect: str
+    scenario: str
+    chunking: str | None = None
+    faults: tuple[Fault, ...] = ()
+    interaction: int | None = None
+    provider_path: str = ""
+    prefix: str = field(default="", compare=False)
+
+    @property
+    def case(self) -> str:
+        """``<dialect>/<scenario>``."""
+        return f"{self.dialect}/{self.scenario}"
+
+
+@dataclass(frozen=True)
+class RouteError:
+    """Why a path names no case: the HTTP status to answer and what to say."""
+
+    status: int
+    message: str
+
+
+def case_path(
+    dialect: str,
+    scenario: str,
+    *,
+    chunking: str | None = None,
+    faults: tuple[str, ...] | list[str] = (),
+    interaction: int | None = None,
+) -> str:
+    """The path prefix of a case (what a client's base URL ends with, before ``/v1``)."""
+    path = f"/s/{dialect}/{scenario}"
+    if chunking is not None:
+        path += f"/c/{chunking}"
+    if faults:
+        path += "/f/" + "+".join(faults)
+    if interaction is not None:
+        path += f"/i/{interaction}"
+    return path
+
+
+def parse(raw_path: str) -> Route | RouteError:
+    """The :class:`Route` of a raw (still percent-encoded) request path, or why there is
+    none. The query string must already be removed."""
+    if len(raw_path) > MAX_PATH_CHARS:
+        return RouteError(414, f"the path is longer than {MAX_PATH_CHARS} characters")
+    if not raw_path.startswith("/s/"):
+        return RouteError(404, "no such path: cases are under /s/<dialect>/<scenario>/")
+    segments = raw_path[3:].split("/")
+    decoded: list[str] = []
+    for segment in segments:
+        try:
+            text = unquote(segment, errors="strict") if "%" in segment else segment
+        except UnicodeDecodeError:
+            return RouteError(404, f"refused path segment {segment!r}: not UTF-8")
+        if text in (".", "..") or "/" in text or "\\" in text or _has_control(text):
+            return RouteError(404, f"refused path segment {segment!r}")
+        decoded.append(text)
+    if len(decoded) < 2 or not decoded[0] or not decoded[1]:
+        return RouteError(404, "a case path is /s/<dialect>/<scenario>/...")
+    dialect, scenario = decoded[0], decoded[1]
+    for what, name in (("dialect", dialect), ("scenario", scenario)):
+        if not is_file_name(name):
+            return RouteError(404, f"{what} {name!r} cannot name a cassette ({NAME_RULE})")
+    chunking: str | None = None
+    faults: tuple[Fault, ...] = ()
+    interaction: int | None = None
+    seen: set[str] = set()
+    rest = decoded[2:]
+    consumed = 2
+    while len(rest) >= 2 and rest[0] in _OPTIONS:
+        key, value = rest[0], rest[1]
+        if key in seen:
+            return RouteError(404, f"the option /{key}/ is given twice")
+        seen.add(key)
+        if key == "c":
+            try:
+                chunking = check_chunking(value) if value != "recorded" else value
+            except ValueError as exc:
+                return RouteError(404, f"{exc}, or recorded")
+        elif key == "f":
+            try:
+                faults = parse_faults(value)
+            except FaultError as exc:
+                return RouteError(404, str(exc))
+        elif not value.isdigit() or len(value) > 6:
+            return RouteError(404, f"/i/ takes an interaction number, not {value!r}")
+        else:
+            interaction = int(value)
+        rest = rest[2:]
+        consumed += 2
+    provider_path = "/" + "/".join(rest) if rest else ""
+    prefix = "/s/" + "/".join(segments[:consumed])
+    return Route(dialect, scenario, chunking, faults, interaction, provider_path, prefix)
+
+
+def provider_path_problem(dialect: str, method: str, provider_path: str) -> str | None:
+    """Why ``method provider_path`` is not what a client of ``dialect`` sends, or ``None``."""
+    patterns = _PROVIDER_PATTERNS.get(dialect)
+    if patterns is None:
+        return None  # a third-party dialect: any path
+    for wanted, pattern in patterns:
+        if method == wanted and pattern.fullmatch(provider_path):
+            return None
+    expected = ", ".join(PROVIDER_PATHS[dialect])
+    shown = provider_path or "/"
+    return f"{method} {shown} is not an endpoint of {dialect}; its clients send {expected}"
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(c) < 0x20 or ord(c) == 0x7F for c in text)
