@@ -12,15 +12,26 @@
 // 3. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
 //    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 and 2.
 //
-// In a real client, part 3 is your HTTP library's loop:
+// Part 3 gets the body's network reads in one of two ways, and hands them to the same
+// readResponse:
 //
-//     const response = await fetch(url, { method: "POST", body, headers });
-//     const answer = await readResponse(response.status, response.body);  // async iterable
+// - a `chunks` case carries the recorded body, already cut into reads (base64), so the
+//   chunking is exactly the one raf chose;
+// - an `http` case (this client declares the `http` capability; `raf conform --transport
+//   http`) carries the request instead: fetchCase sends it to raf's replay server with
+//   node:http and passes each `data` event of the response, as it arrives, to the parser,
+//   which is what a real client does:
 //
-// (readResponse below takes any iterable of Uint8Array; make its loop `for await` for a
-// ReadableStream.) This is the Node twin of examples/clients/python/client.py.
+//     const { status, headers, reads } = await fetchCase({ method, url, headers, body });
+//     const answer = await readResponse(status, reads); // reads: an async iterable
+//
+// With fetch() the loop is the same: `const response = await fetch(url, { method: "POST",
+// body, headers })`, then `await readResponse(response.status, response.body)`. This is
+// the Node twin of examples/clients/python/client.py.
 "use strict";
 
+const http = require("node:http");
+const https = require("node:https");
 const readline = require("node:readline");
 
 const HELLO = {
@@ -30,7 +41,7 @@ const HELLO = {
   version: "1.0",
   dialects: ["openai_chat"],
   levels: ["response"],
-  capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
+  capabilities: ["tool_calls", "reasoning", "usage", "http_errors", "http"],
 };
 
 // -- 1. Server-sent events ---------------------------------------------------------------
@@ -353,30 +364,146 @@ class ChatCompletionStream {
   }
 }
 
-// What a caller gets from one HTTP response: `reads` are the body's network reads.
-function readResponse(status, reads) {
+// What a caller gets from one HTTP response: `reads` are the body's network reads, any
+// iterable or async iterable of Uint8Array. If it throws a ConnectionError (the connection
+// broke mid-body), what was read until then is kept, and the break is one more error.
+async function readResponse(status, reads) {
   if (!(status >= 200 && status < 300)) {
     // An error status: the body is an error message, not a stream.
-    const body = Buffer.concat([...reads]).toString("utf8");
+    const received = [];
+    try {
+      for await (const chunk of reads) received.push(chunk);
+    } catch (error) {
+      if (!(error instanceof ConnectionError)) throw error;
+      received.push(Buffer.from(` (${error.message})`)); // the error body itself was cut
+    }
+    const body = Buffer.concat(received).toString("utf8");
     return { errors: [{ message: `HTTP ${status}: ${body.slice(0, 300) || "(empty body)"}` }] };
   }
   const parser = new EventStreamParser();
   const stream = new ChatCompletionStream();
-  for (const chunk of reads) {
-    for (const [kind, data] of parser.feed(chunk)) stream.onEvent(kind, data);
+  let broken = null;
+  try {
+    for await (const chunk of reads) {
+      for (const [kind, data] of parser.feed(chunk)) stream.onEvent(kind, data);
+    }
+  } catch (error) {
+    if (!(error instanceof ConnectionError)) throw error;
+    broken = error;
   }
-  return stream.finish(parser.close());
+  const response = stream.finish(parser.close());
+  if (broken !== null) response.errors.push({ message: broken.message });
+  return response;
 }
 
 // -- 3. The conformance protocol ---------------------------------------------------------
 
-// The result message for one case message (null: nothing to send).
-function answer(message) {
-  const reads = (function* () {
-    for (const chunk of message.chunks) yield Buffer.from(chunk, "base64"); // one at a time
-  })();
+const TIMEOUT_MS = 30000; // to connect, and of silence while the response streams
+
+// The connection broke before the body ended (closed early, a chunk cut short, a timeout).
+class ConnectionError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ConnectionError";
+  }
+}
+
+// Send one HTTP request (the `request` of an http case: method, url, headers, and body, JSON
+// or null for no body); resolves to the response's status, headers and `reads`, an async
+// iterable that yields each `data` event of the body as it arrives, not the whole body at
+// once. If the connection breaks before the body ends, iterating `reads` throws a
+// ConnectionError.
+function fetchCase(request) {
+  return new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const payload = request.body == null ? null : Buffer.from(JSON.stringify(request.body));
+    const headers = { ...(request.headers || {}) };
+    if (payload !== null) headers["content-length"] = payload.length;
+    const client = url.protocol === "https:" ? https : http;
+    // agent: false: a connection of its own for each case, closed after it (no keep-alive
+    // socket that the server may have closed meanwhile).
+    const options = { method: request.method || "POST", headers, agent: false };
+    const outgoing = client.request(url, options);
+    outgoing.setTimeout(TIMEOUT_MS, () => {
+      outgoing.destroy(new Error(`no data for ${TIMEOUT_MS} ms`));
+    });
+    outgoing.on("error", reject); // before the response: connection refused, reset, timeout
+    outgoing.on("response", (response) => {
+      // Names lower-case, a repeated header's values joined by ", " (as a case's "headers").
+      const names = {};
+      for (let i = 0; i < response.rawHeaders.length; i += 2) {
+        const name = response.rawHeaders[i].toLowerCase();
+        const value = response.rawHeaders[i + 1];
+        names[name] = name in names ? `${names[name]}, ${value}` : value;
+      }
+      resolve({ status: response.statusCode, headers: names, reads: bodyReads(response) });
+    });
+    outgoing.end(payload ?? undefined);
+  });
+}
+
+// The `data` events of a response body, one by one, as an async generator. Node reports a
+// cut body as an "aborted" (or error) event, or as a close without the end of the body.
+async function* bodyReads(response) {
+  const queue = []; // reads that arrived while the parser was busy
+  let ended = false;
+  let failure = null;
+  let wake = null; // resolves the wait for the next event
+  const notify = () => {
+    if (wake !== null) wake();
+    wake = null;
+  };
+  response.on("data", (chunk) => {
+    queue.push(chunk);
+    notify();
+  });
+  response.on("end", () => {
+    ended = true;
+    notify();
+  });
+  const broke = (why) => {
+    if (!ended && failure === null) {
+      failure = new ConnectionError(`connection closed mid-stream: ${why}`);
+    }
+    notify();
+  };
+  response.on("aborted", () => broke("aborted"));
+  response.on("error", (error) => broke(error.message));
+  response.on("close", () => broke(response.complete ? "closed" : "the body was not complete"));
   try {
-    return { type: "result", id: message.id, response: readResponse(message.status, reads) };
+    for (;;) {
+      if (queue.length) {
+        yield queue.shift();
+      } else if (ended) {
+        return;
+      } else if (failure !== null) {
+        throw failure;
+      } else {
+        await new Promise((resolve) => {
+          wake = resolve;
+        });
+      }
+    }
+  } finally {
+    response.destroy(); // done with this connection (a no-op once it has ended)
+  }
+}
+
+// The result message for one case message (null: nothing to send).
+async function answer(message) {
+  try {
+    let status = message.status;
+    let reads;
+    if (message.transport === "http") {
+      // Make the request; the network cuts the reads.
+      ({ status, reads } = await fetchCase(message.request));
+    } else {
+      // The recorded body, cut by raf: one read at a time.
+      reads = (function* () {
+        for (const chunk of message.chunks) yield Buffer.from(chunk, "base64");
+      })();
+    }
+    return { type: "result", id: message.id, response: await readResponse(status, reads) };
   } catch (error) {
     // A bug here: say so instead of dying.
     console.error(error);
@@ -392,23 +519,34 @@ function send(message) {
   process.stdout.write(line + "\n"); // synchronous for pipes and files
 }
 
-function main(handle = answer) {
+// The protocol loop. An http case is answered asynchronously, so lines are taken in order,
+// one message at a time: the next line waits until the case before it has been answered.
+async function main(handle = answer) {
   const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  input.on("line", (line) => {
+  for await (const line of input) {
     // one JSON message per line
     const message = JSON.parse(line);
     if (message.type === "hello") {
       send(HELLO);
     } else if (message.type === "case") {
-      const reply = handle(message);
+      const reply = await handle(message); // a plain value or a promise
       if (reply !== null) send(reply);
     } else if (message.type === "bye") {
       input.close();
       process.exit(0);
     }
-  });
+  }
 }
 
-module.exports = { EventStreamParser, ChatCompletionStream, readResponse, answer, send, main };
+module.exports = {
+  EventStreamParser,
+  ChatCompletionStream,
+  ConnectionError,
+  readResponse,
+  fetchCase,
+  answer,
+  send,
+  main,
+};
 
 if (require.main === module) main();

@@ -11,22 +11,36 @@ three parts you can copy:
 3. ``main``: the ``raf-conformance/1`` protocol (docs/protocol.md) on stdin/stdout, so that
    ``raf conform --impl 'python examples/clients/python/client.py'`` can test parts 1 and 2.
 
-In a real client, part 3 is your HTTP library's loop::
+Part 3 gets the body's network reads in one of two ways, and hands them to the same
+``read_response``:
 
-    response = http.post(url, json=request, stream=True)
-    answer = read_response(response.status_code, response.iter_bytes())
+* a ``chunks`` case carries the recorded body, already cut into reads (base64), so the
+  chunking is exactly the one raf chose;
+* an ``http`` case (this client declares the ``http`` capability; ``raf conform --transport
+  http``) carries the request instead: ``fetch`` sends it to raf's replay server with
+  ``http.client`` and yields each network read as it arrives, which is what a real client
+  does::
+
+      status, headers, reads = fetch({"method": "POST", "url": url, "headers": {...},
+                                      "body": request})
+      answer = read_response(status, reads)
+
+With an HTTP library the loop is the same: ``response = http.post(url, json=request,
+stream=True)``, then ``read_response(response.status_code, response.iter_bytes())``.
 """
 
 from __future__ import annotations
 
 import base64
 import codecs
+import http.client
 import json
 import re
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 HELLO = {
     "type": "hello",
@@ -35,7 +49,7 @@ HELLO = {
     "version": "1.0",
     "dialects": ["openai_chat"],
     "levels": ["response"],
-    "capabilities": ["tool_calls", "reasoning", "usage", "http_errors"],
+    "capabilities": ["tool_calls", "reasoning", "usage", "http_errors", "http"],
 }
 
 # -- 1. Server-sent events ---------------------------------------------------------------
@@ -364,25 +378,94 @@ class ChatCompletionStream:
 
 
 def read_response(status: int, reads: Iterable[bytes]) -> dict[str, Any]:
-    """What a caller gets from one HTTP response: ``reads`` are the body's network reads."""
+    """What a caller gets from one HTTP response: ``reads`` are the body's network reads.
+
+    ``reads`` may raise ``ConnectionError`` (the connection broke mid-body): what was read
+    until then is kept, and the break is one more error of the response.
+    """
     if not 200 <= status < 300:  # an error status: the body is an error message, not a stream
-        body = b"".join(reads).decode("utf-8", "replace")
+        received: list[bytes] = []
+        try:
+            received.extend(reads)
+        except ConnectionError as exc:  # the error body itself was cut: say so too
+            received.append(f" ({exc})".encode())
+        body = b"".join(received).decode("utf-8", "replace")
         return {"errors": [{"message": f"HTTP {status}: {body[:300] or '(empty body)'}"}]}
     parser, stream = EventStreamParser(), ChatCompletionStream()
-    for chunk in reads:
-        for kind, data in parser.feed(chunk):
-            stream.on_event(kind, data)
-    return stream.finish(truncated=parser.close())
+    broken: ConnectionError | None = None
+    try:
+        for chunk in reads:
+            for kind, data in parser.feed(chunk):
+                stream.on_event(kind, data)
+    except ConnectionError as exc:
+        broken = exc
+    response = stream.finish(truncated=parser.close())
+    if broken is not None:
+        response["errors"].append({"message": str(broken)})
+    return response
 
 
 # -- 3. The conformance protocol ---------------------------------------------------------
 
 
+TIMEOUT = 30.0  # seconds: to connect, and for each read of the response
+
+
+def fetch(request: dict[str, Any]) -> tuple[int, dict[str, str], Iterator[bytes]]:
+    """Send one HTTP request; its response's status, headers and body reads.
+
+    ``request`` is the ``request`` of an ``http`` case: ``method``, ``url``, ``headers`` and
+    ``body`` (JSON, or ``None`` for no body). The body is not read here: ``reads`` yields
+    each network read as it arrives (``read1``: at most one read of the socket, and never
+    past the end of a chunk of the chunked encoding), so the parser sees the stream cut
+    as the network cut it. If the connection breaks before the body ends (closed early, a
+    chunk cut short, a read timed out), ``reads`` raises ``ConnectionError``.
+    """
+    url = urlsplit(request["url"])
+    target = url.path + (f"?{url.query}" if url.query else "")
+    body = request.get("body")
+    payload = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    connection_class = (
+        http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    )
+    connection = connection_class(url.hostname or "127.0.0.1", url.port, timeout=TIMEOUT)
+    try:
+        connection.request(
+            request.get("method", "POST"), target, body=payload, headers=request.get("headers", {})
+        )
+        response = connection.getresponse()
+    except BaseException:
+        connection.close()
+        raise
+    # Names lower-case, a repeated header's values joined by ", " (as a case's "headers").
+    headers: dict[str, str] = {}
+    for name, value in response.getheaders():
+        key = name.lower()
+        headers[key] = f"{headers[key]}, {value}" if key in headers else value
+
+    def reads() -> Iterator[bytes]:
+        try:
+            while chunk := response.read1(65536):  # b"": the body ended properly
+                yield chunk
+        except (OSError, http.client.HTTPException) as exc:  # IncompleteRead, reset, timeout
+            raise ConnectionError(
+                f"connection closed mid-stream: {type(exc).__name__}: {exc}"
+            ) from exc
+        finally:
+            connection.close()
+
+    return response.status, headers, reads()
+
+
 def answer(case: dict[str, Any]) -> dict[str, Any] | None:
     """The result message for one case message (``None``: nothing to send)."""
-    reads = (base64.b64decode(chunk) for chunk in case["chunks"])  # one read at a time
     try:
-        response = read_response(case["status"], reads)
+        if case.get("transport") == "http":  # make the request; the network cuts the reads
+            status, _headers, reads = fetch(case["request"])
+        else:  # the recorded body, cut by raf: one read at a time
+            status = case["status"]
+            reads = (base64.b64decode(chunk) for chunk in case["chunks"])
+        response = read_response(status, reads)
     except Exception as exc:  # a bug here: say so instead of dying
         traceback.print_exc()
         return {"type": "result", "id": case["id"], "raised": f"{type(exc).__name__}: {exc}"}
