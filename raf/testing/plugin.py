@@ -6,7 +6,12 @@ Fixtures:
   respx (or vcrpy, or plain bytes) under a chunking, and get its canonical updates, results
   and aggregated response;
 * ``raf_reference``: :func:`reference_response` - the ``AgentResponse`` raf's reference
-  pipeline makes of a stream, to compare your own client's result with.
+  pipeline makes of a stream, to compare your own client's result with;
+* ``raf_server``: a running :class:`raf.serve.ReplayServer` (``raf serve`` on the bundled
+  cassettes, on a free port of 127.0.0.1, in a thread; one per test module): point your
+  client at ``raf_server.case_url("openai_chat", "parallel_tool_calls", chunking="bytes",
+  faults=["cut-500"])`` and read what it sent in ``raf_server.journal.entries()``. Its order
+  of interactions and its journal start empty for every test.
 
 The conformance suite as pytest items: ``pytest --raf-impl 'node my_client.js'`` adds one
 item per case (``openai_chat/plain_text#0@bytes``), so ``-k``, ``-x``, ``--junitxml`` and
@@ -37,6 +42,7 @@ __all__ = [
     "pytest_collection_modifyitems",
     "raf_reference",
     "raf_replay",
+    "raf_server",
     "reference_response",
 ]
 
@@ -63,6 +69,23 @@ def raf_replay() -> Callable[..., Any]:
 def raf_reference() -> Callable[..., AgentResponse]:
     """The reference response of a stream: ``raf_reference(body_bytes)``."""
     return reference_response
+
+
+@pytest.fixture(scope="module")
+def _raf_server_running() -> Any:
+    from raf.serve.server import ReplayServer  # noqa: PLC0415 - aiohttp only when used
+
+    with ReplayServer() as server:
+        yield server
+
+
+@pytest.fixture
+def raf_server(_raf_server_running: Any) -> Any:
+    """``raf serve`` on the bundled cassettes (module docstring), reset for this test."""
+    server = _raf_server_running
+    server.config.order.reset()
+    server.journal.clear()
+    return server
 
 
 # -- the conformance suite as pytest items ----------------------------------------------------
