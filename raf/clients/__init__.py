@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ADAPTERS", "adapter", "names"]
 
 ADAPTERS: Final[dict[str, str]] = {
+    "raf": "raf.clients.raf_httpx",
     "openai": "raf.clients.openai_create",
     "openai-stream-helper": "raf.clients.openai_stream_helper",
     "openai-responses": "raf.clients.openai_responses",

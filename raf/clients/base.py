@@ -57,6 +57,7 @@ class ClientCase:
         path: the recorded provider path (``/v1/chat/completions``,
             ``/v1beta/models/gemini-2.5-flash:streamGenerateContent``).
         timeout: seconds the call may take.
+        method: the recorded method (``GET`` for a resumed Responses stream).
     """
 
     dialect: str
@@ -66,6 +67,7 @@ class ClientCase:
     request: dict[str, Any]
     path: str
     timeout: float = 10.0
+    method: str = "POST"
 
     @property
     def base_url(self) -> str:

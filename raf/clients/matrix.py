@@ -100,51 +100,51 @@ def _call(adapter: Adapter, case: ClientCase, timeout: float) -> tuple[Any, Base
 
 
 def short_reason(mismatches: Sequence[Mismatch], raised: str | None) -> str:
-    """A few words for a matrix cell."""
-    fields = [m.where for m in mismatches]
-    if raised and not any(f == "text" or f.startswith("tool_calls") for f in fields):
-        return "raised " + raised.split(":", 1)[0]
-    parts: list[str] = []
-    for m in mismatches:
-        f = m.where
-        if f == "tool_calls":
-            want, got = _count(m.expected), _count(m.actual)
-            if want is not None and got is not None and got < want:
-                parts.append(f"{want} call(s) reported as {got}")
-            elif want is not None and got is not None:
-                parts.append(f"{got} call(s) for {want}")
-            else:
-                parts.append("calls differ")
-        elif f.endswith(".name"):
-            parts.append(f"call name {m.actual}")
-        elif f.endswith(".arguments"):
-            parts.append("arguments differ")
-        elif f.endswith(".id"):
-            parts.append(
-                "call id lost" if m.actual in ("null", "None", '""') else "call id differs"
-            )
-        elif f == "text":
-            parts.append("text lost" if m.actual in ('""', "") else "text differs")
-        elif f == "reasoning_text":
-            parts.append("reasoning lost" if m.actual in ("null", "None") else "reasoning differs")
-        elif f == "finish_reason":
-            parts.append(f"finish_reason {m.actual}")
-        elif f == "usage":
-            parts.append("usage lost" if m.actual in ("null", "None") else "usage invented")
-        elif f.startswith("usage."):
-            parts.append("usage differs")
-        elif f.startswith("errors"):
-            parts.append(
-                "error not reported"
-                if "none" in m.actual.lower() or m.actual in ("[]", "0")
-                else "error invented"
-            )
-        else:
-            parts.append(f"{f} differs")
+    """A few words for a matrix cell: what the library raised, then what differs, each kind
+    of difference once, at most three in all (``...`` when there is more)."""
+    parts: dict[str, str] = {}  # one phrase per kind of difference, in order
     if raised:
-        parts.append("raised " + raised.split(":", 1)[0])
-    unique = list(dict.fromkeys(parts))
-    return ", ".join(unique[:3]) + (" ..." if len(unique) > 3 else "")
+        parts["raised"] = "raised " + raised.split(":", 1)[0]
+    for m in mismatches:
+        kind, phrase = _phrase(m)
+        if kind == "errors" and phrase == "error invented" and raised:
+            continue  # raising is the invented error
+        parts.setdefault(kind, phrase)
+    shown = list(parts.values())
+    return ", ".join(shown[:3]) + (" ..." if len(shown) > 3 else "")
+
+
+def _phrase(m: Mismatch) -> tuple[str, str]:
+    """The kind of one mismatch and its phrase."""
+    where, got = m.where, m.actual
+    lost = got in ("null", "None", '""', "")
+    if where == "tool_calls":
+        want, have = _count(m.expected), _count(got)
+        if want is None or have is None:
+            return "calls", "calls differ"
+        if have < want:
+            return "calls", f"{want} call(s) reported as {have}"
+        return "calls", f"{have} call(s) where {want} expected"
+    if where.endswith(".name"):
+        name = got if len(got) <= 26 else got[:22] + '..."'
+        return "name", f"call name {name}"
+    if where.endswith(".arguments"):
+        return "arguments", "arguments differ"
+    if where.endswith(".id"):
+        return "id", "call id lost" if lost else "call id differs"
+    if where in ("text", "reasoning_text"):
+        label = "text" if where == "text" else "reasoning"
+        return where, f"{label} lost" if lost else f"{label} differs"
+    if where == "finish_reason":
+        return where, f"finish_reason {got}"
+    if where.startswith("usage"):
+        if where == "usage":
+            return "usage", "usage lost" if lost else "usage invented"
+        return "usage", "usage differs"
+    if where.startswith("errors"):
+        missing = m.expected.startswith("at least one")
+        return "errors", "error not reported" if missing else "error invented"
+    return where, f"{where} differs"
 
 
 def _count(text: str) -> int | None:
@@ -163,7 +163,12 @@ def run_client(
     timeout: float = DEFAULT_TIMEOUT,
     on_cell: Callable[[Cell], None] | None = None,
 ) -> list[Cell]:
-    """Every case of ``adapter``'s dialects, run and judged (one cell per case)."""
+    """Every case of ``adapter``'s dialects, run and judged (one cell per case). The
+    library is imported first, so its import time never counts against a case's timeout;
+    ``RuntimeError`` when it cannot be imported."""
+    missing = adapter.missing()
+    if missing is not None:
+        raise RuntimeError(missing)
     version = adapter.version() or "?"
     suite = load_suite(
         cassettes, goldens, chunkings=chunkings, select=select, dialects=adapter.dialects
@@ -200,7 +205,7 @@ def run_case(
     if missing:
         cell.status, cell.reason = "skip", f"does not report {', '.join(missing)}"
         return cell
-    body, _method, path = recorded_request(cassette, case.interaction)
+    body, method, path = recorded_request(cassette, case.interaction)
     prefix = case_path(
         case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
     )
@@ -212,6 +217,7 @@ def run_case(
         request=body,
         path=path,
         timeout=timeout,
+        method=method,
     )
     mark = server.journal.count
     began = time.perf_counter()

@@ -1,0 +1,180 @@
+"""Microsoft Agent Framework: ``OpenAIChatCompletionClient.get_response(..., stream=True)``,
+then ``get_final_response()``, as the framework's docs show.
+
+The Chat Completions client lives in ``agent-framework-openai`` (``agent_framework.openai``
+re-exports it lazily; ``agent-framework-core`` alone cannot run this adapter). It is given a
+pre-configured ``AsyncOpenAI`` (``async_client=``, the documented way to set the SDK's
+options) with ``max_retries=0`` so a recorded 429 is what the user sees, and the timeout.
+
+The recorded tools are declared as declaration-only ``FunctionTool`` objects
+(``func=None``, ``input_model=`` the recorded JSON schema): the framework sends them but
+never runs them, its function-invocation loop pauses on such calls and hands them to the
+caller (agent_framework/_tools.py, ``_try_execute_function_calls``), so there is one model
+call and the calls the model made are what the user gets.
+
+The stock client reads no provider reasoning field (``reasoning_content``, ``reasoning``):
+it stays "free of provider-specific branches" and asks for a ``response_parser`` to
+surface them (agent_framework_openai/_chat_completion_client.py,
+``OpenAIChatResponseContentsParser``), so this adapter does not declare ``reasoning``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from raf.clients.base import (
+    TEST_API_KEY,
+    Adapter,
+    ClientCase,
+    ClientRaised,
+    finish_reason,
+    tool_call,
+    usage,
+)
+from raf.conformance.protocol import ClientResponse, ClientUsage
+
+__all__ = ["ADAPTER"]
+
+HOW = (
+    "An Agent Framework user builds OpenAIChatCompletionClient(model=..., "
+    "async_client=AsyncOpenAI(base_url=..., api_key=..., max_retries=0, timeout=...)), "
+    "declares the tools as FunctionTool(name=..., description=..., func=None, "
+    "input_model=<JSON schema>) in options['tools'] (with tool_choice and "
+    "allow_multiple_tool_calls as recorded), iterates stream = client.get_response(messages, "
+    "stream=True, options=...) and then awaits stream.get_final_response(). What is mapped is "
+    "that ChatResponse: response.text as the text, the function_call contents of its "
+    "messages (call_id, name, arguments, parsed) as the tool calls, response.finish_reason, "
+    "and response.usage_details (input_token_count, output_token_count, total_token_count, "
+    "cache_read_input_token_count, reasoning_output_token_count) as the usage. The stock "
+    "client reads no reasoning field, so reasoning is not reported. When the stream raises, "
+    "the text of the updates received so far (update.text), and what they fold into with "
+    "ChatResponse.from_updates, are what the user had."
+)
+
+
+def _messages(recorded: Any) -> list[Any]:
+    """The recorded OpenAI messages as framework ``Message`` objects (text contents)."""
+    from agent_framework import Message  # noqa: PLC0415
+
+    out: list[Any] = []
+    for message in recorded or []:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(
+                str(part.get("text") or "") for part in content if isinstance(part, dict)
+            )
+        out.append(Message(str(message.get("role") or "user"), [str(content or "")]))
+    return out
+
+
+def _tools(recorded: Any) -> list[Any]:
+    """The recorded tools as declaration-only ``FunctionTool`` objects."""
+    from agent_framework import FunctionTool  # noqa: PLC0415
+
+    tools: list[Any] = []
+    for tool in recorded or []:
+        function = tool.get("function") or {}
+        tools.append(
+            FunctionTool(
+                name=str(function.get("name") or ""),
+                description=str(function.get("description") or ""),
+                func=None,
+                input_model=function.get("parameters") or {"type": "object", "properties": {}},
+            )
+        )
+    return tools
+
+
+def _usage(details: Any) -> ClientUsage | None:
+    if not details:
+        return None
+    return usage(
+        details.get("input_token_count"),
+        details.get("output_token_count"),
+        details.get("total_token_count"),
+        prompt_cache_hit_tokens=details.get("cache_read_input_token_count"),
+        reasoning_tokens=details.get("reasoning_output_token_count"),
+    )
+
+
+def _response(response: Any) -> ClientResponse:
+    """What the final ``ChatResponse`` tells its user."""
+    if response is None:
+        return ClientResponse()
+    calls = [
+        tool_call(content.call_id, content.name or "", content.arguments)
+        for message in response.messages
+        for content in message.contents
+        if content.type == "function_call"
+    ]
+    return ClientResponse(
+        text=response.text or "",
+        tool_calls=calls,
+        finish_reason=finish_reason("openai_chat", response.finish_reason),
+        usage=_usage(response.usage_details),
+    )
+
+
+def _partial(updates: list[Any]) -> ClientResponse:
+    """What a user's loop had when the stream raised: the text of the updates so far, and
+    the calls, finish reason and usage they fold into (``ChatResponse.from_updates``) when
+    they still fold; when the fold itself raises, the text alone."""
+    from agent_framework import ChatResponse  # noqa: PLC0415
+
+    text = "".join(update.text or "" for update in updates)
+    try:
+        folded = _response(ChatResponse.from_updates(updates)) if updates else ClientResponse()
+    except Exception:  # the fold fails on these updates too: the user had the text
+        return ClientResponse(text=text)
+    folded.text = text
+    return folded
+
+
+async def _call(case: ClientCase) -> ClientResponse:
+    from agent_framework.openai import OpenAIChatCompletionClient  # noqa: PLC0415
+    from openai import AsyncOpenAI  # noqa: PLC0415
+
+    request = case.request
+    sdk = AsyncOpenAI(
+        base_url=case.base_url + "/v1",
+        api_key=TEST_API_KEY,
+        max_retries=0,
+        timeout=case.timeout,
+    )
+    client: Any = OpenAIChatCompletionClient(model=case.model, async_client=sdk)
+    options: dict[str, Any] = {}
+    if request.get("tools"):
+        options["tools"] = _tools(request["tools"])
+        if isinstance(request.get("tool_choice"), str):
+            options["tool_choice"] = request["tool_choice"]
+        if request.get("parallel_tool_calls") is not None:
+            options["allow_multiple_tool_calls"] = request["parallel_tool_calls"]
+    updates: list[Any] = []
+    try:
+        stream = client.get_response(
+            _messages(request.get("messages")), stream=True, options=options
+        )
+        async for update in stream:
+            updates.append(update)  # noqa: PERF401 - a user's loop; kept if it raises
+        final = await stream.get_final_response()
+    except Exception as exc:
+        raise ClientRaised(exc, _partial(updates)) from exc
+    finally:
+        await sdk.close()
+    return _response(final)
+
+
+def _run(case: ClientCase) -> ClientResponse:
+    return asyncio.run(_call(case))
+
+
+ADAPTER = Adapter(
+    name="agent-framework",
+    distribution="agent-framework-core",
+    dialects=("openai_chat",),
+    capabilities=("tool_calls", "usage", "http_errors"),
+    how=HOW,
+    run=_run,
+    module="agent_framework_openai",
+)

@@ -1,0 +1,142 @@
+"""The real-client matrix as files: JSON for tools, Markdown for docs/clients.md. No network.
+
+JSON::
+
+    {"clients": [{"name": "openai", "version": "3.57.0", "dialects": ["openai_chat"]}, ...],
+     "chunkings": ["whole", "random"],
+     "cells": [{"client": "openai", "scenario": "leading_bom", "dialect": "openai_chat",
+                "ok": false, "status": "fail", "reason": "text differs",
+                "details": ["text: expected ..., got ..."], "raised": null,
+                "request": []}, ...]}
+
+Markdown: per dialect, a table whose rows are the scenarios and whose columns are the
+clients (name and version), each cell ``pass``, ``-`` (not reported by the library: the
+reason in a footnote line) or the short reason; then the totals per client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from raf.clients.matrix import Cell
+
+__all__ = ["Column", "matrix_json", "matrix_markdown", "write_json", "write_markdown"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One client of the matrix."""
+
+    name: str
+    version: str
+    dialects: tuple[str, ...]
+    missing: str | None = None
+    how: str = ""
+
+
+def matrix_json(
+    columns: Sequence[Column], cells: Sequence[Cell], chunkings: Sequence[str]
+) -> dict[str, Any]:
+    """The matrix as JSON builtins (the module docstring)."""
+    return {
+        "clients": [
+            {"name": c.name, "version": c.version, "dialects": list(c.dialects)}
+            | ({"missing": c.missing} if c.missing else {})
+            for c in columns
+        ],
+        "chunkings": list(chunkings),
+        "cells": [
+            {
+                "client": cell.client,
+                "scenario": cell.scenario,
+                "dialect": cell.dialect,
+                "ok": cell.ok,
+                "status": cell.status,
+                "reason": cell.reason,
+                "details": cell.details,
+                "raised": cell.raised,
+                "request": cell.request,
+            }
+            for cell in cells
+        ],
+    }
+
+
+def write_json(
+    path: Path, columns: Sequence[Column], cells: Sequence[Cell], chunkings: Sequence[str]
+) -> None:
+    document = matrix_json(columns, cells, chunkings)
+    path.write_bytes(msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def matrix_markdown(
+    columns: Sequence[Column], cells: Sequence[Cell], chunkings: Sequence[str]
+) -> str:
+    """The matrix as Markdown tables, one per dialect."""
+    by_key = {(c.client, c.dialect, c.scenario): c for c in cells}
+    dialects = list(dict.fromkeys(d for c in columns for d in c.dialects))
+    lines = [
+        f"Chunkings: {', '.join(chunkings)}. A cell is `pass`, `-` (the library does not "
+        "report what the case needs) or why the library's result differs from the reviewed "
+        "expectation.",
+        "",
+    ]
+    for dialect in dialects:
+        present = [c for c in columns if dialect in c.dialects and c.missing is None]
+        if not present:
+            continue
+        scenarios = sorted({c.scenario for c in cells if c.dialect == dialect})
+        lines.append(f"### {dialect}")
+        lines.append("")
+        lines.append("| scenario | " + " | ".join(f"{c.name} {c.version}" for c in present) + " |")
+        lines.append("|---|" + "---|" * len(present))
+        for scenario in scenarios:
+            row = []
+            for column in present:
+                cell = by_key.get((column.name, dialect, scenario))
+                if cell is None:
+                    row.append("")
+                elif cell.status == "pass":
+                    row.append("pass")
+                elif cell.status == "skip":
+                    row.append("-")
+                else:
+                    row.append("**" + _escape(cell.reason) + "**")
+            lines.append(f"| {scenario} | " + " | ".join(row) + " |")
+        lines.append("")
+        totals = []
+        for column in present:
+            mine = [c for c in cells if c.client == column.name and c.dialect == dialect]
+            passed = sum(c.status == "pass" for c in mine)
+            judged = sum(c.status != "skip" for c in mine)
+            totals.append(f"{column.name}: {passed}/{judged}")
+        lines.append("Passed: " + ", ".join(totals) + ".")
+        lines.append("")
+    described = [c for c in columns if c.how and c.missing is None]
+    if described:
+        lines.append("### How each client is read")
+        lines.append("")
+        lines.append("| client | what its user reads (what is compared) |")
+        lines.append("|---|---|")
+        lines += [f"| {c.name} {c.version} | {_escape(c.how)} |" for c in described]
+        lines.append("")
+    missing = [c for c in columns if c.missing]
+    if missing:
+        lines.append("Not run (library missing): " + ", ".join(c.name for c in missing) + ".")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(
+    path: Path, columns: Sequence[Column], cells: Sequence[Cell], chunkings: Sequence[str]
+) -> None:
+    path.write_text(matrix_markdown(columns, cells, chunkings), encoding="utf-8")

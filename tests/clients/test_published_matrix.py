@@ -1,0 +1,41 @@
+"""docs/clients.md publishes the matrix `raf clients` writes: with the libraries at the
+versions of tox.ini's ``clients`` environment, a fresh run writes exactly what is there.
+
+This needs every library of the clients extra; without them it skips, and with
+``RAF_REQUIRE_CLIENTS=1`` (as ``tox -e clients`` sets, in CI) a missing one fails it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+
+import pytest
+
+from raf.cli import MATRIX_BEGIN, MATRIX_END, main
+from raf.clients import adapter, names
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
+
+
+def _between_markers(text: str) -> str:
+    return text.split(MATRIX_BEGIN, 1)[1].split(MATRIX_END, 1)[0].strip()
+
+
+def test_the_published_matrix_is_what_raf_clients_writes_today(tmp_path: Path) -> None:
+    missing = [name for name in names() if adapter(name).missing() is not None]
+    if missing:
+        if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
+            pytest.fail(f"the clients extra is required but missing: {', '.join(missing)}")
+        pytest.skip(f"not installed: {', '.join(missing)} (tox -e clients runs this)")
+    importlib.invalidate_caches()
+    written = tmp_path / "clients.md"
+    written.write_text(DOC.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["clients", "--markdown", str(written)]) == 0
+    fresh = _between_markers(written.read_text(encoding="utf-8"))
+    published = _between_markers(DOC.read_text(encoding="utf-8"))
+    assert fresh == published, (
+        "docs/clients.md is not what raf clients writes today: run "
+        "`raf clients --markdown docs/clients.md` and review the change"
+    )
