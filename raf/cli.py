@@ -26,6 +26,7 @@ import os
 import platform
 import sys
 import traceback
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO, TypedDict, cast
@@ -44,6 +45,7 @@ from raf.cassettes.persister import load as load_cassette
 from raf.cassettes.persister import save as save_cassette
 from raf.cassettes.show import render
 from raf.chunking import STANDARD_CHUNKINGS, check_chunking
+from raf.clients import names as client_names
 from raf.collect import ResponseCollector
 from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
@@ -472,6 +474,59 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"largest request body (default {DEFAULT_MAX_BODY}; larger get 413)",
     )
 
+    clients = sub.add_parser(
+        "clients",
+        help="run real client libraries against raf serve and write the matrix of what each "
+        "gets wrong",
+        description="Drive each client library (the clients extra: pip install "
+        "'raf[clients]') the way its users do, against raf serve on 127.0.0.1, over every "
+        "bundled scenario of its wire format under each chunking, and judge what it hands "
+        "its user at level response. Writes the matrix (rows: scenarios, columns: clients "
+        "and versions, cells: pass or a short reason). docs/clients.md explains each cell.",
+        epilog="examples:\n"
+        "  raf clients --markdown matrix.md --json matrix.json\n"
+        "  raf clients --client openai --client anthropic -k tool\n"
+        "  raf clients --markdown docs/clients.md   # replaces the part between its markers\n\n"
+        "clients: " + ", ".join(client_names()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    clients.add_argument(
+        "--client",
+        action="append",
+        choices=client_names(),
+        metavar="NAME",
+        help="only this client (repeatable; default: every client whose library is installed)",
+    )
+    clients.add_argument(
+        "-k",
+        dest="select",
+        action="append",
+        metavar="PATTERN",
+        help="only scenarios matching (as for raf conform)",
+    )
+    clients.add_argument(
+        "--chunking",
+        action="append",
+        type=_chunking,
+        metavar="NAME",
+        help="a chunking (repeatable; default: whole and random)",
+    )
+    clients.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=20.0,
+        metavar="SECONDS",
+        help="how long one call may take (default 20)",
+    )
+    clients.add_argument("--json", type=Path, metavar="FILE", help="write the matrix as JSON")
+    clients.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="write the matrix as Markdown (into an existing file between its "
+        f"{MATRIX_BEGIN} and {MATRIX_END} lines, when it has them)",
+    )
+
     cassette = sub.add_parser(
         "cassette",
         help="import, check and inspect recorded cassettes",
@@ -608,6 +663,83 @@ def _speed(text: str) -> float:
 
 def _serve_chunking(text: str) -> str:
     return text if text == "recorded" else _chunking(text)
+
+
+def _run_clients(args: argparse.Namespace, out: TextIO) -> int:
+    from raf.clients import adapter  # noqa: PLC0415 - the matrix only when asked
+    from raf.clients.matrix import DEFAULT_CHUNKINGS, Cell, merge, run_client  # noqa: PLC0415
+    from raf.clients.report import (  # noqa: PLC0415
+        Column,
+        matrix_markdown,
+        write_json,
+    )
+
+    suite_folders = bundled()
+    chunkings = tuple(args.chunking or DEFAULT_CHUNKINGS)
+    names = args.client or client_names()
+    console = _Console(file=out)
+    columns: list[Column] = []
+    cells: list[Cell] = []
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(_replay_server(suite_folders.cassettes))
+        for name in names:
+            chosen = adapter(name)
+            missing = chosen.missing()
+            version = chosen.version() or ""
+            columns.append(Column(name, version, chosen.dialects, missing=missing, how=chosen.how))
+            if missing is not None:
+                _warn(f"raf clients: {name}: {missing}")
+                continue
+            # The libraries' own warnings (serializer notices and the like) are theirs, not
+            # the matrix's: they would bury its output.
+            with console.status(f"raf clients: {name}"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                mine = run_client(
+                    chosen,
+                    server,
+                    cassettes=suite_folders.cassettes,
+                    goldens=suite_folders.goldens,
+                    chunkings=chunkings,
+                    select=args.select or (),
+                    timeout=args.timeout,
+                )
+            merged = merge(mine)
+            cells += merged
+            passed = sum(c.status == "pass" for c in merged)
+            judged = sum(c.status != "skip" for c in merged)
+            console.print(f"{escape(name)} {escape(columns[-1].version)}: {passed}/{judged} pass")
+    if args.client and all(c.missing for c in columns):
+        raise _InputError("none of the clients asked for is installed (pip install 'raf[clients]')")
+    if args.json is not None:
+        try:
+            write_json(args.json, columns, cells, chunkings)
+        except OSError as exc:
+            raise _InputError(f"cannot write {args.json}: {_reason(exc)}") from exc
+        _warn(f"raf: wrote {args.json}")
+    if args.markdown is not None:
+        text = matrix_markdown(columns, cells, chunkings)
+        try:
+            _write_between_markers(args.markdown, text)
+        except OSError as exc:
+            raise _InputError(f"cannot write {args.markdown}: {_reason(exc)}") from exc
+        _warn(f"raf: wrote {args.markdown}")
+    return 0
+
+
+MATRIX_BEGIN = "<!-- raf clients: begin -->"
+MATRIX_END = "<!-- raf clients: end -->"
+
+
+def _write_between_markers(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, or between its marker lines when it has them."""
+    if path.is_file():
+        current = path.read_text(encoding="utf-8")
+        begin, end = current.find(MATRIX_BEGIN), current.find(MATRIX_END)
+        if 0 <= begin < end:
+            head = current[: begin + len(MATRIX_BEGIN)]
+            path.write_text(f"{head}\n{text}\n{current[end:]}", encoding="utf-8")
+            return
+    path.write_text(text, encoding="utf-8")
 
 
 def _run_serve(args: argparse.Namespace, out: TextIO) -> int:
@@ -925,6 +1057,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return _run_cassette(args, out)
     if args.command == "serve":
         return _run_serve(args, out)
+    if args.command == "clients":
+        return _run_clients(args, out)
     return _run_pipeline(args, out)
 
 

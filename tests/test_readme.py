@@ -89,3 +89,21 @@ def test_the_tour_anthropic_example_gives_what_the_readme_shows(
     assert (shown["finish_reason"], shown["usage"]["total_tokens"]) == ("tool_calls", 643)
     for line in ('"id": "toolu_01A9JvG4kZpS3cV7bN2mQ1xE"', '"completion_tokens": 131'):
         assert line in README
+
+
+def test_the_tour_client_scores_are_the_published_matrix() -> None:
+    doc = (ROOT / "docs" / "clients.md").read_text(encoding="utf-8")
+    how = doc.split("### How each client is read", 1)[1]
+    versions = dict(re.findall(r"^\| ([a-z-]+) ([0-9][0-9.]*) \|", how, re.M))
+    scores = [
+        (name, score)
+        for line in re.findall(r"^Passed: (.*)\.$", doc, re.M)
+        for name, score in re.findall(r"([a-z-]+): (\d+/\d+)", line)
+    ]
+    passed = dict(scores)
+    rows = re.findall(r"^\| ([a-z-]+) ([0-9][0-9.]*) \| (\d+/\d+) \|$", README, re.M)
+    assert len(rows) == len(passed) - 1  # every client but the control column
+    for name, version, score in rows:
+        assert (versions[name], passed[name]) == (version, score), name
+    total = sum(int(s.split("/")[1]) for n, s in scores if n == "raf")
+    assert f"| raf, the control column (httpx and raf's pipeline) | {total}/{total} |" in README

@@ -208,6 +208,7 @@ async def _case(request: web.Request) -> web.StreamResponse:
         faults=[f.name for f in route.faults],
         interaction=number,
         check=check.to_builtins(),
+        status=plan.status,
     )
     config.active += 1
     config.peak = max(config.peak, config.active)
