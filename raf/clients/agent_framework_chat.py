@@ -54,8 +54,11 @@ HOW = (
 
 
 def _messages(recorded: Any) -> list[Any]:
-    """The recorded OpenAI messages as framework ``Message`` objects (text contents)."""
-    from agent_framework import Message  # noqa: PLC0415
+    """The recorded OpenAI messages as framework ``Message`` objects, as a user's history
+    holds them: text contents, an assistant's calls as function-call contents
+    (``Content.from_function_call``) and a tool message as a function-result content
+    (``Content.from_function_result``) in a ``tool`` message."""
+    from agent_framework import Content, Message  # noqa: PLC0415
 
     out: list[Any] = []
     for message in recorded or []:
@@ -64,7 +67,24 @@ def _messages(recorded: Any) -> list[Any]:
             content = "".join(
                 str(part.get("text") or "") for part in content if isinstance(part, dict)
             )
-        out.append(Message(str(message.get("role") or "user"), [str(content or "")]))
+        role = str(message.get("role") or "user")
+        contents: list[Any] = [str(content)] if content else []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            contents.append(
+                Content.from_function_call(
+                    str(call.get("id")),
+                    str(function.get("name") or ""),
+                    arguments=function.get("arguments") or None,
+                )
+            )
+        if role == "tool":
+            contents = [
+                Content.from_function_result(
+                    str(message.get("tool_call_id")), result=str(content or "")
+                )
+            ]
+        out.append(Message(role, contents or [""]))
     return out
 
 

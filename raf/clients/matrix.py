@@ -9,10 +9,11 @@ tool calls, finish reason, usage and the presence of errors. What the library se
 checked against the recorded request (:mod:`raf.serve.request_check`) and kept in the cell:
 an adapter that asks a different question would make its cell meaningless.
 
-A cell is ``pass``, ``fail`` (with a short reason: "2 call(s) merged into 1", "usage lost",
-"raised KeyError"...) or ``skip`` (the case needs something the library does not report,
-such as reasoning); cells of one scenario under several chunkings are merged by
-:func:`merge` into the one a matrix shows.
+A cell is ``pass``, ``fail`` (with a short reason: "3 call(s) reported as 1", "usage lost",
+"raised KeyError"..., or "sent another request" when the request check found a difference:
+then the library was asked another question than the one recorded) or ``skip`` (the case
+needs something the library does not report, such as reasoning); cells of one scenario
+under several chunkings are merged by :func:`merge` into the one a matrix shows.
 """
 
 from __future__ import annotations
@@ -245,6 +246,10 @@ def run_case(
         cell.status = "fail"
         cell.reason = short_reason(mismatches, raised)
         cell.details = [m.summary() for m in mismatches]
+    if cell.request:  # the library was asked another question: its answer means nothing
+        cell.status = "fail"
+        cell.reason = f"sent another request ({cell.request[0]})"
+        cell.details = [f"request: {r}" for r in cell.request] + cell.details
     return cell
 
 

@@ -48,18 +48,23 @@ _FINISH = {"tool_call": "tool_calls"}
 
 
 def _messages(recorded: Any) -> list[Any]:
-    """The recorded OpenAI messages as Pydantic AI messages: system and user messages in
-    one ``ModelRequest``, an assistant message as a ``ModelResponse``."""
+    """The recorded OpenAI messages as Pydantic AI messages, as a user's message history
+    holds them: system, user and tool-result messages in a ``ModelRequest``
+    (``SystemPromptPart``, ``UserPromptPart``, ``ToolReturnPart``), an assistant message as a
+    ``ModelResponse`` of its text and its calls (``ToolCallPart``)."""
     from pydantic_ai.messages import (  # noqa: PLC0415
         ModelRequest,
         ModelResponse,
         SystemPromptPart,
         TextPart,
+        ToolCallPart,
+        ToolReturnPart,
         UserPromptPart,
     )
 
     out: list[Any] = []
     parts: list[Any] = []
+    names: dict[str, str] = {}  # call id -> tool name, for the tool results
     for message in recorded or []:
         content = message.get("content")
         if isinstance(content, list):
@@ -74,7 +79,23 @@ def _messages(recorded: Any) -> list[Any]:
             if parts:
                 out.append(ModelRequest(parts=parts))
                 parts = []
-            out.append(ModelResponse(parts=[TextPart(content=text)]))
+            answer: list[Any] = [TextPart(content=text)] if text else []
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                names[str(call.get("id"))] = str(function.get("name") or "")
+                answer.append(
+                    ToolCallPart(
+                        tool_name=str(function.get("name") or ""),
+                        args=function.get("arguments") or None,
+                        tool_call_id=str(call.get("id")),
+                    )
+                )
+            out.append(ModelResponse(parts=answer))
+        elif role == "tool":
+            call_id = str(message.get("tool_call_id"))
+            parts.append(
+                ToolReturnPart(tool_name=names.get(call_id, ""), content=text, tool_call_id=call_id)
+            )
         else:
             parts.append(UserPromptPart(content=text))
     if parts:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -264,8 +266,8 @@ async def _send(
             elif isinstance(step, fault_plan.Pause):
                 await asyncio.sleep(step.seconds)
             elif isinstance(step, fault_plan.Close):
-                _close(request, response, b"")
-                outcome = "cut"
+                _close(request, response, b"", reset=step.reset)
+                outcome = "reset" if step.reset else "cut"
                 break
             else:  # Truncate
                 _close(request, response, f"{step.promised:x}\r\n".encode() + step.data)
@@ -284,9 +286,12 @@ async def _send(
     return response
 
 
-def _close(request: web.Request, response: web.StreamResponse, raw: bytes) -> None:
+def _close(
+    request: web.Request, response: web.StreamResponse, raw: bytes, *, reset: bool = False
+) -> None:
     """Send what is buffered (and ``raw`` bytes past the chunked encoding), then close the
-    connection without ending the body."""
+    connection without ending the body: with a FIN, or with ``reset`` an RST (the socket
+    lingers for 0 seconds, so closing it discards the connection)."""
     writer = getattr(response, "_payload_writer", None)
     with contextlib.suppress(Exception):
         if writer is not None:
@@ -296,4 +301,11 @@ def _close(request: web.Request, response: web.StreamResponse, raw: bytes) -> No
         return
     if raw:
         transport.write(raw)
+    if reset:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+        return
     transport.close()  # a FIN after the bytes already written: never an ended body

@@ -12,6 +12,8 @@ fault                       what the client gets
 ==========================  =====================================================================
 ``cut-N``                   the first N bytes of the body, then the connection closes (no
                             terminating chunk: the client sees an incomplete body)
+``reset-N``                 the first N bytes of the body, then the connection is reset (a TCP
+                            RST: the client's read fails with "connection reset")
 ``stall-MS``                a pause of MS milliseconds after the first chunk (trips read
                             timeouts); the rest of the body follows
 ``http-STATUS``             an error response with that status (400-599) instead of the stream:
@@ -52,6 +54,7 @@ __all__ = [
 
 FAULTS: Final[dict[str, str]] = {
     "cut-N": "close the connection after N bytes of body",
+    "reset-N": "reset the connection (TCP RST) after N bytes of body",
     "stall-MS": "pause MS milliseconds after the first chunk",
     "http-STATUS": "answer STATUS (400-599) with the dialect's error JSON "
     "(Retry-After: 1 for 429 and 503)",
@@ -69,7 +72,7 @@ MAX_FAULT_MS: Final = 600_000
 _DEFAULT_DRIP_MS: Final = 10
 _RETRY_STATUSES: Final = frozenset({429, 503})
 _FAULT: Final = re.compile(
-    r"(?P<kind>cut|stall|http|drip)(?:-(?P<value>[0-9]{1,9}))?"
+    r"(?P<kind>cut|reset|stall|http|drip)(?:-(?P<value>[0-9]{1,9}))?"
     r"|truncated-chunked|garbage|wrong-content-type|no-content-type"
 )
 
@@ -104,7 +107,7 @@ def parse_faults(text: str) -> tuple[Fault, ...]:
         kind = match.group("kind") or name
         raw = match.group("value")
         value = int(raw) if raw is not None else None
-        if kind in ("cut", "stall", "http") and value is None:
+        if kind in ("cut", "reset", "stall", "http") and value is None:
             raise FaultError(f"the fault {kind} takes a number: {kind}-N")
         if kind == "http" and value is not None and not 400 <= value <= 599:
             raise FaultError(f"http-{value}: the status must be between 400 and 599")
@@ -112,6 +115,8 @@ def parse_faults(text: str) -> tuple[Fault, ...]:
             raise FaultError(f"{name}: at most {MAX_FAULT_MS} ms")
         if any(f.kind == kind for f in faults):
             raise FaultError(f"the fault {kind} is given twice")
+        if {kind, *(f.kind for f in faults)} >= {"cut", "reset"}:
+            raise FaultError("cut and reset both end the connection: give one")
         faults.append(Fault(kind, value))
     return tuple(faults)
 
@@ -140,7 +145,10 @@ class Truncate:
 
 @dataclass(frozen=True)
 class Close:
-    """Close the connection now, without ending the body."""
+    """Close the connection now, without ending the body; ``reset``: with a TCP RST
+    instead of a FIN."""
+
+    reset: bool = False
 
 
 Step = Write | Pause | Truncate | Close
@@ -306,8 +314,9 @@ def plan(
     total = sum(len(piece) for piece in body_chunks)
     end: str | None = None
     end_at = total
-    if "cut" in by_kind:
-        end, end_at = "cut", min(by_kind["cut"].value or 0, total)
+    for kind in ("cut", "reset"):
+        if kind in by_kind:
+            end, end_at = kind, min(by_kind[kind].value or 0, total)
     if "truncated-chunked" in by_kind and total // 2 < end_at:
         end, end_at = "truncate", total // 2
     stall = by_kind.get("stall")
@@ -324,8 +333,8 @@ def plan(
         sent += len(piece)
         if stall is not None and n == 0 and stall.value:
             steps.append(Pause(stall.value / 1000))
-    if end == "cut":
-        steps.append(Close())
+    if end in ("cut", "reset"):
+        steps.append(Close(reset=end == "reset"))
     elif end == "truncate":
         rest = b"".join(body_chunks)[end_at:]
         steps.append(Truncate(max(len(rest), 1) + 1, rest[: len(rest) // 2]))

@@ -89,7 +89,12 @@ def replay_vcrpy(
 
     cassette = load(path)
     outputs = []
-    recorder = vcr.VCR(record_mode="none", match_on=["method", "uri"])
+    # The body too when requests share their method and URI (the two requests of a tool
+    # loop), so that each gets its own answer.
+    targets = {(i.request.method, i.request.uri) for i in cassette.interactions}
+    shared = len(targets) < len(cassette.interactions)
+    match_on = ["method", "uri", "body"] if shared else ["method", "uri"]
+    recorder = vcr.VCR(record_mode="none", match_on=match_on)
     with recorder.use_cassette(str(path), allow_playback_repeats=True), httpx.Client() as client:
         for interaction in cassette.interactions:
             request = interaction.request

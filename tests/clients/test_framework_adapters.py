@@ -22,7 +22,15 @@ CHUNKINGS = ("whole", "random")
 
 NAMES = ("langchain-openai", "agent-framework", "pydantic-ai", "litellm")
 
-SCENARIOS = ("plain_text", "single_tool_call", "parallel_tool_calls", "text_with_usage_chunk")
+SCENARIOS = (
+    "plain_text",
+    "single_tool_call",
+    "parallel_tool_calls",
+    "text_with_usage_chunk",
+    # Two requests: the follow-up carries the assistant's call and the tool's result, which
+    # the adapter must hand the library as the library's own message types.
+    "tool_loop_follow_up_request",
+)
 
 MODULES = {
     "langchain-openai": ("langchain_openai",),

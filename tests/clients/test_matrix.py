@@ -91,6 +91,27 @@ def test_cells_name_what_a_library_got_wrong_in_a_few_words(server: ReplayServer
     assert cell.raised == "KeyError: 'choices'"
 
 
+def _asking_another_question(case: ClientCase) -> ClientResponse:
+    messages = [dict(m) for m in case.request["messages"]]
+    messages[-1]["tool_call_id"] = "call_other"
+    return adapter("raf").run(
+        dataclasses.replace(case, request={**case.request, "messages": messages})
+    )
+
+
+def test_a_library_that_sends_another_request_fails_whatever_it_answers(
+    server: ReplayServer,
+) -> None:
+    wrong = dataclasses.replace(adapter("raf"), name="wrong", run=_asking_another_question)
+    cells = _run(server, wrong, "tool_loop_follow_up_request")
+    second = [c for c in cells if c.chunkings == ["whole"]][1]
+    assert second.status == "fail"
+    assert second.reason == (
+        'sent another request (messages[2].tool_call_id: expected "call_ZR5UUuTt3pf61kjwAJIYdVMj",'
+        ' got "call_other")'
+    )
+
+
 def test_a_case_the_library_cannot_report_is_skipped_with_the_reason(server: ReplayServer) -> None:
     no_reasoning = dataclasses.replace(adapter("raf"), name="plain", capabilities=("tool_calls",))
     (cell, _) = _run(server, no_reasoning, "deepseek_reasoning_then_content")

@@ -25,10 +25,12 @@ CASES = [
     ("openai", "single_tool_call"),
     ("openai", "parallel_tool_calls"),
     ("openai", "text_with_usage_chunk"),
+    ("openai", "tool_loop_follow_up_request"),  # both requests, the second with the result
     ("openai-stream-helper", "plain_text"),
     ("openai-stream-helper", "single_tool_call"),
     ("openai-stream-helper", "parallel_tool_calls"),
     ("openai-stream-helper", "text_with_usage_chunk"),
+    ("openai-stream-helper", "tool_loop_follow_up_request"),
     ("openai-responses", "parallel_calls_interleaved_arguments"),
     ("openai-responses", "reasoning_summaries_multiple_parts"),
     ("openai-responses", "background_resume_mid_response"),

@@ -193,3 +193,11 @@ def test_recorded_delays_become_pauses_and_survive_an_injected_event() -> None:
 def test_bad_fault_lists_are_refused(name: str) -> None:
     with pytest.raises(FaultError):
         parse_faults(name)
+
+
+def test_reset_is_a_cut_with_an_rst() -> None:
+    p = _plan("reset-20", chunks=[BODY])
+    assert p.body() == BODY[:20]
+    assert p.steps[-1] == Close(reset=True)
+    with pytest.raises(FaultError, match="give one"):
+        parse_faults("cut-5+reset-5")

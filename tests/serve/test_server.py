@@ -323,3 +323,14 @@ def test_the_server_listens_on_loopback_only_by_default(server: ReplayServer) ->
     health = httpx.get(server.url + "/_raf/health").json()
     assert health["ok"] is True
     assert health["cassettes"] == len(list(SUITE.cassettes.rglob("*.yaml")))
+
+
+def test_reset_ends_the_connection_with_an_rst_after_n_bytes(server: ReplayServer) -> None:
+    url = server.case_url("openai_chat", "plain_text", chunking="fixed-100", faults=["reset-1000"])
+    received = bytearray()
+    with httpx.stream("POST", url + CHAT) as response:  # noqa: SIM117
+        with pytest.raises(httpx.ReadError, match="reset"):
+            received.extend(b"".join(_reads_into(response, received)))
+    assert _recorded_body().startswith(bytes(received))
+    entry = server.journal.entries()[-1]
+    assert entry["outcome"] == "reset"
