@@ -65,6 +65,11 @@ def test_every_python_snippet_of_the_tour_runs_as_written(
         exec(compile(snippet, f"README.md python snippet {n}", "exec"), {})
     out = capsys.readouterr().out
     assert "tool_calls ['ToolCallEnd', 'ToolCallEnd', 'ToolCalling', 'ToolCalling']" in out
+    # The raf serve snippet prints what its comments say.
+    assert (
+        "'The sky looks blue'\n['transport_error']\nmodel: expected \"gpt-4o-mini\", got null"
+        in out
+    )
 
 
 def test_the_tour_counts_the_bundled_cases_as_they_are() -> None:

@@ -17,10 +17,11 @@ The conformance suite as pytest items: ``pytest --raf-impl 'node my_client.js'``
 item per case (``openai_chat/plain_text#0@bytes``), so ``-k``, ``-x``, ``--junitxml`` and
 pytest-xdist's ``-n auto`` work as usual (each xdist worker starts its own copy of the
 implementation). Options: ``--raf-level``, ``--raf-cassettes``/``--raf-goldens`` (default:
-the bundled suite), ``--raf-chunking`` (repeatable), ``--raf-timeout``, and ``--raf-only`` to
-run the cases alone. A case that is not declared by the implementation is skipped with the
-reason; a failing case shows the field that differs, the diff and the implementation's
-stderr.
+the bundled suite), ``--raf-chunking`` (repeatable), ``--raf-timeout``, ``--raf-transport
+http`` (each worker starts its own ``raf serve`` and the implementation makes the requests),
+and ``--raf-only`` to run the cases alone. A case that is not declared by the implementation
+is skipped with the reason; a failing case shows the field that differs, the diff and the
+implementation's stderr.
 
 Heavy imports happen when a fixture or the option is used, so installing raf never slows
 down or breaks an unrelated test session.
@@ -119,6 +120,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--raf-chunking", action="append", metavar="NAME", help="a chunking (repeatable)"
     )
     group.addoption("--raf-timeout", type=float, default=30.0, metavar="SECONDS", help="per case")
+    group.addoption(
+        "--raf-transport",
+        default="chunks",
+        choices=("chunks", "http"),
+        help="chunks: the body in the case message (default); http: raf serve replays the "
+        "case and the implementation makes the request itself (docs/protocol.md)",
+    )
     group.addoption("--raf-only", action="store_true", help="collect only the conformance cases")
 
 
@@ -160,7 +168,7 @@ class RafCase(pytest.Item):
             hello = implementation.hello()
         except Exception as exc:  # cannot be started, or speaks another protocol
             raise RafCaseFailed(CaseResult.of(self.case, level, "error", str(exc))) from None
-        skip = skip_reason(self.case, level, hello)
+        skip = skip_reason(self.case, level, hello, self.config.getoption("raf_transport"))
         if skip is not None:
             pytest.skip(skip)
         verdict = judge(
@@ -218,7 +226,16 @@ def pytest_collection_modifyitems(
         )
     except (CassetteError, ValueError) as exc:  # no such folder, an unknown chunking
         raise pytest.UsageError(f"raf conformance suite: {exc}") from None
-    implementation = StdioImplementation(command, timeout=config.getoption("raf_timeout"))
+    server = None
+    if config.getoption("raf_transport") == "http":
+        from raf.serve.server import ReplayServer  # noqa: PLC0415 - aiohttp only when asked
+
+        server = ReplayServer([cassettes or default.cassettes])  # type: ignore[union-attr]
+        server.start()
+        config.add_cleanup(server.stop)  # cleanups run last first: after the implementation's
+    implementation = StdioImplementation(
+        command, timeout=config.getoption("raf_timeout"), server=server
+    )
     config.stash[_IMPLEMENTATION] = implementation
     config.add_cleanup(implementation.close)
     new: list[pytest.Item] = [

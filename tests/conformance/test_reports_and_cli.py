@@ -16,6 +16,7 @@ from raf.cli import main
 from raf.conformance import goldens
 
 REFERENCE = f"{sys.executable} -m raf.conformance.stdio_reference"
+ROOT = Path(__file__).resolve().parents[2]
 # The reference, with a bug: tool-call names doubled (as a concatenating client does).
 DOUBLING = """
 import io, json, sys
@@ -181,6 +182,24 @@ def test_the_suite_as_pytest_items_with_k_x_junit_and_xdist(tmp_path: Path) -> N
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "12 passed" in run.stdout  # missing_id and missing_index, 6 chunkings each
+
+
+def test_the_pytest_items_run_over_http_on_a_server_per_worker(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [*PYTEST, "--raf-impl", REFERENCE, "--raf-transport", "http", "--raf-level", "updates",
+         "-k", "missing or tool_loop", "-n", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "24 passed" in run.stdout  # missing_id, missing_index, tool_loop's two interactions
+    python_client = ROOT / "examples" / "clients" / "python" / "client.py"
+    run = subprocess.run(
+        [*PYTEST, "--raf-impl", f"{sys.executable} {python_client}", "--raf-transport", "http",
+         "-k", "leading_bom or plain_text"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "12 passed, 6 skipped" in run.stdout  # anthropic's plain_text: another dialect
 
 
 def test_bad_arguments_are_usage_errors_never_tracebacks(
