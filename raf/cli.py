@@ -58,14 +58,12 @@ from raf.conformance.stdio import DEFAULT_TIMEOUT, StdioImplementation
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError, FileRefused, RafError
 from raf.framing.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
+from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
 from raf.model import updates
 from raf.model.canonical import to_json
 from raf.pipeline import Pipeline, UpdateDecoder, drive
 from raf.schema import json_schemas
 from raf.serve.faults import FAULTS
-
-DEFAULT_MAX_BODY = 16 * 1024 * 1024  # raf.serve.app's defaults, without importing aiohttp
-DEFAULT_MAX_STREAMS = 1024
 
 __all__ = ["main", "schema_files", "version_text"]
 
@@ -462,16 +460,24 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--max-streams",
         type=_positive,
-        default=DEFAULT_MAX_STREAMS,
+        default=SERVE_MAX_STREAMS,
         metavar="N",
-        help=f"most responses in progress at once (default {DEFAULT_MAX_STREAMS}; more get 503)",
+        help=f"most responses in progress at once (default {SERVE_MAX_STREAMS}; more get 503)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=_positive,
+        default=SERVE_MAX_CONNECTIONS,
+        metavar="N",
+        help=f"most open connections (default {SERVE_MAX_CONNECTIONS}; a request on one more "
+        "gets 503 and its connection is closed)",
     )
     serve.add_argument(
         "--max-body",
         type=_positive,
-        default=DEFAULT_MAX_BODY,
+        default=SERVE_MAX_BODY_BYTES,
         metavar="BYTES",
-        help=f"largest request body (default {DEFAULT_MAX_BODY}; larger get 413)",
+        help=f"largest request body (default {SERVE_MAX_BODY_BYTES}; larger get 413)",
     )
 
     clients = sub.add_parser(
@@ -761,6 +767,7 @@ def _run_serve(args: argparse.Namespace, out: TextIO) -> int:
         chunking=args.chunking,
         max_body=args.max_body,
         max_streams=args.max_streams,
+        max_connections=args.max_connections,
         journal=journal,
     )
     try:

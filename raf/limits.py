@@ -29,6 +29,13 @@ __all__ = [
     "MAX_JSON_DEPTH_CEILING",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
+    "SERVE_JOURNAL_BODY_CHARS",
+    "SERVE_JOURNAL_ENTRIES",
+    "SERVE_MAX_BODY_BYTES",
+    "SERVE_MAX_CONNECTIONS",
+    "SERVE_MAX_ORDERS",
+    "SERVE_MAX_PATH_CHARS",
+    "SERVE_MAX_STREAMS",
     "check_json_depth",
 ]
 
@@ -96,6 +103,33 @@ calls are dropped)."""
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 """Most bytes read of the body of an HTTP error response (64 KiB); the rest is not read."""
+
+# -- the replay server (raf.serve; raf serve's options) ---------------------------------------
+
+SERVE_MAX_BODY_BYTES = 16 * 1024 * 1024
+"""Largest request body ``raf serve`` reads (16 MiB; ``--max-body``). A larger one gets 413."""
+
+SERVE_MAX_STREAMS = 1024
+"""Most responses ``raf serve`` has in progress at once (``--max-streams``). A request over
+it gets 503 with ``Retry-After: 1``."""
+
+SERVE_MAX_CONNECTIONS = 2048
+"""Most connections ``raf serve`` keeps open, idle keep-alive ones included
+(``--max-connections``). A request on one more gets 503 and its connection is closed."""
+
+SERVE_MAX_PATH_CHARS = 2048
+"""Longest request path ``raf serve`` reads (longer ones get 414)."""
+
+SERVE_JOURNAL_ENTRIES = 1000
+"""Requests the journal keeps in memory (the oldest is forgotten first; ``--journal FILE``
+keeps every one)."""
+
+SERVE_JOURNAL_BODY_CHARS = 64 * 1024
+"""The most characters of a request body a journal entry keeps."""
+
+SERVE_MAX_ORDERS = 10_000
+"""Most orders of interactions kept (a path prefix and a session each); the oldest is
+forgotten first."""
 
 # -- files (raf.cassettes, raf.conformance.goldens) ------------------------------------------
 

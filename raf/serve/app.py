@@ -12,7 +12,7 @@ Endpoints: ``/s/...`` (docs/serve.md: cases), ``GET /_raf/journal``, ``GET /_raf
 ``POST /_raf/reset``, ``GET /_raf/health``. Every error is JSON
 ``{"error": {"type": "raf_serve", "message": ...}}`` with the status: 404 for unknown paths,
 scenarios and interactions (and for path traversal), 405, 413 for a body over the limit, 503
-when the server is at its limit of concurrent streams.
+when the server is at its limit of concurrent streams or of open connections.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import socket
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -29,6 +30,7 @@ from aiohttp import web
 
 from raf.cassettes.format import Cassette
 from raf.chunking import chunk
+from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
 from raf.serve import faults as fault_plan
 from raf.serve.catalog import Catalog, Order
 from raf.serve.journal import Journal
@@ -37,17 +39,16 @@ from raf.serve.routes import RouteError, parse, provider_path_problem
 
 __all__ = [
     "DEFAULT_MAX_BODY",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_MAX_STREAMS",
     "SESSION_HEADER",
     "ServeConfig",
     "make_app",
 ]
 
-DEFAULT_MAX_BODY: Final = 16 * 1024 * 1024
-"""Largest request body accepted, in bytes (16 MiB)."""
-
-DEFAULT_MAX_STREAMS: Final = 1024
-"""Most responses in progress at once; more get 503."""
+DEFAULT_MAX_BODY: Final = SERVE_MAX_BODY_BYTES
+DEFAULT_MAX_STREAMS: Final = SERVE_MAX_STREAMS
+DEFAULT_MAX_CONNECTIONS: Final = SERVE_MAX_CONNECTIONS
 
 SESSION_HEADER: Final = "x-raf-session"
 """A client that sends this header gets its own order of interactions (catalog.Order)."""
@@ -66,6 +67,7 @@ class ServeConfig:
             cassette with a recorded timing, ``whole`` otherwise.
         max_body: largest request body, in bytes.
         max_streams: most responses in progress at once.
+        max_connections: most open connections.
         journal: where requests are recorded.
     """
 
@@ -74,7 +76,10 @@ class ServeConfig:
     chunking: str | None = None
     max_body: int = DEFAULT_MAX_BODY
     max_streams: int = DEFAULT_MAX_STREAMS
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
     journal: Journal = field(default_factory=Journal)
+    open_connections: Callable[[], int] = field(default=lambda: 0, repr=False)
+    """How many connections are open (set by the server once it runs)."""
     catalog: Catalog = field(init=False)
     order: Order = field(default_factory=Order)
     active: int = 0
@@ -92,7 +97,7 @@ def error_response(status: int, message: str, **extra: Any) -> web.Response:
 
 def make_app(config: ServeConfig) -> web.Application:
     """The application serving ``config``."""
-    app = web.Application(client_max_size=config.max_body, middlewares=[_errors_as_json])
+    app = web.Application(client_max_size=config.max_body, middlewares=[_errors_as_json, _bounded])
     app[_CONFIG] = config
     app.router.add_get("/_raf/journal", _journal)
     app.router.add_get("/_raf/scenarios", _scenarios)
@@ -118,6 +123,20 @@ async def _errors_as_json(request: web.Request, handler: Any) -> web.StreamRespo
             return error_response(405, f"{request.method} is not allowed on {request.path}")
         return error_response(exc.status, exc.reason)
     return response
+
+
+@web.middleware
+async def _bounded(request: web.Request, handler: Any) -> web.StreamResponse:
+    config = request.app[_CONFIG]
+    if config.open_connections() > config.max_connections:
+        response = error_response(
+            503, f"raf serve is at its limit of {config.max_connections} open connections"
+        )
+        response.headers["retry-after"] = "1"
+        response.force_close()
+        return response
+    answer: web.StreamResponse = await handler(request)
+    return answer
 
 
 async def _journal(request: web.Request) -> web.Response:

@@ -25,11 +25,11 @@ from raf.cassettes.format import Cassette, is_file_name
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
 from raf.errors import CassetteError
+from raf.limits import SERVE_MAX_ORDERS
 
 __all__ = ["MAX_ORDERS", "Catalog", "Entry", "Order"]
 
-MAX_ORDERS: Final = 10_000
-"""Most request orders kept (prefix and session pairs); the oldest is forgotten first."""
+MAX_ORDERS: Final = SERVE_MAX_ORDERS
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,12 @@ from typing import IO, Any, Final
 import msgspec
 
 from raf.cassettes.scrub import scrub_headers, scrub_text
+from raf.limits import SERVE_JOURNAL_BODY_CHARS, SERVE_JOURNAL_ENTRIES
 
 __all__ = ["DEFAULT_SIZE", "MAX_BODY_CHARS", "Journal"]
 
-DEFAULT_SIZE: Final = 1000
-"""Entries kept in memory by default."""
-
-MAX_BODY_CHARS: Final = 64 * 1024
-"""The most characters of a request body an entry keeps."""
+DEFAULT_SIZE: Final = SERVE_JOURNAL_ENTRIES
+MAX_BODY_CHARS: Final = SERVE_JOURNAL_BODY_CHARS
 
 
 class Journal:

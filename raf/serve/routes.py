@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from raf.cassettes.format import NAME_RULE, is_file_name
 from raf.chunking import check_chunking
+from raf.limits import SERVE_MAX_PATH_CHARS
 from raf.serve.faults import Fault, FaultError, parse_faults
 
 __all__ = [
@@ -34,8 +35,7 @@ __all__ = [
     "provider_path_problem",
 ]
 
-MAX_PATH_CHARS: Final = 2048
-"""Longest request path accepted (longer ones get 414)."""
+MAX_PATH_CHARS: Final = SERVE_MAX_PATH_CHARS
 
 PROVIDER_PATHS: Final[dict[str, tuple[str, ...]]] = {
     "openai_chat": ("POST .../chat/completions",),

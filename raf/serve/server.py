@@ -65,6 +65,9 @@ async def _run(
         handle_signals=False,
     )
     await runner.setup()
+    server = runner.server
+    if server is not None:
+        config.open_connections = lambda: len(server.connections)
     try:
         await web.SockSite(runner, sock, backlog=_BACKLOG).start()
         ready()
@@ -90,7 +93,7 @@ class ReplayServer:
     Args:
         folders: cassette folders (default: the bundled cassettes).
         host, port: where to listen (``port=0``: a free port).
-        speed, chunking, max_body, max_streams: as for ``raf serve``
+        speed, chunking, max_body, max_streams, max_connections: as for ``raf serve``
             (:class:`raf.serve.app.ServeConfig`).
         journal_file: also append every journal entry to this file.
     """
@@ -105,6 +108,7 @@ class ReplayServer:
         chunking: str | None = None,
         max_body: int | None = None,
         max_streams: int | None = None,
+        max_connections: int | None = None,
         journal_file: Path | None = None,
     ) -> None:
         if folders is None:
@@ -121,6 +125,8 @@ class ReplayServer:
             self.config.max_body = max_body
         if max_streams is not None:
             self.config.max_streams = max_streams
+        if max_connections is not None:
+            self.config.max_connections = max_connections
         self.host = host
         self.port = port
         self._thread: threading.Thread | None = None

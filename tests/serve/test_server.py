@@ -334,3 +334,15 @@ def test_reset_ends_the_connection_with_an_rst_after_n_bytes(server: ReplayServe
     assert _recorded_body().startswith(bytes(received))
     entry = server.journal.entries()[-1]
     assert entry["outcome"] == "reset"
+
+
+def test_connections_over_the_limit_get_503_and_are_closed() -> None:
+    with ReplayServer(max_connections=1) as running:
+        url = running.case_url("openai_chat", "plain_text", chunking="fixed-64")
+        assert httpx.post(url + CHAT).status_code == 200  # one connection: within the limit
+        stalled = running.case_url("openai_chat", "plain_text", faults=["stall-3000"])
+        with httpx.Client() as first, first.stream("POST", stalled + "/v1/chat/completions"):
+            response = httpx.post(url + CHAT)  # a second connection
+            assert response.status_code == 503
+            assert "limit of 1 open connections" in response.json()["error"]["message"]
+            assert response.headers["connection"] == "close"
