@@ -239,26 +239,17 @@ class StdioImplementation:
         process = self._process
         assert process is not None
         mark = process.stderr_total
-        if self.server is None:
-            message = protocol.Case(
-                id=case.id,
-                dialect=case.dialect,
-                level=level,
-                status=case.status,
-                headers=case.headers,
-                chunks=_base64(case.chunks()),
-            )
-        else:
-            message = protocol.Case(
-                id=case.id,
-                dialect=case.dialect,
-                level=level,
-                status=case.status,
-                headers=case.headers,
-                chunks=[],
-                transport="http",
-                request=http_request(case, self.server.url),
-            )
+        message = protocol.Case(
+            id=case.id,
+            dialect=case.dialect,
+            level=level,
+            status=case.status,
+            headers=case.headers,
+            chunks=[] if self.server is not None else _base64(case.chunks()),
+        )
+        if self.server is not None:  # the client makes the request itself, on the server
+            message.transport = "http"
+            message.request = http_request(case, self.server.url)
             journal_mark = self.server.journal.count
         deadline = time.monotonic() + self.timeout
         try:

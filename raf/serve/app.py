@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from aiohttp import web
 
-from raf.cassettes.format import Cassette
+from raf.cassettes.format import Cassette, Interaction
 from raf.chunking import chunk
 from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
 from raf.serve import faults as fault_plan
@@ -244,7 +244,7 @@ def _plan(
     dialect: str,
     chunking: str | None,
     faults: tuple[fault_plan.Fault, ...],
-    interaction: Any,
+    interaction: Interaction,
 ) -> fault_plan.Plan:
     response = interaction.response
     name = chunking or config.chunking

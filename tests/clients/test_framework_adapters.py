@@ -7,16 +7,13 @@ A missing library skips its tests; with ``RAF_REQUIRE_CLIENTS=1`` it fails them 
 
 from __future__ import annotations
 
-import importlib
-import os
-from collections.abc import Iterator
-
 import pytest
 
 from raf.clients import adapter
 from raf.clients.matrix import Cell, run_client
 from raf.conformance.bundled import bundled
 from raf.serve import ReplayServer
+from tests.clients.support import require
 
 CHUNKINGS = ("whole", "random")
 
@@ -39,23 +36,6 @@ MODULES = {
     "pydantic-ai": ("pydantic_ai",),
     "litellm": ("litellm",),
 }
-
-
-def require(*modules: str) -> None:
-    """Skip unless every module imports; with RAF_REQUIRE_CLIENTS=1 a missing one fails."""
-    for module in modules:
-        try:
-            importlib.import_module(module)
-        except ImportError as exc:
-            if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
-                pytest.fail(f"{module} is required (RAF_REQUIRE_CLIENTS=1) but missing: {exc}")
-            pytest.skip(f"{module} is not installed")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ReplayServer]:
-    with ReplayServer() as running:
-        yield running
 
 
 def cells(server: ReplayServer, name: str, scenario: str) -> list[Cell]:

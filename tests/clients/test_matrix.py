@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,12 +19,6 @@ from raf.conformance.protocol import ClientResponse
 from raf.serve import ReplayServer
 
 SUITE = bundled()
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ReplayServer]:
-    with ReplayServer() as running:
-        yield running
 
 
 def _run(server: ReplayServer, chosen: Adapter, *select: str) -> list[Cell]:

@@ -7,10 +7,7 @@ They are libraries of the clients extra: without them this module skips, and wit
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,28 +16,13 @@ from raf.cassettes.persister import load
 from raf.conformance.bundled import bundled
 from raf.conformance.goldens import load as load_golden
 from raf.serve.server import ReplayServer
+from tests.clients.support import library
 
-
-def _library(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
-            raise RuntimeError(f"{name} is required (RAF_REQUIRE_CLIENTS=1): {exc}") from exc
-        pytest.skip(f"{name} is not installed (tox -e clients runs this)", allow_module_level=True)
-
-
-openai = _library("openai")
-anthropic = _library("anthropic")
+openai = library("openai", module_level=True)
+anthropic = library("anthropic", module_level=True)
 
 SUITE = bundled()
 KEY = "sk-raf-test-not-a-secret"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ReplayServer]:
-    with ReplayServer() as running:
-        yield running
 
 
 def _recorded(dialect: str, scenario: str) -> dict[str, Any]:

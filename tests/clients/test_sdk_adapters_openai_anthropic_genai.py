@@ -7,9 +7,7 @@ A missing library skips its tests; with ``RAF_REQUIRE_CLIENTS=1`` it fails them 
 
 from __future__ import annotations
 
-import importlib
 import os
-from collections.abc import Iterator
 
 import pytest
 
@@ -17,6 +15,7 @@ from raf.clients import adapter
 from raf.clients.matrix import Cell, run_client
 from raf.conformance.bundled import bundled
 from raf.serve import ReplayServer
+from tests.clients.support import require
 
 CHUNKINGS = ("whole", "random")
 
@@ -53,22 +52,6 @@ MODULES = {
     "anthropic": "anthropic",
     "google-genai": "google.genai",
 }
-
-
-def require(module: str) -> None:
-    """Skip unless ``module`` imports; with RAF_REQUIRE_CLIENTS=1 a missing one fails."""
-    try:
-        importlib.import_module(module)
-    except ImportError as exc:
-        if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
-            pytest.fail(f"{module} is required (RAF_REQUIRE_CLIENTS=1) but missing: {exc}")
-        pytest.skip(f"{module} is not installed")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ReplayServer]:
-    with ReplayServer() as running:
-        yield running
 
 
 def cells(server: ReplayServer, name: str, scenario: str) -> list[Cell]:
