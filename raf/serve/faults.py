@@ -317,7 +317,7 @@ def plan(
     for kind in ("cut", "reset"):
         if kind in by_kind:
             end, end_at = kind, min(by_kind[kind].value or 0, total)
-    if "truncated-chunked" in by_kind and total // 2 < end_at:
+    if "truncated-chunked" in by_kind and (end is None or total // 2 < end_at):
         end, end_at = "truncate", total // 2
     stall = by_kind.get("stall")
     steps: list[Step] = []

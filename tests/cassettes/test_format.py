@@ -191,3 +191,63 @@ def test_recording_a_live_exchange_and_saving_it_scrubs_the_key(tmp_path: Path) 
     loaded = load(path).interactions[0]
     assert loaded.response.body == SSE
     assert loaded.request.body == '{\n  "model": "gpt-4o",\n  "stream": true\n}'
+
+
+def test_a_recorded_timing_is_kept_replayed_by_vcrpy_as_the_body_and_checked(
+    tmp_path: Path,
+) -> None:
+    timed = cassette(SSE)
+    timed.interactions[0].timing = [(10, 0.0), (len(SSE) - 10, 125.5)]
+    path = save(timed, tmp_path / "timed.yaml")
+    assert "timing:" in path.read_text()
+    loaded = load(path).interactions[0]
+    assert loaded.timing == [(10, 0.0), (len(SSE) - 10, 125.5)]
+    assert loaded.timed_chunks() == ([SSE[:10], SSE[10:]], [0.0, 0.1255])
+    with vcr.use_cassette(str(path), record_mode="none"), httpx.Client() as client:
+        assert client.post("https://api.openai.com/v1/chat/completions").content == SSE
+    for bad, says in [
+        ("[[10, 0.0]]", "the reads add up to 10 bytes"),
+        ("[[0, 1.0]]", "is not [bytes > 0"),
+        ("[[10, -1]]", "is not [bytes > 0"),
+        ("{a: 1}", "is not a list"),
+    ]:
+        text = path.read_text().replace(
+            f"  timing:\n  - - 10\n    - 0.0\n  - - {len(SSE) - 10}\n    - 125.5\n",
+            f"  timing: {bad}\n",
+        )
+        assert f"timing: {bad}" in text
+        broken = tmp_path / "broken.yaml"
+        broken.write_text(text)
+        with pytest.raises(CassetteFormatError) as refused:
+            load(broken)
+        assert says in str(refused.value)
+
+
+def test_timed_reads_record_each_read_and_scrubbing_keeps_the_timing_in_step(
+    tmp_path: Path,
+) -> None:
+    from raf.cassettes.recording import TimedReads, interaction_from_httpx  # noqa: PLC0415
+
+    secret = "sk-proj-" + "Q7w9" * 10
+    body = f'data: {{"choices":[{{"index":0,"delta":{{"content":"key {secret}"}}}}]}}\n\n'.encode()
+
+    def server(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    with (
+        httpx.Client(transport=httpx.MockTransport(server)) as client,
+        client.stream("POST", "https://api.openai.com/v1/chat/completions", json={}) as response,
+    ):
+        reads = TimedReads(response.iter_bytes())
+        received = b"".join(reads)
+    assert received == body
+    assert sum(size for size, _ in reads.timing) == len(body)
+    assert all(ms >= 0 for _, ms in reads.timing)
+    interaction = interaction_from_httpx(response, received, timing=reads.timing)
+    path = save(
+        Cassette(interactions=[interaction], info=ScenarioInfo(scenario="t")), tmp_path / "t.yaml"
+    )
+    loaded = load(path).interactions[0]
+    assert secret not in loaded.response.body.decode()
+    assert loaded.timing is not None
+    assert sum(size for size, _ in loaded.timing) == len(loaded.response.body)
