@@ -216,17 +216,18 @@ async def _case(request: web.Request) -> web.StreamResponse:
         )
         response.headers["retry-after"] = "1"
         return response
-    number = route.interaction
-    if number is None:
-        session = request.headers.get(SESSION_HEADER, "")
-        number = config.order.take(route.prefix, session, count)
+    session = request.headers.get(SESSION_HEADER, "")
+    attempt, number = config.order.take(route.prefix, session, count)
+    if route.interaction is not None:
+        number = route.interaction
     interaction = cassette.interactions[number]
     check = check_request(route.dialect, interaction.request.body, body)
-    plan = _plan(config, route.dialect, route.chunking, route.faults, interaction)
+    faults = fault_plan.active(route.faults, attempt)
+    plan = _plan(config, route.dialect, route.chunking, faults, interaction)
     journal_entry.update(
         case=route.case,
         chunking=route.chunking,
-        faults=[f.name for f in route.faults],
+        faults=[f.name for f in faults],
         interaction=number,
         check=check.to_builtins(),
         status=plan.status,

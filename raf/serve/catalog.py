@@ -95,15 +95,16 @@ class Order:
         self._limit = limit
         self._lock = threading.Lock()
 
-    def take(self, prefix: str, session: str, count: int) -> int:
-        """The interaction for the next request to ``prefix`` in ``session``."""
+    def take(self, prefix: str, session: str, count: int) -> tuple[int, int]:
+        """The next request to ``prefix`` in ``session``: its number (0 for the first) and
+        its interaction (the number modulo ``count``)."""
         key = (prefix, session)
         with self._lock:
             n = self._next.pop(key, 0)
             self._next[key] = n + 1
             while len(self._next) > self._limit:
                 self._next.popitem(last=False)
-        return n % count if count else 0
+        return n, (n % count if count else 0)
 
     def reset(self) -> None:
         with self._lock:

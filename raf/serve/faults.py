@@ -26,6 +26,10 @@ fault                       what the client gets
 ``wrong-content-type``      the stream, labelled ``text/html; charset=utf-8``
 ``no-content-type``         the stream, with no ``content-type`` header at all
 ==========================  =====================================================================
+
+Any fault takes a suffix ``xN`` to break only the first N requests of its case (counted per
+path prefix and ``x-raf-session``, as the order of interactions is): ``http-429x2`` answers
+429 twice, then the stream, which is how a client's retry loop is tested.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ __all__ = [
     "Step",
     "Truncate",
     "Write",
+    "active",
     "error_body",
     "parse_faults",
     "plan",
@@ -63,6 +68,7 @@ FAULTS: Final[dict[str, str]] = {
     "garbage": "inject an event that is not JSON after the first event",
     "wrong-content-type": "label the stream text/html",
     "no-content-type": "send no content-type header",
+    "FAULTxN": "any fault, on the first N requests of the case only (http-429x2)",
 }
 """Every fault, by the form of its name, and what it does."""
 
@@ -72,8 +78,9 @@ MAX_FAULT_MS: Final = 600_000
 _DEFAULT_DRIP_MS: Final = 10
 _RETRY_STATUSES: Final = frozenset({429, 503})
 _FAULT: Final = re.compile(
-    r"(?P<kind>cut|reset|stall|http|drip)(?:-(?P<value>[0-9]{1,9}))?"
-    r"|truncated-chunked|garbage|wrong-content-type|no-content-type"
+    r"(?:(?P<kind>cut|reset|stall|http|drip)(?:-(?P<value>[0-9]{1,9}))?"
+    r"|(?P<plain>truncated-chunked|garbage|wrong-content-type|no-content-type))"
+    r"(?:x(?P<times>[0-9]{1,6}))?"
 )
 
 
@@ -83,14 +90,27 @@ class FaultError(ValueError):
 
 @dataclass(frozen=True)
 class Fault:
-    """One fault: its kind (``cut``, ``stall``...) and its number, if it takes one."""
+    """One fault: its kind (``cut``, ``stall``...), its number if it takes one, and on how
+    many requests it applies (``times``: the first N of the case; ``None``: every one)."""
 
     kind: str
     value: int | None = None
+    times: int | None = None
 
     @property
     def name(self) -> str:
-        return self.kind if self.value is None else f"{self.kind}-{self.value}"
+        name = self.kind if self.value is None else f"{self.kind}-{self.value}"
+        return name if self.times is None else f"{name}x{self.times}"
+
+    def applies(self, attempt: int) -> bool:
+        """Whether it breaks the request numbered ``attempt`` (0 for the first) of its case."""
+        return self.times is None or attempt < self.times
+
+
+def active(faults: tuple[Fault, ...], attempt: int) -> tuple[Fault, ...]:
+    """The faults that break request number ``attempt`` of a case (``http-429x2``: the first
+    two requests get 429, the third the stream: what a client's retry loop must survive)."""
+    return tuple(f for f in faults if f.applies(attempt))
 
 
 def parse_faults(text: str) -> tuple[Fault, ...]:
@@ -104,9 +124,10 @@ def parse_faults(text: str) -> tuple[Fault, ...]:
         match = _FAULT.fullmatch(name)
         if match is None:
             raise FaultError(f"unknown fault {name!r}; use {', '.join(FAULTS)}")
-        kind = match.group("kind") or name
+        kind = match.group("kind") or match.group("plain")
         raw = match.group("value")
         value = int(raw) if raw is not None else None
+        times = int(match.group("times")) if match.group("times") is not None else None
         if kind in ("cut", "reset", "stall", "http") and value is None:
             raise FaultError(f"the fault {kind} takes a number: {kind}-N")
         if kind == "http" and value is not None and not 400 <= value <= 599:
@@ -117,7 +138,7 @@ def parse_faults(text: str) -> tuple[Fault, ...]:
             raise FaultError(f"the fault {kind} is given twice")
         if {kind, *(f.kind for f in faults)} >= {"cut", "reset"}:
             raise FaultError("cut and reset both end the connection: give one")
-        faults.append(Fault(kind, value))
+        faults.append(Fault(kind, value, times))
     return tuple(faults)
 
 

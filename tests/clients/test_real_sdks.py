@@ -124,6 +124,22 @@ def test_openai_429_is_its_rate_limit_error_and_it_retries_after_retry_after(
     assert [e["status"] for e in server.journal.since(mark)] == [429, 429]
 
 
+def test_openai_retries_a_429_that_heals_and_gets_the_stream(server: ReplayServer) -> None:
+    request = _recorded("openai_chat", "plain_text")
+    url = server.case_url("openai_chat", "plain_text", faults=["http-429x1"])
+    client = _openai(url, max_retries=2, default_headers={"x-raf-session": "openai-retry"})
+    text = "".join(
+        chunk.choices[0].delta.content or ""
+        for chunk in client.chat.completions.create(**request)
+        if chunk.choices
+    )
+    assert text == _expected("openai_chat", "plain_text")["text"]
+    statuses = [
+        e["status"] for e in server.journal.entries() if "openai-retry" in str(e["headers"])
+    ]
+    assert statuses == [429, 200]  # it waited Retry-After, asked again, and got the answer
+
+
 def _anthropic(base_url: str, **options: Any) -> Any:
     return anthropic.Anthropic(base_url=base_url, api_key=KEY, **{"max_retries": 0, **options})
 

@@ -11,6 +11,7 @@ from raf.serve.faults import (
     Pause,
     Truncate,
     Write,
+    active,
     error_body,
     parse_faults,
     plan,
@@ -201,3 +202,16 @@ def test_reset_is_a_cut_with_an_rst() -> None:
     assert p.steps[-1] == Close(reset=True)
     with pytest.raises(FaultError, match="give one"):
         parse_faults("cut-5+reset-5")
+
+
+def test_a_fault_with_xn_breaks_only_the_first_n_requests_of_its_case() -> None:
+    faults = parse_faults("http-429x2+garbage")
+    assert [f.name for f in faults] == ["http-429x2", "garbage"]
+    assert [[f.name for f in active(faults, n)] for n in range(3)] == [
+        ["http-429x2", "garbage"],
+        ["http-429x2", "garbage"],
+        ["garbage"],
+    ]
+    for bad in ("http-429x", "xx2", "garbage-x2", "cut-5x1x1"):
+        with pytest.raises(FaultError):
+            parse_faults(bad)

@@ -346,3 +346,16 @@ def test_connections_over_the_limit_get_503_and_are_closed() -> None:
             assert response.status_code == 503
             assert "limit of 1 open connections" in response.json()["error"]["message"]
             assert response.headers["connection"] == "close"
+
+
+def test_http_429_once_then_the_stream_is_what_a_retry_loop_sees(server: ReplayServer) -> None:
+    url = server.case_url("openai_chat", "plain_text", faults=["http-429x1"]) + CHAT
+    session = {"x-raf-session": "retry-test"}
+    first = httpx.post(url, headers=session)
+    assert first.status_code == 429
+    assert first.headers["retry-after"] == "1"
+    second = httpx.post(url, headers=session)
+    assert second.status_code == 200
+    assert second.content == _recorded_body()
+    faults = [e["faults"] for e in server.journal.entries()[-2:]]
+    assert faults == [["http-429x1"], []]
