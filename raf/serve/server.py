@@ -63,6 +63,9 @@ async def _run(
         access_log=None,
         keepalive_timeout=_KEEPALIVE,
         handle_signals=False,
+        # A client that goes away mid-stream ends its response at once (a stalled one
+        # included), so it does not hold one of the --max-streams slots.
+        handler_cancellation=True,
     )
     await runner.setup()
     server = runner.server

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import http.client
 import json
 from collections.abc import Iterator
@@ -274,7 +275,8 @@ def test_bodies_over_the_limit_get_413_and_streams_over_the_limit_503(tmp_path: 
         assert "over the limit of 1000 bytes" in too_big.json()["error"]["message"]
         stalled = running.case_url("openai_chat", "plain_text", faults=["stall-3000"]) + CHAT
         with httpx.stream("POST", stalled) as first:
-            next(first.iter_raw())  # the first stream is in progress, stalled
+            reads = first.iter_raw()  # kept: a dropped iterator closes the response
+            next(reads)  # the first stream is in progress, stalled
             busy = httpx.post(url)
             assert busy.status_code == 503
             assert busy.headers["retry-after"] == "1"
@@ -359,3 +361,17 @@ def test_http_429_once_then_the_stream_is_what_a_retry_loop_sees(server: ReplayS
     assert second.content == _recorded_body()
     faults = [e["faults"] for e in server.journal.entries()[-2:]]
     assert faults == [["http-429x1"], []]
+
+
+def test_a_client_that_leaves_a_stalled_stream_frees_its_slot(server: ReplayServer) -> None:
+    url = server.case_url("openai_chat", "plain_text", chunking="fixed-64", faults=["stall-60000"])
+    with httpx.stream("POST", url + CHAT) as response:
+        reads = response.iter_raw()  # kept: a dropped iterator closes the response
+        next(reads)
+        assert httpx.get(server.url + "/_raf/health").json()["active"] == 1
+    for _ in range(100):  # the server sees the connection close, then cancels the response
+        if httpx.get(server.url + "/_raf/health").json()["active"] == 0:
+            break
+        time.sleep(0.05)
+    assert httpx.get(server.url + "/_raf/health").json()["active"] == 0
+    assert server.journal.entries()[-1]["outcome"] == "client closed the connection"
