@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import time
 import http.client
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
