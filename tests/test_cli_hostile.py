@@ -42,7 +42,7 @@ from tests.hostile import (
 )
 
 EXIT_CODES = {0, 1, 2, 3, 130}
-"""The exit statuses raf documents (raf/cli.py, README)."""
+"""The exit statuses raf documents (raf/cli/__init__.py, README)."""
 
 ADDRESS_SPACE = 1024 * 1024 * 1024
 """The address-space limit of every subprocess (1 GiB)."""
@@ -278,10 +278,10 @@ def test_an_interruption_is_130_and_an_internal_error_is_3(
     def broken(args: Any, out: Any) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "_run_pipeline", interrupted)
+    monkeypatch.setattr(cli.stream, "run_pipeline", interrupted)
     assert main(["pipeline", str(EXAMPLE)]) == 130
     assert capsys.readouterr().err == "raf: interrupted\n"
-    monkeypatch.setattr(cli, "_run_pipeline", broken)
+    monkeypatch.setattr(cli.stream, "run_pipeline", broken)
     monkeypatch.delenv("RAF_DEBUG", raising=False)
     assert main(["pipeline", str(EXAMPLE)]) == 3
     err = capsys.readouterr().err

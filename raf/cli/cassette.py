@@ -1,0 +1,155 @@
+"""``raf cassette import|lint|show``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+
+from raf.cassettes.files import find_files
+from raf.cassettes.importers import SUFFIXES, dialect_choices, import_file, scenario_name
+from raf.cassettes.lint import cassette_files, lint_file
+from raf.cassettes.persister import load as load_cassette
+from raf.cassettes.persister import save as save_cassette
+from raf.cassettes.show import render
+from raf.cli._shell import (
+    _Console,
+    _InputError,
+    _reason,
+    _warn,
+)
+from raf.errors import CassetteError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    """Add ``raf cassette`` to the subcommands ``sub``."""
+    cassette = sub.add_parser(
+        "cassette",
+        help="import, check and inspect recorded cassettes",
+        description="Work with cassettes (vcrpy YAML files with a raf block; docs/cassettes.md).",
+    )
+    cassette_sub = cassette.add_subparsers(dest="cassette_command", metavar="ACTION")
+    cassette_sub.required = True
+    importer = cassette_sub.add_parser(
+        "import",
+        help="turn recordings made elsewhere into raf cassettes",
+        description="Import VCR YAML cassettes (vcrpy, pydantic-ai's parsed_body variant...), "
+        "raw .sse/.txt bodies and .jsonl/.ndjson files with one JSON payload per line. Writes "
+        "OUT/<dialect>/<scenario>.yaml, secrets scrubbed.",
+    )
+    importer.add_argument("sources", nargs="+", metavar="SRC", help="files or folders to import")
+    importer.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="DIR", help="where to write"
+    )
+    importer.add_argument(
+        "--dialect",
+        choices=dialect_choices(),
+        help="wire format of raw bodies (default: from the request URI, else openai_chat)",
+    )
+    importer.add_argument("--force", action="store_true", help="overwrite existing cassettes")
+    linter = cassette_sub.add_parser(
+        "lint",
+        help="check cassettes' structure and scan them for secrets",
+        description="Check each cassette's structure and scan it for unscrubbed credentials "
+        "(Authorization / api-key / cookie headers, key= query parameters, key-shaped strings "
+        "in bodies and URIs). Prints file:line: findings; exits 1 on any error.",
+    )
+    linter.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
+    shower = cassette_sub.add_parser(
+        "show",
+        help="print a cassette's timeline: events, updates, contents, response",
+        description="For each SSE event of each interaction, print the updates and contents "
+        "it produced, then the aggregated response. Colour in a terminal, plain when piped.",
+    )
+    shower.add_argument("file", metavar="FILE", help="a cassette file")
+    shower.add_argument("--no-color", action="store_true", help="never use colour")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.cassette_command == "lint":
+        try:
+            files = cassette_files(args.paths)
+        except CassetteError as exc:
+            raise _InputError(str(exc)) from exc
+        findings = [finding for file in files for finding in lint_file(file)]
+        errors = [f for f in findings if f.severity == "error"]
+        for finding in findings:
+            out.write(f"{finding}\n")
+        _warn(
+            f"raf: {len(files)} cassette(s), {len(errors)} error(s), "
+            f"{len(findings) - len(errors)} warning(s)"
+        )
+        return 1 if errors or not files else 0
+    if args.cassette_command == "show":
+        try:
+            cassette = load_cassette(args.file)
+        except CassetteError as exc:
+            raise _InputError(str(exc)) from exc
+        render(_Console(file=out, no_color=args.no_color, highlight=False), cassette)
+        return 0
+    return _run_import(args, out)
+
+
+def _run_import(args: argparse.Namespace, out: TextIO) -> int:
+    root: Path = args.output
+    if root.is_symlink():
+        raise _InputError(f"-o {root} is a symbolic link (links are not followed)")
+    if root.exists() and not root.is_dir():
+        raise _InputError(f"-o {root} exists and is not a folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _InputError(f"cannot create {root}: {_reason(exc)}") from exc
+    resolved_root = root.resolve()
+    written: set[Path] = set()
+    for source in find_files(args.sources, SUFFIXES):
+        try:
+            imported = import_file(source, dialect=args.dialect)
+        except CassetteError as exc:
+            _warn(f"raf: skipped {exc}")
+            continue
+        assert imported.info is not None
+        target = root / imported.info.dialect / f"{imported.info.scenario}.yaml"
+        if target in written:  # two sources with one name: qualify by the source's folder
+            scenario = f"{scenario_name(source.parent)}__{imported.info.scenario}"
+            imported.info = msgspec.structs.replace(imported.info, scenario=scenario)
+            target = target.with_name(f"{scenario}.yaml")
+        problem = _target_problem(target, resolved_root)
+        if problem is not None:
+            _warn(f"raf: skipped {source}: {problem}")
+            continue
+        if target.exists() and not args.force:
+            _warn(f"raf: skipped {source}: {target} exists (use --force)")
+            continue
+        try:
+            save_cassette(imported, target)
+        except CassetteError as exc:  # e.g. a streamed secret that cannot be scrubbed
+            _warn(f"raf: skipped {source}: not written: {exc}")
+            continue
+        except (OSError, ValueError) as exc:
+            _warn(f"raf: skipped {source}: cannot write {target}: {_reason(exc)}")
+            continue
+        out.write(f"{source} -> {target}\n")
+        written.add(target)
+    _warn(f"raf: imported {len(written)} cassette(s)")
+    return 0 if written else 1
+
+
+def _target_problem(target: Path, resolved_root: Path) -> str | None:
+    """Why ``target`` (``OUT/<dialect>/<scenario>.yaml``) must not be written, if it must not:
+    a link (the dialect folder or the file; never followed), something that is not a folder
+    or a file, or a place outside the output folder."""
+    for path in (target.parent, target):
+        if path.is_symlink():
+            return f"{path} is a symbolic link (links are not followed)"
+    if target.parent.exists() and not target.parent.is_dir():
+        return f"{target.parent} is not a folder"
+    if target.exists() and not target.is_file():
+        return f"{target} is not a regular file"
+    if target.resolve().parent.parent != resolved_root:
+        return f"{target} is not inside the output folder {resolved_root}"
+    return None
