@@ -92,8 +92,14 @@ def test_a_broken_client_fails_exactly_the_scenarios_its_bug_touches(
 
 
 def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite: Suite) -> None:
+    # Without the 200 KB cassette, whose one-byte chunking alone can take a second on a busy
+    # machine: every case left answers well inside the timeout, unless it is made to hang.
+    suite = Suite(
+        cases=[c for c in suite.cases if c.scenario != "large_tool_argument_200kb"],
+        problems=suite.problems,
+    )
     command = [sys.executable, str(CLIENTS / "misbehaving_client.py")]
-    implementation = StdioImplementation(command, timeout=1)
+    implementation = StdioImplementation(command, timeout=2)
     report = run_suite(suite, implementation, level="response")
     failures = failing(report)
     assert set(failures) == {
@@ -106,7 +112,7 @@ def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite
     assert failures["missing_id"] == {"the implementation exited (status 3)"}
     assert all(r.startswith("malformed line: ") for r in failures["choices_null"])
     assert all(r.startswith("wrong id: expected ") for r in failures["missing_index"])
-    assert failures["leading_bom"] == {"timeout after 1 s"}
+    assert failures["leading_bom"] == {"timeout after 2 s"}
     (raised,) = {r.diff for r in report.results if r.scenario == "keep_alive_comments"}
     assert 'errors: expected no error, got ["raised ValueError: boom"]' in raised
     crashed = [r for r in report.results if r.scenario == "missing_id"]

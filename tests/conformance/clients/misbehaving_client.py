@@ -18,8 +18,8 @@ scenario                 behaviour (what the harness should report)
 =======================  ==================================================================
 
 Every other case is answered correctly, and it keeps answering after each misbehaviour (the
-harness restarts it anyway): a run over the 36 bundled cassettes and six chunkings has
-exactly 5 x 6 = 30 failing cases, each costing its own case only.
+harness restarts it anyway): a run over the bundled Chat Completions cassettes and six
+chunkings has exactly 5 x 6 = 30 failing cases, each costing its own case only.
 """
 
 from __future__ import annotations
