@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any, TextIO
 
+from raf.chunking import check_chunking
 from raf.cli._shell import (
-    _chunking,
     _InputError,
     _positive,
     _reason,
@@ -115,7 +115,12 @@ def _speed(text: str) -> float:
 
 
 def _serve_chunking(text: str) -> str:
-    return text if text == "recorded" else _chunking(text)
+    if text == "recorded":
+        return text
+    try:
+        return check_chunking(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or recorded") from None
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -25,18 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from raf.cassettes.format import Cassette
-from raf.cassettes.persister import load as load_cassette
 from raf.clients.base import Adapter, ClientCase, ClientRaised
 from raf.conformance.cases import Case, load_suite
+from raf.conformance.http import recorded_call
 from raf.conformance.levels import Mismatch, compare_response
 from raf.conformance.protocol import ClientResponse
 from raf.serve.routes import case_path
 from raf.serve.server import ReplayServer
 
-__all__ = ["DEFAULT_CHUNKINGS", "Cell", "merge", "recorded_request", "run_client", "short_reason"]
+__all__ = ["DEFAULT_CHUNKINGS", "Cell", "merge", "run_client", "short_reason"]
 
 DEFAULT_CHUNKINGS = ("whole", "random")
 """The chunkings every scenario is served with: one read, and cuts of 1-64 bytes."""
@@ -63,23 +60,6 @@ class Cell:
     @property
     def ok(self) -> bool:
         return self.status != "fail"
-
-
-def recorded_request(cassette: Cassette, interaction: int) -> tuple[dict[str, Any], str, str]:
-    """The recorded request body (a JSON object, ``{}`` if none), its method and its
-    provider path (the URI's path with its query)."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
-
-    request = cassette.interactions[interaction].request
-    body: Any = {}
-    if request.body:
-        try:
-            body = msgspec.json.decode(request.body)
-        except msgspec.DecodeError:
-            body = {}
-    parts = urlsplit(request.uri)
-    path = parts.path + (f"?{parts.query}" if parts.query else "")
-    return (body if isinstance(body, dict) else {}), request.method, path
 
 
 def _call(adapter: Adapter, case: ClientCase, timeout: float) -> tuple[Any, BaseException | None]:
@@ -174,15 +154,9 @@ def run_client(
     suite = load_suite(
         cassettes, goldens, chunkings=chunkings, select=select, dialects=adapter.dialects
     )
-    loaded: dict[Path, Cassette] = {}
     cells = []
     for case in suite.cases:
-        cassette = loaded.get(case.cassette)
-        if cassette is None:
-            cassette = loaded[case.cassette] = load_cassette(case.cassette)
-        cell = run_case(
-            adapter, version=version, server=server, case=case, cassette=cassette, timeout=timeout
-        )
+        cell = run_case(adapter, version=version, server=server, case=case, timeout=timeout)
         cells.append(cell)
         if on_cell is not None:
             on_cell(cell)
@@ -195,7 +169,6 @@ def run_case(
     version: str,
     server: ReplayServer,
     case: Case,
-    cassette: Cassette,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Cell:
     """One case through one library."""
@@ -206,7 +179,7 @@ def run_case(
     if missing:
         cell.status, cell.reason = "skip", f"does not report {', '.join(missing)}"
         return cell
-    body, method, path = recorded_request(cassette, case.interaction)
+    method, path, body = recorded_call(case)
     prefix = case_path(
         case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
     )
@@ -215,7 +188,7 @@ def run_case(
         scenario=case.scenario,
         server=server.url,
         prefix=prefix,
-        request=body,
+        request=body if isinstance(body, dict) else {},
         path=path,
         timeout=timeout,
         method=method,

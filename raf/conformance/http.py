@@ -23,7 +23,7 @@ from raf.serve.routes import case_path
 if TYPE_CHECKING:  # pragma: no cover
     from raf.serve.journal import Journal
 
-__all__ = ["TRANSPORTS", "http_request", "request_problems"]
+__all__ = ["TRANSPORTS", "http_request", "recorded_call", "request_problems"]
 
 TRANSPORTS: Final = ("chunks", "http")
 """How cases reach an implementation: as chunks in the message, or as a request to make."""
@@ -31,15 +31,21 @@ TRANSPORTS: Final = ("chunks", "http")
 _STREAMS_JSON: Final = frozenset({"gemini"})
 
 
+def recorded_call(case: Case) -> tuple[str, str, Any]:
+    """The recorded request of ``case`` as a client makes it again: its method, its provider
+    path (the URI's path with its query) and its body as JSON (``None`` for none, or for a
+    body that is not JSON)."""
+    recorded = case.request
+    if recorded is None:
+        return "POST", "/", None
+    parts = urlsplit(recorded.uri)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return recorded.method or "POST", path, _json(recorded.body)
+
+
 def http_request(case: Case, server_url: str) -> HttpRequest:
     """The request ``case`` asks the client to make on the server at ``server_url``."""
-    recorded = case.request
-    method, path, body = "POST", "/", None
-    if recorded is not None:
-        method = recorded.method or "POST"
-        parts = urlsplit(recorded.uri)
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        body = _json(recorded.body)
+    method, path, body = recorded_call(case)
     base = server_url + case_path(
         case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
     )
