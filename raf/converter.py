@@ -36,13 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from enum import Enum
 from typing import Any
 
 import msgspec
 
 from raf import safe_json
 from raf.args_parser import ArgsParsed, StreamingArgsParser
-from raf.errors import excerpt, internal_error_message
+from raf.errors import StateError, excerpt, internal_error_message
 from raf.limits import (
     DEFAULT_MAX_ARGUMENTS_CHARS,
     DEFAULT_MAX_JSON_DEPTH,
@@ -74,8 +75,6 @@ _JSON_WHITESPACE = " \t\r\n"
 
 
 # Hot-path aliases (module globals are cheaper to reach than module attributes).
-_TextDelta = updates.TextDelta
-_ToolCallDelta = updates.ToolCallDelta
 _Text = contents.Text
 _ToolCallArgs = contents.ToolCallArgs
 _ToolCallArgsParsed = contents.ToolCallArgsParsed
@@ -91,6 +90,43 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class CallState(Enum):
+    """Where one tool call is in its life; the allowed moves are :data:`_MOVES`.
+
+    Whether the call has started (``ToolCallStart`` emitted) is not a state of its own: it is
+    whether its name is known (``_Call.name``), which is set once and at the same moment.
+    """
+
+    OPEN = "open"
+    """Arguments may still arrive: kept until the name is known, then emitted and parsed."""
+    ENDED = "ended"
+    """``ToolCallEnd`` emitted, or an explicit end seen (possibly before the name: naming the
+    call later still starts it, but it is never ended again). Routing by index or recency
+    skips it."""
+    CALLED = "called"
+    """``ToolCalling`` (or the error saying why there is none) emitted, or the call was
+    reported executed: it is never finalized again."""
+
+
+class Step(Enum):
+    """What can happen to a call (the columns of the state table)."""
+
+    END = "end"  # an explicit end, an executed call, or the end of the turn
+    CALL = "call"  # its ToolCalling (or error) was emitted
+
+
+_OPEN, _ENDED, _CALLED = CallState.OPEN, CallState.ENDED, CallState.CALLED
+
+_MOVES: dict[tuple[CallState, Step], CallState] = {
+    (CallState.OPEN, Step.END): CallState.ENDED,
+    (CallState.ENDED, Step.END): CallState.ENDED,  # a repeated end is a no-op
+    (CallState.CALLED, Step.END): CallState.CALLED,  # an end after the call: a no-op
+    (CallState.OPEN, Step.CALL): CallState.CALLED,  # the end of a turn, for a call never named
+    (CallState.ENDED, Step.CALL): CallState.CALLED,
+}
+"""The allowed transitions; any other is a bug in raf (reported as ``internal_error``)."""
+
+
 class _Call:
     """Everything known about one tool call."""
 
@@ -98,9 +134,6 @@ class _Call:
         "args",
         "blocks",
         "call_id",
-        "called",
-        "closed",
-        "ended",
         "index",
         "name",
         "ordinal",
@@ -108,14 +141,15 @@ class _Call:
         "parser",
         "provider_id",
         "size",
-        "started",
+        "state",
     )
 
     def __init__(self, ordinal: int, index: int | None, provider_id: str | None) -> None:
         self.ordinal = ordinal
         self.index = index
         self.provider_id = provider_id
-        self.call_id: str | None = None  # fixed when the call starts
+        self.state = CallState.OPEN
+        self.call_id: str | None = None  # fixed when the call starts (its name arrives)
         self.name: str | None = None
         # The argument text so far: recent fragments, and older ones joined into blocks of
         # _BLOCK fragments, so that memory is about one copy of the text even when every
@@ -124,11 +158,18 @@ class _Call:
         self.blocks: list[str] = []
         self.size = 0
         self.parser: StreamingArgsParser | None = None
-        self.started = False  # ToolCallStart emitted
-        self.ended = False  # ToolCallEnd emitted (or an explicit end seen)
-        self.called = False  # ToolCalling (or its error) emitted
-        self.closed = False  # ended or executed: routing by index/recency skips it
-        self.overflow = False  # arguments passed the size limit
+        # The arguments passed a size limit and are dropped. Not a state: a dropped call still
+        # starts and ends; it only never gets a ToolCalling.
+        self.overflow = False
+
+    def move(self, step: Step) -> None:
+        """Take ``step`` by the state table."""
+        to = _MOVES.get((self.state, step))
+        if to is None:
+            raise StateError(
+                f"tool call {self.reported_id}: no move {step.value!r} from {self.state.value!r}"
+            )
+        self.state = to
 
     def text(self) -> str:
         """The whole argument text received so far."""
@@ -216,37 +257,17 @@ class AgentResponseConverter:
         reason they carry is kept in :attr:`finish_reason` for :meth:`finalize`.
         """
         out: list[AgentResponseResult] = []
-        result = AgentResponseResult
-        by_index = self._by_index
+        handlers = _HANDLERS
         self._meta = None
         for update in batch:
             try:
                 kind = type(update)
-                # The two hot paths: a text delta, and an argument fragment of a started call.
-                if kind is _TextDelta:
-                    if update.delta:  # type: ignore[union-attr]
-                        meta = self._meta or self._metadata()
-                        out.append(result(contents=(_Text(delta=update.delta, meta=meta),)))  # type: ignore[union-attr]
-                    continue
-                if kind is _ToolCallDelta and update.id is None and update.name is None:  # type: ignore[union-attr]
-                    index = update.index  # type: ignore[union-attr]
-                    call = self._current if index is None else by_index.get(index)
-                    if call is not None and call.started and not call.closed:
-                        self._current = call
-                        args: list[Content] = []
-                        self._add_args(call, update.arguments_delta, args)  # type: ignore[union-attr]
-                        if args:
-                            out.append(result(contents=tuple(args)))
-                        continue
-                produced: list[Content] = []
-                evs: list[Event] = []
-                self._consume(update, produced, evs)
-                if evs:
-                    out.append(result(contents=tuple(produced), events=tuple(evs)))
-                elif produced:
-                    out.append(result(contents=tuple(produced)))
+                handler = handlers.get(kind) or _handler_for(kind)
+                produced = handler(self, update)
             except Exception as exc:  # a bug in raf: report it, skip the update, go on
-                out.append(result(contents=(self._internal_error(exc, "an update"),)))
+                produced = _Result(contents=(self._internal_error(exc, "an update"),))
+            if produced is not None:
+                out.append(produced)
         return out
 
     def _internal_error(self, exc: Exception, where: str) -> contents.Error:
@@ -256,84 +277,124 @@ class AgentResponseConverter:
             meta=self._metadata(),
         )
 
-    def _consume(self, update: AgentResponseUpdate, out: list[Content], evs: list[Event]) -> None:
-        """Every update, by the rules of raf-spec 3.3 (with the deviations in docs/)."""
-        match update:
-            case updates.TextDelta(delta=delta):
-                if delta:
-                    out.append(contents.Text(delta=delta, meta=self._metadata()))
-            case updates.ReasoningDelta(delta=delta):
-                if delta:
-                    out.append(contents.Reasoning(delta=delta, meta=self._metadata()))
-            case updates.ReasoningSignature(signature=signature):
-                evs.append(
-                    events.Custom(
-                        event_type="reasoning_signature",
-                        payload={"signature": signature},
-                        meta=self._metadata(),
-                    )
-                )
-            case updates.ToolCallDelta():
-                self._tool_call_delta(update, out, evs)
-            case updates.ToolCallStart(id=call_id, name=name):
-                call = self._call_for_id(call_id, out)
-                if call is not None:
-                    self._current = call
-                    self._set_name(call, name, out)
-            case updates.ToolCallArgs(id=call_id, args_delta=delta):
-                call = self._call_for_id(call_id, out)
-                if call is not None:
-                    self._current = call
-                    self._add_args(call, delta, out)
-            case updates.ToolCallEnd(id=call_id):
-                call = self._by_id.get(call_id)
-                if call is not None:
-                    self._end(call, out)
-            case updates.ToolCalled(id=call_id, result=result, error=error):
-                call = self._by_id.get(call_id)
-                if call is not None and not call.called:
-                    self._end(call, out)
-                    out.extend(self._calling(call))
-                if call is not None:
-                    call.closed = True
-                out.append(
-                    contents.ToolCalled(
-                        call_id=call.reported_id if call is not None else call_id,
-                        result=result,
-                        error=error,
-                        meta=self._metadata(),
-                    )
-                )
-            case updates.ToolApprovalRequest():
-                out.append(contents.Text(delta=_approval_text(update), meta=self._metadata()))
-                evs.append(
-                    events.Custom(
-                        event_type="tool_approval_request",
-                        payload={
-                            "call_id": update.call_id,
-                            "name": update.name,
-                            "arguments": update.arguments,
-                            "description": update.description,
-                        },
-                        meta=self._metadata(),
-                    )
-                )
-            case updates.Usage(usage=usage):
-                out.append(contents.Usage(usage=usage, meta=self._metadata()))
-            case updates.Finish(finish_reason=reason, usage=usage):
-                self.finish_reason = reason  # the last one wins
-                if usage is not None:
-                    out.append(contents.Usage(usage=usage, meta=self._metadata()))
-            case updates.Error(error_code=code, message=message, raw=raw):
-                out.append(
-                    contents.Error(error_code=code, message=message, raw=raw, meta=self._metadata())
-                )
-            case updates.ResponseMetadata(id=response_id, model=model):
-                if response_id is not None:
-                    self._response_id = response_id
-                if model is not None and model != self.model_id:
-                    self._response_model = self.model_id = model
-                    self._meta = None  # later contents carry the new model id
+    # -- one handler per kind of update (raf-spec 3.3, with the deviations in docs/) -------
+    # Each returns the update's result, or None when it produced nothing.
+
+    def _on_text(self, update: updates.TextDelta) -> AgentResponseResult | None:
+        if not update.delta:
+            return None
+        return _Result(contents=(_Text(delta=update.delta, meta=self._meta or self._metadata()),))
+
+    def _on_reasoning(self, update: updates.ReasoningDelta) -> AgentResponseResult | None:
+        if not update.delta:
+            return None
+        return _Result(contents=(contents.Reasoning(delta=update.delta, meta=self._metadata()),))
+
+    def _on_reasoning_signature(
+        self, update: updates.ReasoningSignature
+    ) -> AgentResponseResult | None:
+        event = events.Custom(
+            event_type="reasoning_signature",
+            payload={"signature": update.signature},
+            meta=self._metadata(),
+        )
+        return _Result(events=(event,))
+
+    def _on_tool_call_delta(self, update: updates.ToolCallDelta) -> AgentResponseResult | None:
+        out: list[Content] = []
+        if update.id is None and update.name is None:
+            # The usual fragment: more arguments of the call its index (or recency) names.
+            index = update.index
+            call = self._current if index is None else self._by_index.get(index)
+            if call is not None and call.state is _OPEN and call.name is not None:
+                self._current = call
+                self._add_args(call, update.arguments_delta, out)
+                return _Result(contents=tuple(out)) if out else None
+        evs: list[Event] = []
+        self._tool_call_delta(update, out, evs)
+        return _result(out, evs)
+
+    def _on_tool_call_start(self, update: updates.ToolCallStart) -> AgentResponseResult | None:
+        out: list[Content] = []
+        call = self._call_for_id(update.id, out)
+        if call is not None:
+            self._current = call
+            self._set_name(call, update.name, out)
+        return _result(out)
+
+    def _on_tool_call_args(self, update: updates.ToolCallArgs) -> AgentResponseResult | None:
+        out: list[Content] = []
+        call = self._call_for_id(update.id, out)
+        if call is not None:
+            self._current = call
+            self._add_args(call, update.args_delta, out)
+        return _result(out)
+
+    def _on_tool_call_end(self, update: updates.ToolCallEnd) -> AgentResponseResult | None:
+        out: list[Content] = []
+        call = self._by_id.get(update.id)
+        if call is not None:
+            self._end(call, out)
+        return _result(out)
+
+    def _on_tool_called(self, update: updates.ToolCalled) -> AgentResponseResult | None:
+        out: list[Content] = []
+        call = self._by_id.get(update.id)
+        if call is not None and call.state is not _CALLED:
+            self._end(call, out)
+            out.extend(self._calling(call))
+        out.append(
+            contents.ToolCalled(
+                call_id=call.reported_id if call is not None else update.id,
+                result=update.result,
+                error=update.error,
+                meta=self._metadata(),
+            )
+        )
+        return _result(out)
+
+    def _on_approval_request(
+        self, update: updates.ToolApprovalRequest
+    ) -> AgentResponseResult | None:
+        text = contents.Text(delta=_approval_text(update), meta=self._metadata())
+        event = events.Custom(
+            event_type="tool_approval_request",
+            payload={
+                "call_id": update.call_id,
+                "name": update.name,
+                "arguments": update.arguments,
+                "description": update.description,
+            },
+            meta=self._metadata(),
+        )
+        return _Result(contents=(text,), events=(event,))
+
+    def _on_usage(self, update: updates.Usage) -> AgentResponseResult | None:
+        return _Result(contents=(contents.Usage(usage=update.usage, meta=self._metadata()),))
+
+    def _on_finish(self, update: updates.Finish) -> AgentResponseResult | None:
+        self.finish_reason = update.finish_reason  # the last one wins
+        if update.usage is None:
+            return None
+        return _Result(contents=(contents.Usage(usage=update.usage, meta=self._metadata()),))
+
+    def _on_error(self, update: updates.Error) -> AgentResponseResult | None:
+        error = contents.Error(
+            error_code=update.error_code,
+            message=update.message,
+            raw=update.raw,
+            meta=self._metadata(),
+        )
+        return _Result(contents=(error,))
+
+    def _on_metadata(self, update: updates.ResponseMetadata) -> AgentResponseResult | None:
+        if update.id is not None:
+            self._response_id = update.id
+        model = update.model
+        if model is not None and model != self.model_id:
+            self._response_model = self.model_id = model
+            self._meta = None  # later contents carry the new model id
+        return None
 
     def finalize(
         self,
@@ -365,18 +426,18 @@ class AgentResponseConverter:
         out: list[Content] = []
         # Calls still streaming when an interrupted turn ended: never explicitly ended.
         streaming = (
-            {call.ordinal for call in self._calls if not call.ended and not call.called}
+            {call.ordinal for call in self._calls if call.state is _OPEN}
             if interrupted and self.finish_reason is None
             else set()
         )
         for call in self._calls:
-            if call.started and not call.ended and not call.closed:
+            if call.state is _OPEN and call.name is not None:
                 try:
                     self._end(call, out)
                 except Exception as exc:  # a bug in raf: report it and go on
                     out.append(self._internal_error(exc, "ending a tool call"))
         for call in self._calls:
-            if not call.called:
+            if call.state is not _CALLED:
                 try:
                     out.extend(self._calling(call, streaming=call.ordinal in streaming))
                 except Exception as exc:  # a bug in raf: report it and go on
@@ -454,14 +515,14 @@ class AgentResponseConverter:
                 existing = self._by_index.get(index)
                 if (
                     existing is not None
-                    and not existing.closed
+                    and existing.state is _OPEN
                     and existing.provider_id is None
                     and (name is None or existing.name in (None, name))
                 ):
                     return existing  # the first id of a call known so far by index only
             return self._new_call(index, pid, out)
         existing = self._by_index.get(index) if index is not None else self._current
-        if existing is None or existing.closed:
+        if existing is None or existing.state is not _OPEN:
             return self._new_call(index, None, out)
         if name is not None and existing.name is not None and name != existing.name:
             return self._new_call(index, None, out)  # same slot, another tool: a new call
@@ -479,7 +540,7 @@ class AgentResponseConverter:
             self._by_id[pid] = call
             if call.provider_id is None:
                 call.provider_id = pid
-                if call.started:
+                if call.name is not None:
                     # The call already has its id; keep it and say which id the provider gave.
                     evs.append(
                         events.Custom(
@@ -494,10 +555,9 @@ class AgentResponseConverter:
             self._add_args(call, update.arguments_delta, out)
 
     def _set_name(self, call: _Call, name: str, out: list[Content]) -> None:
-        if call.started:
+        if call.name is not None:
             return  # a repeated (or conflicting) name never renames or restarts a call
-        call.name = name
-        call.started = True
+        call.name = name  # the call starts (whatever its state: see CallState.ENDED)
         call.call_id = call.provider_id or synthetic_call_id(call.ordinal)
         call.parser = StreamingArgsParser(max_depth=self.max_json_depth)
         self._by_id.setdefault(call.call_id, call)
@@ -526,7 +586,7 @@ class AgentResponseConverter:
         if len(args) >= _BLOCK:
             call.blocks.append("".join(args))
             call.args = []
-        if not call.started:
+        if call.name is None:
             return  # kept until the name arrives
         call_id: str = call.call_id  # type: ignore[assignment]  # set when the call started
         meta = self._meta or self._metadata()
@@ -573,18 +633,16 @@ class AgentResponseConverter:
         )
 
     def _end(self, call: _Call, out: list[Content]) -> None:
-        if call.started and not call.ended:
+        if call.state is _OPEN and call.name is not None:
             out.append(contents.ToolCallEnd(call_id=call.reported_id, meta=self._metadata()))
-        call.ended = True
-        call.closed = True
+        call.move(Step.END)
 
     def _calling(self, call: _Call, *, streaming: bool = False) -> list[Content]:
         """The ``ToolCalling`` of a complete call, or the error saying why there is none.
 
         ``streaming``: the call was still streaming when an interrupted turn ended.
         """
-        call.called = True
-        call.closed = True
+        call.move(Step.CALL)
         call.parser = None
         if call.overflow:
             return []  # already reported when the limit was passed
@@ -669,3 +727,45 @@ def _approval_text(update: updates.ToolApprovalRequest) -> str:
     arguments = update.arguments
     shown = arguments if isinstance(arguments, str) else _encode_sorted(arguments).decode()
     return f"\n[Approval required: {update.name}({shown})]\n"
+
+
+_Result = AgentResponseResult
+_Handler = Callable[[AgentResponseConverter, Any], AgentResponseResult | None]
+
+
+def _result(out: list[Content], evs: list[Event] | None = None) -> AgentResponseResult | None:
+    """The result of an update's contents and events, or None when it produced nothing."""
+    if evs:
+        return _Result(contents=tuple(out), events=tuple(evs))
+    return _Result(contents=tuple(out)) if out else None
+
+
+def _ignore(converter: AgentResponseConverter, update: Any) -> None:
+    """An update of a kind the converter does not know: it produces nothing."""
+    del converter, update
+
+
+_HANDLERS: dict[type, _Handler] = {
+    updates.TextDelta: AgentResponseConverter._on_text,
+    updates.ReasoningDelta: AgentResponseConverter._on_reasoning,
+    updates.ReasoningSignature: AgentResponseConverter._on_reasoning_signature,
+    updates.ToolCallDelta: AgentResponseConverter._on_tool_call_delta,
+    updates.ToolCallStart: AgentResponseConverter._on_tool_call_start,
+    updates.ToolCallArgs: AgentResponseConverter._on_tool_call_args,
+    updates.ToolCallEnd: AgentResponseConverter._on_tool_call_end,
+    updates.ToolCalled: AgentResponseConverter._on_tool_called,
+    updates.ToolApprovalRequest: AgentResponseConverter._on_approval_request,
+    updates.Usage: AgentResponseConverter._on_usage,
+    updates.Finish: AgentResponseConverter._on_finish,
+    updates.Error: AgentResponseConverter._on_error,
+    updates.ResponseMetadata: AgentResponseConverter._on_metadata,
+}
+"""The handler of each kind of update (the dispatch table of ``results``)."""
+
+
+def _handler_for(kind: type) -> _Handler:
+    """The handler of a subclass of an update kind (that of its nearest registered base), or
+    one that ignores it; remembered in :data:`_HANDLERS`."""
+    handler = next((_HANDLERS[base] for base in kind.__mro__ if base in _HANDLERS), _ignore)
+    _HANDLERS[kind] = handler
+    return handler

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from raf import converter as converter_module
 from raf.converter import AgentResponseConverter
 from raf.dialects.openai_chat import OpenAIChatDialect
 from raf.errors import raw_excerpt
@@ -265,14 +266,11 @@ def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothin
 def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    original = AgentResponseConverter._consume
+    def broken(self: AgentResponseConverter, update: Any) -> None:
+        raise ValueError("boom")
 
-    def broken(self: AgentResponseConverter, update: Any, *args: Any) -> None:
-        if isinstance(update, updates.ReasoningDelta):
-            raise ValueError("boom")
-        original(self, update, *args)
-
-    monkeypatch.setattr(AgentResponseConverter, "_consume", broken)
+    # The converter's dispatch table: the handler of reasoning deltas fails.
+    monkeypatch.setitem(converter_module._HANDLERS, updates.ReasoningDelta, broken)
     thinking = b'data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}\n\n'
     response = respond([HELLO + thinking + WORLD + DONE])
     assert response.text == "Hello world"
