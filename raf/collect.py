@@ -64,6 +64,14 @@ class ResponseCollector:
             elif kind in _COLLECTED:
                 self._collect(content)
 
+    def add_text(self, delta: str) -> None:
+        """Take a text delta into account (what adding a ``Text`` content does)."""
+        self._text.append(delta)
+
+    def add_reasoning(self, delta: str) -> None:
+        """Take a reasoning delta into account (what adding a ``Reasoning`` content does)."""
+        self._reasoning.append(delta)
+
     def _collect(self, content: contents.Content) -> None:
         if isinstance(content, contents.Reasoning):
             self._reasoning.append(content.delta)

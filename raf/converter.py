@@ -43,6 +43,7 @@ import msgspec
 
 from raf import safe_json
 from raf.args_parser import ArgsParsed, StreamingArgsParser
+from raf.collect import ResponseCollector
 from raf.errors import StateError, excerpt, internal_error_message
 from raf.limits import (
     DEFAULT_MAX_ARGUMENTS_CHARS,
@@ -199,6 +200,14 @@ class AgentResponseConverter:
             (``too_many_tool_calls``) and dropped.
         max_json_depth: deepest nesting accepted in one call's arguments (``json_too_deep``
             past it).
+        streaming_contents: ``False`` makes an aggregate-only converter, for callers that
+            want the :class:`~raf.model.AgentResponse` and nothing streamed (``respond()``):
+            it leaves out the contents ``collect_agent_response`` ignores
+            (``ToolCallStart``, ``ToolCallArgs``, ``ToolCallArgsParsed``,
+            ``ToolCallArgsProgress``, ``ToolCallEnd``) and runs no incremental argument
+            parser; :meth:`collect` then puts text and reasoning straight into the collector.
+            Every other content, every event, the final calls and errors are the same
+            (docs/converter.md, "Aggregate-only").
     """
 
     def __init__(
@@ -212,6 +221,7 @@ class AgentResponseConverter:
         max_total_arguments_chars: int = DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS,
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        streaming_contents: bool = True,
     ) -> None:
         if min(max_arguments_chars, max_total_arguments_chars, max_tool_calls) < 1:
             raise ValueError("limits must be positive")
@@ -224,6 +234,7 @@ class AgentResponseConverter:
         self.max_total_arguments_chars = max_total_arguments_chars
         self.max_tool_calls = max_tool_calls
         self.max_json_depth = max_json_depth
+        self.streaming_contents = streaming_contents
         self._total_arguments = 0
         self.model_id: str | None = None
         self._response_id: str | None = None
@@ -236,6 +247,8 @@ class AgentResponseConverter:
         self._too_many_reported = False
         # The metadata of the current batch of updates (see ``results``).
         self._meta: ResponseMetadata | None = None
+        # Where ``collect`` puts text and reasoning (aggregate-only, during one call).
+        self._sink: ResponseCollector | None = None
         self.finish_reason: str | None = None
         """The last finish reason the updates carried (what ``results`` passes to finalize)."""
 
@@ -256,13 +269,31 @@ class AgentResponseConverter:
         chunk): their contents share one metadata object, with one timestamp. The finish
         reason they carry is kept in :attr:`finish_reason` for :meth:`finalize`.
         """
+        return self._convert(batch, _HANDLERS)
+
+    def collect(self, batch: Iterable[AgentResponseUpdate], collector: ResponseCollector) -> None:
+        """Fold a batch of updates into ``collector``: what adding every result of
+        ``results(batch)`` to it does. An aggregate-only converter (``streaming_contents=False``)
+        hands text and reasoning to the collector directly, building no content for them."""
+        if self.streaming_contents:
+            handlers = _HANDLERS
+        else:
+            handlers = _COLLECT_HANDLERS
+            self._sink = collector
+        add = collector.add
+        for result in self._convert(batch, handlers):
+            add(result)
+        self._sink = None
+
+    def _convert(
+        self, batch: Iterable[AgentResponseUpdate], handlers: dict[type, _Handler]
+    ) -> list[AgentResponseResult]:
         out: list[AgentResponseResult] = []
-        handlers = _HANDLERS
         self._meta = None
         for update in batch:
             try:
                 kind = type(update)
-                handler = handlers.get(kind) or _handler_for(kind)
+                handler = handlers.get(kind) or _handler_for(kind, handlers)
                 produced = handler(self, update)
             except Exception as exc:  # a bug in raf: report it, skip the update, go on
                 produced = _Result(contents=(self._internal_error(exc, "an update"),))
@@ -284,6 +315,14 @@ class AgentResponseConverter:
         if not update.delta:
             return None
         return _Result(contents=(_Text(delta=update.delta, meta=self._meta or self._metadata()),))
+
+    def _collect_text(self, update: updates.TextDelta) -> None:
+        if update.delta:
+            self._sink.add_text(update.delta)  # type: ignore[union-attr]  # set by collect()
+
+    def _collect_reasoning(self, update: updates.ReasoningDelta) -> None:
+        if update.delta:
+            self._sink.add_reasoning(update.delta)  # type: ignore[union-attr]  # set by collect()
 
     def _on_reasoning(self, update: updates.ReasoningDelta) -> AgentResponseResult | None:
         if not update.delta:
@@ -559,9 +598,12 @@ class AgentResponseConverter:
             return  # a repeated (or conflicting) name never renames or restarts a call
         call.name = name  # the call starts (whatever its state: see CallState.ENDED)
         call.call_id = call.provider_id or synthetic_call_id(call.ordinal)
-        call.parser = StreamingArgsParser(max_depth=self.max_json_depth)
         self._by_id.setdefault(call.call_id, call)
-        out.append(contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata()))
+        if self.streaming_contents:
+            call.parser = StreamingArgsParser(max_depth=self.max_json_depth)
+            out.append(
+                contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata())
+            )
         if call.size:  # fragments that came before the name: emit and parse them now
             text = call.text()
             call.args = []
@@ -586,8 +628,8 @@ class AgentResponseConverter:
         if len(args) >= _BLOCK:
             call.blocks.append("".join(args))
             call.args = []
-        if call.name is None:
-            return  # kept until the name arrives
+        if call.name is None or not self.streaming_contents:
+            return  # kept until the name arrives (or only kept: aggregate-only)
         call_id: str = call.call_id  # type: ignore[assignment]  # set when the call started
         meta = self._meta or self._metadata()
         out.append(_ToolCallArgs(call_id=call_id, args_delta=delta, meta=meta))
@@ -633,7 +675,7 @@ class AgentResponseConverter:
         )
 
     def _end(self, call: _Call, out: list[Content]) -> None:
-        if call.state is _OPEN and call.name is not None:
+        if call.state is _OPEN and call.name is not None and self.streaming_contents:
             out.append(contents.ToolCallEnd(call_id=call.reported_id, meta=self._metadata()))
         call.move(Step.END)
 
@@ -763,9 +805,17 @@ _HANDLERS: dict[type, _Handler] = {
 """The handler of each kind of update (the dispatch table of ``results``)."""
 
 
-def _handler_for(kind: type) -> _Handler:
+_COLLECT_HANDLERS: dict[type, _Handler] = {
+    **_HANDLERS,
+    updates.TextDelta: AgentResponseConverter._collect_text,
+    updates.ReasoningDelta: AgentResponseConverter._collect_reasoning,
+}
+"""The dispatch table of an aggregate-only converter's ``collect``."""
+
+
+def _handler_for(kind: type, handlers: dict[type, _Handler]) -> _Handler:
     """The handler of a subclass of an update kind (that of its nearest registered base), or
-    one that ignores it; remembered in :data:`_HANDLERS`."""
-    handler = next((_HANDLERS[base] for base in kind.__mro__ if base in _HANDLERS), _ignore)
-    _HANDLERS[kind] = handler
+    one that ignores it; remembered in ``handlers``."""
+    handler = next((handlers[base] for base in kind.__mro__ if base in handlers), _ignore)
+    handlers[kind] = handler
     return handler

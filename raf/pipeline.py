@@ -416,6 +416,30 @@ class Pipeline:
         out.append(self._finalize())
         return out
 
+    # -- folded into a collector (what respond() uses): no result per update --------------
+
+    def feed_into(self, data: bytes, collector: ResponseCollector) -> None:
+        """``feed(data)``, its results folded into ``collector`` (see
+        :meth:`AgentResponseConverter.collect`)."""
+        batch = self.updates.feed(data)
+        if batch:
+            self.converter.collect(batch, collector)
+
+    def close_into(self, collector: ResponseCollector) -> None:
+        """``close()``, its results folded into ``collector``."""
+        if self._closed:
+            return
+        self._closed = True
+        batch = self.updates.close()
+        if batch:
+            self.converter.collect(batch, collector)
+        collector.add(self._finalize())
+
+    def fail_into(self, error: updates.Error, collector: ResponseCollector) -> None:
+        """``fail(error)``, its results folded into ``collector``."""
+        for result in self.fail(error):
+            collector.add(result)
+
     def _finalize(self) -> AgentResponseResult:
         converter = self.converter
         return converter.finalize(converter.finish_reason, interrupted=self.updates.interrupted)
@@ -477,6 +501,7 @@ def respond(
     *,
     raise_on_error: bool = False,
     collector: ResponseCollector | None = None,
+    streaming_contents: bool | None = None,
     **options: Any,
 ) -> AgentResponse:
     """The aggregated response of a stream: ``collect_agent_response(run(chunks, ...))``.
@@ -490,20 +515,36 @@ def respond(
             read the partial response after ``KeyboardInterrupt``: the turn is closed into it
             (a ``cancelled`` error, calls still streaming as ``tool_call_incomplete``) before
             the interrupt propagates.
+        streaming_contents: build the contents only a streaming caller sees (tool-call
+            starts, argument fragments, incremental parses, ends). By default (``None``)
+            they are left out, since the response does not hold them, unless a
+            ``converter`` is passed (it is used as it is) or ``collector`` is a subclass of
+            :class:`ResponseCollector` (its ``add`` may look at them). The response is the
+            same either way (docs/converter.md, "Aggregate-only").
         **options: those of :class:`Pipeline`.
 
     Raises:
         AgentResponseError: iterating ``chunks`` raised (``__cause__``); ``exc.response``
             holds everything that arrived, the ``transport_error`` and every call.
     """
-    pipeline = Pipeline(dialect, **options)
-    collector = ResponseCollector() if collector is None else collector
-    add = collector.add
+    pipeline, collector = _aggregating(dialect, collector, streaming_contents, options)
+    feed = pipeline.feed_into
+    source = iter(chunks)
     try:
-        for result in drive(pipeline, chunks):
-            add(result)
-    except Exception as exc:  # drive() already closed the turn with a transport error
-        raise AgentResponseError(collector.response(), cause=exc) from exc
+        while True:
+            try:
+                chunk = next(source)
+            except StopIteration:
+                break
+            except Exception as exc:
+                pipeline.fail_into(transport_error(exc), collector)
+                raise AgentResponseError(collector.response(), cause=exc) from exc
+            feed(chunk, collector)
+            if pipeline.done:
+                break
+        pipeline.close_into(collector)
+    except AgentResponseError:
+        raise
     except BaseException as exc:
         _close_cancelled(pipeline, collector, exc)
         raise
@@ -516,23 +557,49 @@ async def arespond(
     *,
     raise_on_error: bool = False,
     collector: ResponseCollector | None = None,
+    streaming_contents: bool | None = None,
     **options: Any,
 ) -> AgentResponse:
     """Async twin of :func:`respond`. On cancellation (``task.cancel()``, ``asyncio.timeout``)
     the turn is closed into ``collector`` (a ``cancelled`` error) and the ``CancelledError``
     propagates unchanged, so asyncio's timeouts and task groups behave as usual."""
-    pipeline = Pipeline(dialect, **options)
-    collector = ResponseCollector() if collector is None else collector
-    add = collector.add
+    pipeline, collector = _aggregating(dialect, collector, streaming_contents, options)
+    feed = pipeline.feed_into
+    source = aiter(chunks)
     try:
-        async for result in adrive(pipeline, chunks):
-            add(result)
-    except Exception as exc:  # adrive() already closed the turn with a transport error
-        raise AgentResponseError(collector.response(), cause=exc) from exc
+        while True:
+            try:
+                chunk = await anext(source)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:
+                pipeline.fail_into(transport_error(exc), collector)
+                raise AgentResponseError(collector.response(), cause=exc) from exc
+            feed(chunk, collector)
+            if pipeline.done:
+                break
+        pipeline.close_into(collector)
+    except AgentResponseError:
+        raise
     except BaseException as exc:
         _close_cancelled(pipeline, collector, exc)
         raise
     return collector.finish(raise_on_error=raise_on_error)
+
+
+def _aggregating(
+    dialect: str | Dialect,
+    collector: ResponseCollector | None,
+    streaming_contents: bool | None,
+    options: dict[str, Any],
+) -> tuple[Pipeline, ResponseCollector]:
+    """The pipeline and collector of :func:`respond`: aggregate-only unless asked otherwise."""
+    if streaming_contents is None:
+        streaming_contents = "converter" in options or (
+            collector is not None and type(collector) is not ResponseCollector
+        )
+    pipeline = Pipeline(dialect, streaming_contents=streaming_contents, **options)
+    return pipeline, ResponseCollector() if collector is None else collector
 
 
 def _close_cancelled(pipeline: Pipeline, collector: ResponseCollector, exc: BaseException) -> None:

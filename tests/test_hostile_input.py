@@ -13,6 +13,7 @@ import pytest
 
 from raf import converter as converter_module
 from raf.converter import AgentResponseConverter
+from raf.dialects import openai_chat
 from raf.dialects.openai_chat import OpenAIChatDialect
 from raf.errors import raw_excerpt
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
@@ -245,34 +246,49 @@ def test_raw_of_a_small_payload_is_exact() -> None:
 # -- the last line of defence -------------------------------------------------------------
 
 
+@pytest.mark.parametrize("path", ["the usual chunk's fast path", "the handler table"])
 def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
-    original = OpenAIChatDialect.handlers["chunk"]
+    if path == "the handler table":
+        original = OpenAIChatDialect.handlers["chunk"]
 
-    def broken(self: OpenAIChatDialect, chunk: Any, frame: Any) -> None:
-        if "boom" in frame.data:
-            raise KeyError("boom")
-        original(self, chunk, frame)
+        def broken(self: OpenAIChatDialect, chunk: Any, frame: Any) -> None:
+            if "boom" in frame.data:
+                raise KeyError("boom")
+            original(self, chunk, frame)
 
-    monkeypatch.setitem(OpenAIChatDialect.handlers, "chunk", broken)  # type: ignore[arg-type]
-    bad = b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n'
+        monkeypatch.setitem(OpenAIChatDialect.handlers, "chunk", broken)  # type: ignore[arg-type]
+        # Usage makes the chunk unusual: it is mapped by the handler.
+        bad = b'data: {"choices":[{"delta":{"content":"boom"}}],"usage":{}}\n\n'
+    else:
+
+        def text_delta(*, delta: str) -> updates.TextDelta:
+            if delta == "boom":
+                raise KeyError("boom")
+            return updates.TextDelta(delta=delta)
+
+        monkeypatch.setattr(openai_chat, "_TextDelta", text_delta)
+        bad = b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n'
     response = respond([HELLO + bad + WORLD + DONE])  # one chunk: nothing before is lost
     assert response.text == "Hello world"
     assert codes(response) == ["internal_error"]
     assert "bug in raf" in response.errors[0].message
 
 
+@pytest.mark.parametrize("streaming_contents", [False, True])
 def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, streaming_contents: bool
 ) -> None:
     def broken(self: AgentResponseConverter, update: Any) -> None:
         raise ValueError("boom")
 
-    # The converter's dispatch table: the handler of reasoning deltas fails.
-    monkeypatch.setitem(converter_module._HANDLERS, updates.ReasoningDelta, broken)
+    # The converter's dispatch tables (streaming and aggregate-only): the handler of
+    # reasoning deltas fails.
+    for table in (converter_module._HANDLERS, converter_module._COLLECT_HANDLERS):
+        monkeypatch.setitem(table, updates.ReasoningDelta, broken)
     thinking = b'data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}\n\n'
-    response = respond([HELLO + thinking + WORLD + DONE])
+    response = respond([HELLO + thinking + WORLD + DONE], streaming_contents=streaming_contents)
     assert response.text == "Hello world"
     assert codes(response) == ["internal_error"]
 

@@ -213,6 +213,7 @@ class JSONEventDialect:
         """The provider reported an error: it ended the stream on purpose."""
         self._last_id: str | None = None
         self._last_model: str | None = None
+        self._marker_length = max(map(len, self.end_markers), default=-1)
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -238,94 +239,94 @@ class JSONEventDialect:
         returned with the error it caused.
         """
         out: list[AgentResponseUpdate] = []
-        max_depth = self.max_json_depth
-        min_deep = 2 * max_depth + 1  # the shortest complete document deeper than max_depth
-        too_deep = safe_json.too_deep
-        end_markers = self.end_markers
-        handlers = self.handlers
-        decode = self.decode
-        fast = self.fast_decode
-        fast_kind = self.fast_kind if fast is not None else None
-        marker_length = max(map(len, end_markers), default=-1)
-        frame = Frame(_NO_EVENT, out)
+        frame = Frame(_NO_EVENT, out)  # one Frame serves every event of the call
+        feed_event = self.feed_event
         for event in events:
-            if self._done:
+            if self._done or feed_event(event, frame):
                 break
-            data = event.data
-            try:
-                if event.event == "error":
-                    self.provider_error = True
-                    self.error_frame(data, out)
-                    continue
-                stripped = data.strip(JSON_WHITESPACE)
-                # (The length test first: hashing every payload to look it up costs more.)
-                if len(stripped) <= marker_length and stripped in end_markers:
-                    self._end_marker()
-                    break
-                if not stripped:
-                    continue  # empty (or JSON whitespace only) data is a keep-alive
-                # The depth limit, before decoding: a document deeper than max_depth needs
-                # more than 2 * max_depth characters, so shorter payloads skip the count.
-                if (
-                    len(data) > min_deep
-                    and data.count("{") + data.count("[") > max_depth
-                    and too_deep(data, max_depth)
-                ):
-                    out.append(
-                        self.error(
-                            ErrorCode.JSON_TOO_DEEP,
-                            f"data {safe_json.depth_detail(max_depth)}",
-                            data,
-                        )
-                    )
-                    continue
-                # One Frame serves every event of the call (this loop is the hot path).
-                frame.event = event
-                frame.data = data
-                kind: str | None = fast_kind
-                if fast is not None:
-                    try:
-                        payload = fast(data)
-                    except (msgspec.ValidationError, msgspec.DecodeError):
-                        kind = None
-                if kind is None:
-                    decoded = decode(frame)
-                    if decoded is not None:
-                        kind, payload = decoded
-                if kind is not None:
-                    handler = handlers.get(kind)
-                    if handler is None:
-                        self.unknown(kind, payload, frame)
-                    else:
-                        handler(self, payload, frame)
-                if frame.problems is not None:
-                    problems, frame.problems = frame.problems, None
-                    out.append(
-                        self.error(
-                            ErrorCode.INVALID_CHUNK,
-                            f"chunk fields ignored: {'; '.join(problems)}",
-                            data,
-                        )
-                    )
-            except RecursionError:
-                frame.problems = None
+        return out
+
+    def feed_event(self, event: ServerSentEvent, frame: Frame) -> bool:
+        """Map one frame to updates appended to ``frame.out``; ``True`` when it was an end
+        marker (the frames after it are not read). Never raises."""
+        out = frame.out
+        data = event.data
+        try:
+            if event.event == "error":
+                self.provider_error = True
+                self.error_frame(data, out)
+                return False
+            stripped = data.strip(JSON_WHITESPACE)
+            # (The length test first: hashing every payload to look it up costs more.)
+            if len(stripped) <= self._marker_length and stripped in self.end_markers:
+                self._end_marker()
+                return True
+            if not stripped:
+                return False  # empty (or JSON whitespace only) data is a keep-alive
+            # The depth limit, before decoding: a document deeper than max_depth needs
+            # more than 2 * max_depth characters, so shorter payloads skip the count.
+            max_depth = self.max_json_depth
+            if (
+                len(data) > 2 * max_depth + 1
+                and data.count("{") + data.count("[") > max_depth
+                and safe_json.too_deep(data, max_depth)
+            ):
                 out.append(
                     self.error(
-                        ErrorCode.JSON_TOO_DEEP,
-                        "data nests deeper than the interpreter's stack allows",
+                        ErrorCode.JSON_TOO_DEEP, f"data {safe_json.depth_detail(max_depth)}", data
+                    )
+                )
+                return False
+            frame.event = event
+            frame.data = data
+            fast = self.fast_decode
+            kind: str | None = None
+            if fast is not None:
+                try:
+                    payload = fast(data)
+                    kind = self.fast_kind
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    pass
+            if kind is None:
+                decoded = self.decode(frame)
+                if decoded is not None:
+                    kind, payload = decoded
+            if kind is not None:
+                handler = self.handlers.get(kind)
+                if handler is None:
+                    self.unknown(kind, payload, frame)
+                else:
+                    handler(self, payload, frame)
+            if frame.problems is not None:
+                problems, frame.problems = frame.problems, None
+                out.append(
+                    self.error(
+                        ErrorCode.INVALID_CHUNK,
+                        f"chunk fields ignored: {'; '.join(problems)}",
                         data,
                     )
                 )
-            except Exception as exc:  # a bug in raf: report it, skip the frame, go on
-                frame.problems = None
-                out.append(
-                    updates.Error(
-                        error_code=ErrorCode.INTERNAL_ERROR,
-                        message=internal_error_message(exc, "an event"),
-                        raw=raw_excerpt(data, self.max_raw_chars),
-                    )
+        except RecursionError:
+            frame.problems = None
+            out.append(
+                self.error(
+                    ErrorCode.JSON_TOO_DEEP,
+                    "data nests deeper than the interpreter's stack allows",
+                    data,
                 )
-        return out
+            )
+        except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+            frame.problems = None
+            out.append(self.internal_error(exc, data))
+        return False
+
+    def internal_error(self, exc: Exception, data: str) -> updates.Error:
+        """The update that reports a bug of raf met while mapping the frame ``data``."""
+        return updates.Error(
+            error_code=ErrorCode.INTERNAL_ERROR,
+            message=internal_error_message(exc, "an event"),
+            raw=raw_excerpt(data, self.max_raw_chars),
+        )
 
     def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
         """Report a stream that ended inside a frame, or before its terminal event (unless a

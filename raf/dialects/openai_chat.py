@@ -37,15 +37,17 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
+from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import Usage
 
 __all__ = ["DONE", "FINISH_REASONS", "USAGE", "OpenAIChatDialect", "parse_usage"]
@@ -100,6 +102,7 @@ _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 _ToolCallDelta = updates.ToolCallDelta
 _encode = msgspec.json.encode
+_NO_EVENT = ServerSentEvent()
 
 
 class _Salvage:
@@ -243,6 +246,79 @@ class OpenAIChatDialect(JSONEventDialect):
                 self.error(ErrorCode.SSE_PARSE_ERROR, f"data is not JSON ({exc})", data)
             )
             return None
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
+        """The shared frame loop (:meth:`JSONEventDialect.feed_events`) with the usual chunk
+        mapped here directly, as :meth:`_chunk` maps it: a ``message`` event whose data is a
+        JSON object that decodes as a chunk with one choice (index 0 or none) carrying text
+        and/or tool-call fragments, and no finish reason, reasoning, usage or error. Every
+        other frame takes the shared path (its data decoded again)."""
+        out: list[AgentResponseUpdate] = []
+        frame = Frame(_NO_EVENT, out)
+        feed_event = self.feed_event
+        # Longer data may nest too deep: the shared path counts its brackets first.
+        short = 2 * self.max_json_depth + 1
+        for event in events:
+            if self._done:
+                break
+            data = event.data
+            if event.event == "message" and data[:1] == "{" and len(data) <= short:
+                try:
+                    chunk = _decode_chunk(data)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    chunk = None
+                if chunk is not None and self._usual(chunk, out, data):
+                    continue
+            if feed_event(event, frame):
+                break
+        return out
+
+    def _usual(self, chunk: _Chunk, out: list[AgentResponseUpdate], data: str) -> bool:
+        """Map ``chunk`` if it has the usual shape (see :meth:`feed_events`); ``False``,
+        having done nothing, if it has not."""
+        choices = chunk.choices
+        if (
+            choices is None
+            or len(choices) != 1
+            or chunk.error is not None
+            or chunk.usage is not None
+            or chunk.x_groq is not None
+        ):
+            return False
+        choice = choices[0]
+        delta = choice.delta
+        if (
+            delta is None
+            or choice.index
+            or choice.finish_reason
+            or delta.reasoning_content
+            or delta.reasoning
+        ):
+            return False
+        content = delta.content
+        if content is not None and type(content) is not str:
+            return False  # a list of parts
+        try:
+            chunk_id, model = chunk.id, chunk.model
+            if (chunk_id and chunk_id != self._last_id) or (model and model != self._last_model):
+                self.metadata(chunk_id, model, out)
+            if content:
+                out.append(_TextDelta(delta=content))
+            tool_calls = delta.tool_calls
+            if tool_calls:
+                for call in tool_calls:
+                    function = call.function
+                    out.append(
+                        _ToolCallDelta(
+                            index=call.index,
+                            id=call.id or None,
+                            name=None if function is None else function.name or None,
+                            arguments_delta="" if function is None else function.arguments or "",
+                        )
+                    )
+        except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+            out.append(self.internal_error(exc, data))
+        return True
 
     def _chunk(self, chunk: _Chunk, frame: Frame) -> None:
         out = frame.out

@@ -1,0 +1,167 @@
+"""``respond()`` is aggregate-only by default (docs/converter.md, "Aggregate-only"): it skips
+the contents only a streaming caller sees. Its response must be exactly what collecting every
+result of ``run()`` gives, for every bundled cassette under every chunking and for generated
+streams of every wire format (with tight limits too, so the error paths are compared), and
+the mode must switch itself off when a caller may look at streaming contents."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from raf.cassettes import load
+from raf.cassettes.lint import cassette_files
+from raf.chunking import STANDARD_CHUNKINGS, chunk
+from raf.collect import ResponseCollector, collect_agent_response
+from raf.converter import AgentResponseConverter
+from raf.errors import AgentResponseError
+from raf.model import AgentResponse, AgentResponseResult, contents
+from raf.pipeline import Pipeline, respond, run
+from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
+
+ROOT = Path(__file__).resolve().parents[2]
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+STREAMING_ONLY = (
+    contents.ToolCallStart,
+    contents.ToolCallArgs,
+    contents.ToolCallArgsParsed,
+    contents.ToolCallArgsProgress,
+    contents.ToolCallEnd,
+)
+TIGHT = {
+    "max_line_bytes": 300,
+    "max_arguments_chars": 40,
+    "max_total_arguments_chars": 70,
+    "max_tool_calls": 2,
+    "max_json_depth": 3,
+}
+
+
+def clock() -> datetime:
+    return T0
+
+
+def both(chunks: list[bytes], dialect: str, **options: Any) -> tuple[AgentResponse, AgentResponse]:
+    """The aggregate-only response and the one collected from every streamed result."""
+    fast = respond(chunks, dialect, clock=clock, **options)
+    full = collect_agent_response(run(chunks, dialect, clock=clock, **options))
+    return fast, full
+
+
+def bodies() -> list[tuple[str, str, bytes]]:
+    out = []
+    for path in cassette_files([ROOT / "cassettes"]):
+        cassette = load(path)
+        assert cassette.info is not None
+        for index, interaction in enumerate(cassette.interactions):
+            body = interaction.response.body
+            data = body if isinstance(body, bytes) else (body or "").encode()
+            out.append((f"{path.parent.name}/{path.stem}#{index}", cassette.info.dialect, data))
+    return out
+
+
+BODIES = bodies()
+PARALLEL = next(body for name, _, body in BODIES if name.startswith("openai_chat/parallel"))
+
+
+@pytest.mark.parametrize("how", STANDARD_CHUNKINGS)
+def test_every_bundled_cassette_gives_the_same_response_aggregate_only(how: str) -> None:
+    differ = [
+        name
+        for name, dialect, body in BODIES
+        if (pair := both(chunk(body, how), dialect))[0] != pair[1]
+    ]
+    assert differ == []
+    assert len(BODIES) >= 90
+
+
+FORMATS = st.sampled_from([openai_chat, anthropic_messages, openai_responses, gemini])
+DIALECTS = {
+    openai_chat: "openai_chat",
+    anthropic_messages: "anthropic_messages",
+    openai_responses: "openai_responses",
+    gemini: "gemini",
+}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), FORMATS, st.booleans())
+def test_generated_streams_give_the_same_response_aggregate_only(
+    data: st.DataObject, module: Any, tight: bool
+) -> None:
+    stream = data.draw(module.streams())
+    fast, full = both(list(stream.chunks), DIALECTS[module], **(TIGHT if tight else {}))
+    assert fast == full
+
+
+def test_a_truncated_and_a_dropped_stream_give_the_same_response_aggregate_only() -> None:
+    half = PARALLEL[: len(PARALLEL) // 2]
+    fast, full = both([half], "openai_chat")
+    assert fast == full
+    assert "stream_truncated" in {error.error_code for error in fast.errors}
+
+    def dropping() -> Iterator[bytes]:
+        yield half
+        raise ConnectionResetError("peer went away")
+
+    with pytest.raises(AgentResponseError) as aggregate_only:
+        respond(dropping(), clock=clock)
+    with pytest.raises(AgentResponseError) as streamed:
+        collect_agent_response(run(dropping(), clock=clock))
+    assert aggregate_only.value.response == streamed.value.response
+    assert aggregate_only.value.response.errors[0].error_code == "transport_error"
+
+
+class Watching(ResponseCollector):
+    """A collector that keeps every content it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Any] = []
+
+    def add(self, result: AgentResponseResult) -> None:
+        self.seen.extend(type(content) for content in result.contents)
+        super().add(result)
+
+
+def test_respond_skips_the_streaming_contents_by_default() -> None:
+    pipeline = Pipeline("openai_chat", streaming_contents=False)
+    results = [*pipeline.feed(PARALLEL), *pipeline.close()]
+    kinds = {type(content) for result in results for content in result.contents}
+    assert not kinds & set(STREAMING_ONLY)
+    assert contents.ToolCalling in kinds
+    # ... and the response is that of the streaming converter.
+    assert collect_agent_response(results) == respond([PARALLEL])
+
+
+def test_a_collector_subclass_sees_the_streaming_contents() -> None:
+    watching = Watching()
+    respond([PARALLEL], collector=watching)
+    assert set(STREAMING_ONLY) <= set(watching.seen)
+
+
+def test_streaming_contents_false_is_obeyed_even_with_a_collector_subclass() -> None:
+    watching = Watching()
+    respond([PARALLEL], collector=watching, streaming_contents=False)
+    assert not set(STREAMING_ONLY) & set(watching.seen)
+    assert contents.ToolCalling in watching.seen
+
+
+def test_a_converter_passed_to_respond_is_used_as_it_is() -> None:
+    class Counting(AgentResponseConverter):
+        starts = 0
+
+        def _set_name(self, call: Any, name: str, out: list[Any]) -> None:
+            Counting.starts += 1
+            super()._set_name(call, name, out)
+
+    watching = Watching()
+    respond([PARALLEL], converter=Counting(), collector=watching)
+    assert Counting.starts >= 2
+    assert contents.ToolCallArgs in watching.seen
