@@ -4,10 +4,11 @@ One logical response (text in small deltas, then parallel tool calls whose argum
 in small fragments, then usage) is put on the wire in each of the four formats, the way each
 format's servers send it (Chat Completions chunks; Anthropic block events; Responses item
 events; Gemini chunks, whose calls arrive whole). Each body is fed in 4 KiB network reads to
-``raf.pipeline.run`` (every result consumed) and to ``respond``. Rounds are paired: in each
-round every format runs once, in turn, so drift in machine speed hits all alike; the median
-of the per-round ratios is printed (the Chat Completions time divided by the dialect's time:
-1.0 means as fast, 0.5 half as fast). Every format's response is checked to be the same.
+``raf.pipeline.run`` (every result consumed) and to ``respond``. Timing is the harness's
+(bench/harness.py): thread CPU time, paired rounds in which every format runs once, back to
+back, the order rotating; the median of the per-round ratios is printed (the Chat
+Completions time divided by the dialect's time: 1.0 means as fast, 0.5 half as fast), with
+its min-max. Every format's response is first checked against the logical one.
 
 Run: ``python bench/dialects.py`` (``--rounds N``, ``--deltas N``, ``--calls N``,
 ``--arg-bytes N``).
@@ -17,18 +18,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import statistics
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from harness import Contender, Settings, compare, metered, print_environment, table
+
+from raf.collect import collect_agent_response
+from raf.model import AgentResponse
 from raf.pipeline import respond, run
 
 CHUNK = 4096
 
 
-def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
+def _sse(events: Sequence[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
     out = []
     for name, payload in events:
         head = f"event: {name}\n" if name else ""
@@ -197,10 +199,46 @@ def chunks(body: bytes) -> list[bytes]:
     return [body[i : i + CHUNK] for i in range(0, len(body), CHUNK)]
 
 
-def timed(fn: Callable[[], object]) -> float:
-    start = time.thread_time()
-    fn()
-    return time.thread_time() - start
+Summary = tuple[str, tuple[tuple[str, str], ...], int | None]
+
+
+def summary(response: AgentResponse) -> Summary:
+    """Text, calls (name, canonical arguments) and prompt tokens: what every format carries."""
+    calls = tuple((c.name, json.dumps(c.arguments, sort_keys=True)) for c in response.tool_calls)
+    return response.text, calls, response.usage.prompt_tokens if response.usage else None
+
+
+def expected(r: dict[str, Any]) -> Summary:
+    calls = tuple((c["name"], json.dumps(c["args"], sort_keys=True)) for c in r["calls"])
+    return "".join(r["text"]), calls, r["usage"][0]
+
+
+def _checked(response: AgentResponse, want: Summary) -> str | None:
+    if response.errors:
+        return f"{len(response.errors)} error(s), first {response.errors[0].error_code}"
+    return None if summary(response) == want else "its response differs from the logical one"
+
+
+def contender(stage: str, name: str, body: list[bytes], want: Summary) -> Contender[Any]:
+    """Format ``name`` through ``stage``: ``run()`` counts the results and drops them (its
+    check collects an untimed pass), ``respond()`` aggregates."""
+    if stage == "run()":
+
+        def count() -> int:
+            return sum(1 for _ in run(metered(body), name))
+
+        def collected(_: int) -> str | None:
+            return _checked(collect_agent_response(run(body, name)), want)
+
+        return Contender(name, count, collected)
+
+    def aggregate() -> AgentResponse:
+        return respond(metered(body), name)
+
+    def checked(response: AgentResponse) -> str | None:
+        return _checked(response, want)
+
+    return Contender(name, aggregate, checked)
 
 
 def main() -> None:
@@ -212,45 +250,32 @@ def main() -> None:
     args = parser.parse_args()
     r = logical(args.deltas, args.calls, args.arg_bytes)
     bodies = {name: chunks(render(r)) for name, render in FORMATS.items()}
-    summaries = set()
-    for name, body in bodies.items():
-        response = respond(body, name)
-        assert not response.errors, (name, response.errors)
-        calls = tuple(
-            (c.name, json.dumps(c.arguments, sort_keys=True)) for c in response.tool_calls
-        )
-        summaries.add(
-            (response.text, calls, response.usage.prompt_tokens if response.usage else None)
-        )
-    assert len(summaries) == 1, "the formats disagree"
+    settings = Settings()
+    print_environment(settings=settings)
     print(
-        f"Python {platform.python_version()}; {args.deltas} text deltas, {args.calls} calls x "
-        f"{args.arg_bytes} B arguments in 8-byte fragments; 4 KiB reads; "
-        f"median of {args.rounds} paired rounds (thread CPU time)"
+        f"{args.deltas} text deltas, {args.calls} calls x {args.arg_bytes} B arguments in "
+        f"8-byte fragments; 4 KiB reads; {args.rounds} paired rounds"
     )
-    stages: list[tuple[str, Callable[[list[bytes], str], object]]] = [
-        ("run()", lambda body, name: sum(1 for _ in run(body, name))),
-        ("respond()", respond),
-    ]
-    for stage, fn in stages:
-        ratios: dict[str, list[float]] = {name: [] for name in FORMATS}
-        seconds: dict[str, list[float]] = {name: [] for name in FORMATS}
-        for _ in range(args.rounds):
-            times = {
-                name: timed(lambda b=body, n=name, f=fn: f(b, n))  # type: ignore[misc]
-                for name, body in bodies.items()
-            }
-            for name in FORMATS:
-                ratios[name].append(times["openai_chat"] / times[name])
-                seconds[name].append(times[name])
-        print(f"\n{stage}")
-        print(f"  {'dialect':20} {'body KB':>8} {'ms':>8} {'vs openai_chat':>15}")
-        for name in FORMATS:
-            size = sum(len(c) for c in bodies[name]) / 1024
-            print(
-                f"  {name:20} {size:8.0f} {statistics.median(seconds[name]) * 1000:8.1f} "
-                f"{statistics.median(ratios[name]):15.2f}"
+    for stage in ("run()", "respond()"):
+        comparison = compare(
+            [contender(stage, name, body, expected(r)) for name, body in bodies.items()],
+            rounds=args.rounds,
+            settings=settings,
+        )
+        rows = []
+        for name, body in bodies.items():
+            seconds = comparison.seconds(name)
+            speed = comparison.speed(name)
+            rows.append(
+                [
+                    name,
+                    f"{sum(map(len, body)) / 1024:.0f}",
+                    f"{seconds.median * 1000:.1f}" if seconds else "-",
+                    speed.format() if speed else comparison.outcomes[name].verdict,
+                ]
             )
+        print(f"\n{stage}")
+        print(table(["dialect", "body KB", "ms", "vs openai_chat"], rows))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ the peak of the Python heap with ``tracemalloc`` while the input is streamed fro
 (so the input itself is never in memory). It prints the peak and the peak divided by the
 quantity docs/limits.md says bounds that stage (a limit, or the size of the one payload in
 flight): a constant that does not grow with the length of the input. ``--quick`` shrinks the
-inputs (same limits, smaller multiples of them).
+inputs (same limits, smaller multiples of them). The measurement is the harness's
+``peak_heap`` (bench/harness.py); each case's result is checked before its row is printed.
 
 Run: ``python bench/memory.py``.
 """
@@ -15,11 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
-import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from harness import peak_heap, print_environment, table
 
 from raf.limits import (
     DEFAULT_MAX_ARGUMENTS_CHARS,
@@ -47,12 +48,9 @@ def reads(parts: Iterator[bytes]) -> Iterator[bytes]:
 
 
 def peak(consume: Callable[[], Any]) -> tuple[int, Any]:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    result = consume()
-    _, high = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return high, result
+    """The peak heap of ``consume()`` in bytes, and its result."""
+    heap, result = peak_heap(consume)
+    return heap.peak, result
 
 
 def endless_line(total: int) -> Iterator[bytes]:
@@ -111,13 +109,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller inputs")
     quick = parser.parse_args().quick
     scale = 1 if quick else 2
-    print(
-        f"Python {platform.python_version()} on {platform.machine()}; reads of {READ // 1024} KiB"
-    )
-    print(f"{'case':<62} {'input':>8} {'peak':>8}  peak per unit")
+    print_environment()
+    print(f"reads of {READ // 1024} KiB")
+    rows: list[list[str]] = []
 
     def report(name: str, fed: int, high: int, unit: int, unit_name: str) -> None:
-        print(f"{name:<62} {fed / MIB:7.0f}M {high / MIB:7.1f}M  {high / unit:5.2f} x {unit_name}")
+        rows.append(
+            [name, f"{fed / MIB:.0f}M", f"{high / MIB:.1f}M", f"{high / unit:.2f} x {unit_name}"]
+        )
 
     # SSE: a line that never ends stops at max_line_bytes (the buffer, and one copy when it is
     # measured), whatever the length of the stream.
@@ -177,6 +176,7 @@ def main() -> None:
         DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS,
         "max_total_arguments_chars",
     )
+    print(table(["case", "input", "peak", "peak per unit"], rows, align="lrrl"))
     sys.stdout.flush()
 
 

@@ -1,186 +1,259 @@
-"""Whole-pipeline throughput: raf against a JSON-decoding floor and two client libraries.
+"""Whole-pipeline throughput and peak heap: raf against a JSON-decoding floor (and peers).
 
-Every contender gets the SAME OpenAI Chat Completions SSE bytes, fed in 4 KiB chunks, in one
-process and one run, and must produce the aggregated turn:
+Every contender gets the same OpenAI Chat Completions SSE bytes, fed in 4 KiB chunks, in one
+process and one run, and must produce the workload's ground truth:
 
-* ``floor``: split the bytes into SSE events on ``b"\\n\\n"`` (buffer carried across chunks),
-  strip ``data: ``, stop at ``[DONE]`` and ``msgspec.json.decode`` each payload. Nothing
-  else: no aggregation, no validation. The cheapest thing that still touches every byte.
-* ``raf``: ``raf.pipeline.respond(chunks, "openai_chat")`` -> ``AgentResponse`` (SSE decoder,
-  dialect, converter with incremental argument parsing, collect).
-* ``openai-python``: ``client.chat.completions.stream(...)`` with an ``httpx.Client`` on a
-  ``MockTransport`` (non-strict ``tools`` passed when the workload has calls), then
-  ``stream.get_final_completion()``.
-* ``langchain-openai``: ``ChatOpenAI(streaming=True).stream(...)`` over the same kind of mock
-  transport, chunks summed with ``acc = acc + chunk`` (how LangChain aggregates).
+* ``floor``: split the bytes into SSE events on blank lines (the buffer carried across
+  chunks), strip ``data: ``, stop at ``[DONE]`` and ``msgspec.json.decode`` each payload.
+  Nothing else: the cheapest thing that still touches every byte and every JSON value.
+* ``run()``: iterate ``raf.pipeline.run(chunks, "openai_chat")`` to the end, handling each
+  result and dropping it, as a streaming consumer does. The timed runs keep nothing; the
+  check collects the results of a separate, untimed pass with
+  ``raf.collect.collect_agent_response`` and compares the aggregate with the ground truth
+  (and the timed pass's count of results, and its last result's kinds of contents, with
+  that pass's).
+* ``respond()``: ``raf.pipeline.respond(chunks, "openai_chat")`` -> ``AgentResponse``.
+* with ``--peers``: openai-python's ``client.chat.completions.stream(...)`` and
+  langchain-openai's ``ChatOpenAI.stream`` (chunks summed), each over an httpx
+  ``MockTransport`` serving the same chunks.
 
-Workloads (generated here from a seeded ``random.Random``; realistic chunk shape):
+Workloads (deterministic, from a seeded ``random.Random``), in the shapes of
+``raf.testing.strategies``: the chunks the ``openai`` profile draws (each tool-call entry made
+by the strategies' own helper), framed the way their framing shrinks to (``data: ...`` and a
+blank line), the ground truth carried as a ``GeneratedStream``:
 
-* ``A``: 5,000 short text deltas, finish ``stop``.
-* ``B``: 4 parallel tool calls, ~20 KB of JSON arguments each (escapes, non-ASCII, a list of
-  numbers), cut into 1-12 character fragments, the fragments of the 4 calls interleaved at
-  random (a call's ``index`` is its rank of first appearance, as a server numbers them);
-  finish ``tool_calls``.
-* ``C50`` / ``C200``: one call whose single string argument is 50 KB / 200 KB, in 3-8
-  character fragments (the pair measures linearity in the argument size).
+* ``A``: 5,000 short text deltas;
+* ``B``: 4 parallel tool calls of ~20 KB of JSON arguments each, in 1-12 character
+  fragments interleaved at random (a call's index is its rank of first appearance);
+* ``C50`` / ``C200``: one call whose one string argument is 50 KB / 200 KB, in 3-8
+  character fragments (the pair measures linearity in the argument size);
+* ``D``: like ``C50`` but the argument text is full of ``\\n``, ``\\"`` and ``\\\\``
+  escapes, so that most fragments hold or cut one.
 
-Every result is checked against the workload's ground truth (text, each tool call's id, name
-and parsed arguments, finish reason, usage); a contender that returns something else is
-printed as ``WRONG: <why>`` next to its time. Timing is best of N rounds, each round running
-every contender once in turn (so drift in machine speed hits all alike). A run past the time
-budget (``--budget``) is aborted and reported; a contender whose run took longer than
-``--slow`` seconds is not repeated, and a peer whose C50 run did is not run on C200 (its cost
-grows quadratically).
+Timing (bench/harness.py): thread CPU time, the floor and one raf entry point run back to
+back in each of ``--rounds`` paired rounds, the median ratio (and min-max) printed. The
+peak heap of each entry point is measured apart, with tracemalloc.
 
-Targets (printed with PASS/FAIL at the end):
+Targets (PASS/FAIL at the end; the exit status is 1 if any fails):
 
-* raf >= 0.5x the floor's throughput on every workload;
-* raf time(C200) / time(C50) <= 4.5 (linear in the argument size; quadratic would be ~16).
+* ``run()`` >= 0.5x the floor's throughput on every workload when raf is the compiled build,
+  >= 0.45x when interpreted;
+* ``respond()`` >= 1.0x the floor on every workload;
+* time(C200) / time(C50) <= 4.5 for ``run()`` and ``respond()`` (paired C50/C200 rounds;
+  linear is 4, quadratic 16);
+* peak heap of ``respond()`` <= 2x the argument text (bytes per character) on C200, D and B.
 
-Run: ``python bench/pipeline.py`` (best of 3), or ``python bench/pipeline.py --quick`` (one
-run each, workloads a quarter of the size). ``openai`` and ``langchain-openai`` are optional:
-``pip install openai langchain-openai`` to include them; otherwise they print "not installed".
+Run: ``python bench/pipeline.py`` (``--quick``: workloads a quarter of the size and 3
+rounds; ``--rounds N``; ``--peers`` when openai and langchain-openai are installed).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import gc
-import importlib
-import importlib.metadata
 import io
 import json
-import platform
 import random
-import statistics
-import string
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
+from harness import (
+    Comparison,
+    Contender,
+    Settings,
+    Targets,
+    compare,
+    metered,
+    peak_heap,
+    print_environment,
+    raf_compiled,
+    table,
+)
+from peers import Peer, Reduced, peers
 
-from raf.pipeline import respond
+from raf.collect import collect_agent_response
+from raf.model import AgentResponse, AgentResponseResult, ToolCall, Usage
+from raf.pipeline import respond, run
+from raf.testing.strategies.common import ALNUM, GeneratedStream, Piece
+from raf.testing.strategies.openai_chat import PROFILES
+from raf.testing.strategies.openai_chat import _tool_delta as tool_delta
 
 CHUNK_SIZE = 4096
 MODEL = "gpt-4o-2024-08-06"
-FLOOR_TARGET = 0.5
+PROFILE = PROFILES["openai"]
+RUN_TARGET = {True: 0.5, False: 0.45}  # by raf_compiled()
+RESPOND_TARGET = 1.0
 LINEARITY_TARGET = 4.5
+HEAP_TARGET = 2.0
+PEERS = ("openai", "langchain-openai", "langchain-core", "httpx")
 
-_ALNUM = string.ascii_letters + string.digits
+# Text deltas use every UTF-8 length; long argument strings stay within Latin-1 (multi-byte
+# UTF-8 on the wire, one byte per character in CPython), so the heap's ratio to the argument
+# text is one of bytes to bytes.
 _VOCABULARY = (
-    "the quick brown fox jumps over a lazy dog while streaming tokens arrive in order "
-    "parser buffer chunk event delta value result error tool call argument json string "
-    "café naïve résumé über straße façade año 日本語 テキスト 中文 данные ошибка 🚀 ✓ —"
+    "the quick brown fox jumps over a lazy dog while streaming tokens arrive in order parser "
+    "buffer chunk event delta value result error tool call argument json string café naïve "
+    "résumé über straße façade año"
 )
 _WORDS = _VOCABULARY.split()
+_TEXT_WORDS = [*_WORDS, "日本語", "テキスト", "中文", "данные", "🚀", "✓", "—"]
 
 
-# --------------------------------------------------------------------------- workloads
-
-
-@dataclasses.dataclass(frozen=True)
-class Call:
-    """One expected tool call."""
-
-    id: str
-    name: str
-    arguments: Any
-
-
-@dataclasses.dataclass(frozen=True)
-class Expected:
-    """The ground truth of a workload."""
-
-    text: str
-    calls: tuple[Call, ...]
-    finish_reason: str
-    prompt_tokens: int
-    completion_tokens: int
-    events: int  # data events before [DONE], what the floor must decode
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
+# -- workloads ----------------------------------------------------------------------------------
 
 
 @dataclasses.dataclass(frozen=True)
 class Workload:
-    """SSE bytes, how they are described, and what they must produce."""
+    """A stream with its ground truth, and the size that bounds its heap.
+
+    Attributes:
+        stream: ``stream.response`` is the truth, ``stream.chunks`` the 4 KiB reads.
+        argument_chars: the characters of all the calls' argument text (JSON) together.
+    """
 
     name: str
     description: str
-    data: bytes
-    expected: Expected
+    stream: GeneratedStream
+    argument_chars: int = 0
 
     @property
-    def chunks(self) -> list[bytes]:
-        return [self.data[i : i + CHUNK_SIZE] for i in range(0, len(self.data), CHUNK_SIZE)]
+    def chunks(self) -> tuple[bytes, ...]:
+        return self.stream.chunks
 
     @property
     def megabytes(self) -> float:
-        return len(self.data) / 1e6
+        return len(self.stream.body) / 1e6
+
+    @property
+    def events(self) -> int:
+        """The data events before ``[DONE]``: what the floor decodes."""
+        return sum(p != "[DONE]" for p in self.stream.payloads)
 
 
-class _StreamWriter:
-    """Builds an OpenAI Chat Completions SSE stream, one chunk object per delta."""
+class _Wire:
+    """Chat Completions payloads for one response, in the shapes the strategies draw for the
+    ``openai`` profile (and the fields OpenAI adds: ``service_tier``, ``system_fingerprint``,
+    ``usage: null``), framed as the strategies' plainest framing: ``data: ...`` and a blank
+    line."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.id = "chatcmpl-" + "".join(rng.choices(_ALNUM, k=29))
-        self.created = 1741569952 + rng.randrange(10_000_000)
-        self.fingerprint = "fp_" + "".join(rng.choices("0123456789abcdef", k=10))
-        self.parts: list[str] = []
-        self.events = 0
-
-    def _emit(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> None:
-        chunk = {
-            "id": self.id,
+        self.base = {
+            "id": "chatcmpl-" + "".join(rng.choices(ALNUM, k=29)),
             "object": "chat.completion.chunk",
-            "created": self.created,
+            "created": 1741569952 + rng.randrange(10_000_000),
             "model": MODEL,
             "service_tier": "default",
-            "system_fingerprint": self.fingerprint,
-            "choices": choices,
-            "usage": usage,
+            "system_fingerprint": "fp_" + "".join(rng.choices("0123456789abcdef", k=10)),
         }
-        payload = json.dumps(chunk, separators=(",", ":"), ensure_ascii=False)
-        self.parts.append(f"data: {payload}\n\n")
-        self.events += 1
+        self.payloads: list[str] = []
 
-    def delta(self, delta: dict[str, Any], finish_reason: str | None = None) -> None:
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-        self._emit([choice])
+    def _emit(self, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> None:
+        chunk = {**self.base, "choices": choices, "usage": usage}
+        self.payloads.append(json.dumps(chunk, separators=(",", ":"), ensure_ascii=False))
 
-    def finish(self, reason: str, prompt_tokens: int, completion_tokens: int) -> None:
-        self.delta({}, reason)
+    def delta(self, delta: dict[str, Any], finish: str | None = None) -> None:
+        self._emit([{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}])
+
+    def close(self, truth: AgentResponse) -> GeneratedStream:
+        """The finish chunk, usage in a chunk of its own, ``[DONE]``; the stream."""
+        self.delta({}, truth.finish_reason)
+        assert truth.usage is not None
         usage = {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {
-                "reasoning_tokens": 0,
-                "audio_tokens": 0,
-                "accepted_prediction_tokens": 0,
-                "rejected_prediction_tokens": 0,
-            },
+            "prompt_tokens": truth.usage.prompt_tokens,
+            "completion_tokens": truth.usage.completion_tokens,
+            "total_tokens": truth.usage.total_tokens,
         }
         self._emit([], usage)
-        self.parts.append("data: [DONE]\n\n")
-
-    def bytes(self) -> bytes:
-        return "".join(self.parts).encode()
-
-
-def _call_id(rng: random.Random) -> str:
-    return "call_" + "".join(rng.choices(_ALNUM, k=24))
+        self.payloads.append("[DONE]")
+        body = "".join(f"data: {p}\n\n" for p in self.payloads).encode()
+        chunks = tuple(body[i : i + CHUNK_SIZE] for i in range(0, len(body), CHUNK_SIZE))
+        return GeneratedStream(truth, tuple(self.payloads), body, chunks, PROFILE)
 
 
-def _long_text(rng: random.Random, chars: int) -> str:
-    """Prose-like text of about ``chars`` characters with newlines, tabs, quotes, backslashes
-    and non-ASCII (so the JSON argument text holds escapes and multi-byte UTF-8)."""
+def _usage(prompt: int, completion: int) -> Usage:
+    return Usage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    )
+
+
+def text_workload(deltas: int, seed: int = 1) -> Workload:
+    """``A``: ``deltas`` short text deltas, finish ``stop``."""
+    rng = random.Random(seed)
+    pieces = [(" " if i else "") + rng.choice(_TEXT_WORDS) for i in range(deltas)]
+    truth = AgentResponse(text="".join(pieces), finish_reason="stop", usage=_usage(57, deltas))
+    wire = _Wire(rng)
+    wire.delta({"role": "assistant", "content": ""})
+    for piece in pieces:
+        wire.delta({"content": piece})
+    return Workload("A", f"{deltas:,} text deltas", wire.close(truth))
+
+
+def _cut(rng: random.Random, text: str, lo: int, hi: int) -> list[str]:
+    """``text`` in pieces of ``lo`` to ``hi`` characters."""
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(lo, hi)
+        out.append(text[i : i + n])
+        i += n
+    return out
+
+
+def _interleave(rng: random.Random, calls: Sequence[Sequence[Piece]]) -> list[Piece]:
+    """The calls' pieces interleaved at random, each call's in order, call n starting only
+    after call n-1 has (the rule of ``strategies.common.merge_calls``, drawn from ``rng``):
+    a call's position is then its rank of first appearance, as servers number them."""
+    cursor = [0] * len(calls)
+    started = 0
+    out: list[Piece] = []
+    total = sum(map(len, calls))
+    while len(out) < total:
+        allowed = [n for n in range(min(started + 1, len(calls))) if cursor[n] < len(calls[n])]
+        n = rng.choice(allowed)
+        started += n == started
+        out.append(calls[n][cursor[n]])
+        cursor[n] += 1
+    return out
+
+
+def _calls_workload(
+    name: str,
+    description: str,
+    rng: random.Random,
+    calls: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    lo: int,
+    hi: int,
+) -> Workload:
+    """Tool calls ``(name, arguments)`` whose argument text comes in ``lo``-``hi`` character
+    fragments after an opening delta with ``"arguments": ""`` (as OpenAI sends), the calls'
+    fragments interleaved; finish ``tool_calls``."""
+    texts = [json.dumps(arguments, ensure_ascii=False) for _, arguments in calls]
+    truth_calls = tuple(
+        ToolCall(id="call_" + "".join(rng.choices(ALNUM, k=24)), name=tool, arguments=arguments)
+        for tool, arguments in calls
+    )
+    pieces = [
+        [Piece("call", "", n, first=True)] + [Piece("call", f, n) for f in _cut(rng, text, lo, hi)]
+        for n, text in enumerate(texts)
+    ]
+    order = _interleave(rng, pieces)
+    fragments = len(order) - len(calls)
+    truth = AgentResponse(
+        tool_calls=truth_calls, finish_reason="tool_calls", usage=_usage(311, fragments)
+    )
+    wire = _Wire(rng)
+    wire.delta({"role": "assistant", "content": ""})
+    for piece in order:
+        wire.delta({"tool_calls": [tool_delta(PROFILE, truth, piece)]})
+    return Workload(name, description, wire.close(truth), sum(map(len, texts)))
+
+
+def _prose(rng: random.Random, chars: int) -> str:
+    """Latin-1 prose of ``chars`` characters with newlines, tabs, quotes and backslashes:
+    a few escapes in its JSON text."""
     out: list[str] = []
     size = 0
     while size < chars:
@@ -190,9 +263,9 @@ def _long_text(rng: random.Random, chars: int) -> str:
         elif roll < 0.08:
             piece = "\t"
         elif roll < 0.10:
-            piece = ' "' + rng.choice(_WORDS) + '"'
+            piece = f' "{rng.choice(_WORDS)}"'
         elif roll < 0.11:
-            piece = " C:\\path\\" + rng.choice(_WORDS)
+            piece = f" C:\\path\\{rng.choice(_WORDS)}"
         else:
             piece = " " + rng.choice(_WORDS)
         out.append(piece)
@@ -200,97 +273,29 @@ def _long_text(rng: random.Random, chars: int) -> str:
     return "".join(out)[:chars]
 
 
-def _fragments(rng: random.Random, text: str, lo: int, hi: int) -> list[str]:
-    frags: list[str] = []
-    i = 0
-    while i < len(text):
-        n = rng.randint(lo, hi)
-        frags.append(text[i : i + n])
-        i += n
-    return frags
-
-
-def workload_text(n: int, seed: int = 1) -> Workload:
+def parallel_workload(calls: int, argument_bytes: int, seed: int = 2) -> Workload:
+    """``B``: ``calls`` parallel ``write_file`` calls of about ``argument_bytes`` each (a
+    path, prose, a list of numbers), in 1-12 character fragments."""
     rng = random.Random(seed)
-    w = _StreamWriter(rng)
-    w.delta({"role": "assistant", "content": "", "refusal": None})
-    pieces = [(" " if i else "") + rng.choice(_WORDS) for i in range(n)]
-    for piece in pieces:
-        w.delta({"content": piece})
-    w.finish("stop", 57, n)
-    expected = Expected("".join(pieces), (), "stop", 57, n, w.events)
-    return Workload("A", f"{n:,} text deltas", w.bytes(), expected)
-
-
-def _tool_stream(
-    name: str,
-    description: str,
-    rng: random.Random,
-    calls: list[tuple[str, Any]],
-    *,
-    lo: int,
-    hi: int,
-) -> Workload:
-    """Calls ``(tool name, arguments)`` whose argument text is cut into ``lo``-``hi`` char
-    fragments; with several calls the fragments are interleaved at random."""
-    w = _StreamWriter(rng)
-    w.delta({"role": "assistant", "content": None, "refusal": None})
-    expected_calls: list[Call] = []
-    pending: list[tuple[str, str, list[str]]] = []
-    for tool, arguments in calls:
-        call_id = _call_id(rng)
-        expected_calls.append(Call(call_id, tool, arguments))
-        text = json.dumps(arguments, ensure_ascii=False)
-        pending.append((call_id, tool, _fragments(rng, text, lo, hi)))
-    # a call's index is its rank in order of first appearance, as a server numbers them
-    # (openai-python raises IndexError if index k starts before index k-1 has started)
-    index_of: dict[int, int] = {}
-    cursor = [0] * len(pending)
-    live = list(range(len(pending)))
-    fragments = 0
-    while live:
-        k = rng.choice(live)
-        call_id, tool, frags = pending[k]
-        if k not in index_of:
-            index_of[k] = len(index_of)
-            start = {
-                "index": index_of[k],
-                "id": call_id,
-                "type": "function",
-                "function": {"name": tool, "arguments": ""},
-            }
-            w.delta({"tool_calls": [start]})
-        piece = frags[cursor[k]]
-        cursor[k] += 1
-        delta = {"index": index_of[k], "function": {"arguments": piece}}
-        w.delta({"tool_calls": [delta]})
-        fragments += 1
-        if cursor[k] == len(frags):
-            live.remove(k)
-    w.finish("tool_calls", 311, fragments)
-    expected = Expected("", tuple(expected_calls), "tool_calls", 311, fragments, w.events)
-    return Workload(name, description, w.bytes(), expected)
-
-
-def workload_parallel(calls: int, arg_bytes: int, seed: int = 2) -> Workload:
-    rng = random.Random(seed)
-    specs: list[tuple[str, Any]] = []
+    specs: list[tuple[str, dict[str, Any]]] = []
     for i in range(calls):
-        numbers = [rng.randrange(100_000) for _ in range(arg_bytes // 28)]
-        content = _long_text(rng, arg_bytes - len(json.dumps(numbers)) - 60)
+        numbers = [rng.randrange(100_000) for _ in range(argument_bytes // 28)]
+        content = _prose(rng, argument_bytes - len(json.dumps(numbers)) - 60)
         path = f"src/{rng.choice(['core', 'io', 'café', 'データ'])}/module_{i}.py"
         specs.append(("write_file", {"path": path, "content": content, "lines": numbers}))
-    size = sum(len(json.dumps(a, ensure_ascii=False)) for _, a in specs) // calls
-    description = f"{calls} interleaved tool calls, ~{size / 1000:.0f} KB args each"
-    return _tool_stream("B", description, rng, specs, lo=1, hi=12)
+    kb = argument_bytes / 1000
+    return _calls_workload(
+        "B", f"{calls} interleaved calls, ~{kb:.0f} KB arguments each", rng, specs, lo=1, hi=12
+    )
 
 
-def workload_big_string(kb: int, seed: int = 3) -> Workload:
+def string_workload(kb: int, seed: int = 3) -> Workload:
+    """``C<kb>``: one call whose one string argument is ``kb`` KB of prose."""
     rng = random.Random(seed)
-    content = _long_text(rng, kb * 1000)
-    return _tool_stream(
+    content = _prose(rng, kb * 1000)
+    return _calls_workload(
         f"C{kb}",
-        f"1 tool call, one {kb} KB string argument",
+        f"1 call, one {kb} KB string argument",
         rng,
         [("save_document", {"content": content})],
         lo=3,
@@ -298,586 +303,371 @@ def workload_big_string(kb: int, seed: int = 3) -> Workload:
     )
 
 
-# --------------------------------------------------------------------------- contenders
-
-
-class BudgetExceeded(Exception):
-    """A run went past its time budget (raised from the chunk iterator)."""
-
-
-class Feed:
-    """The chunks of a workload, with a deadline checked as each chunk is handed out."""
-
-    def __init__(self, chunks: list[bytes], budget: float) -> None:
-        self.chunks = chunks
-        self.deadline = time.perf_counter() + budget
-        self.consumed = 0
-        self.over_budget = False
-
-    def __iter__(self) -> Iterator[bytes]:
-        for chunk in self.chunks:
-            if time.perf_counter() > self.deadline:
-                self.over_budget = True
-                raise BudgetExceeded
-            self.consumed += 1
-            yield chunk
-
-
-Runner = Callable[[Feed], Any]
-Checker = Callable[[Any, Expected], str | None]
-
-
-@dataclasses.dataclass
-class Contender:
-    name: str
-    run: Runner | None  # None: not installed
-    check: Checker
-    note: str = ""
-    prepare: Callable[[Expected], None] | None = None  # called once per workload, untimed
-
-
-def _diff_text(got: str | None, want: str) -> str | None:
-    got = got or ""
-    if got == want:
-        return None
-    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None)
-    at = min(len(got), len(want)) if at is None else at
-    return f"text differs at char {at} (got {len(got)} chars, want {len(want)})"
-
-
-def _diff_calls(got: list[tuple[str | None, str | None, Any]], want: Expected) -> str | None:
-    """``got`` holds (id, name, parsed arguments or raw text on parse failure) per call."""
-    if len(got) != len(want.calls):
-        names = [n for _, n, _ in got]
-        return f"{len(got)} tool calls (want {len(want.calls)}): names {names}"
-    by_id = {call_id: (name, args) for call_id, name, args in got}
-    for n, call in enumerate(want.calls):
-        if call.id not in by_id:
-            return f"call {n}: id {call.id} missing (got ids {[i for i, _, _ in got]})"
-        name, args = by_id[call.id]
-        if name != call.name:
-            return f"call {call.id}: name {name!r} (want {call.name!r})"
-        if args != call.arguments:
-            if isinstance(args, str):
-                return f"call {call.id}: arguments unparsed/invalid ({len(args)} chars of text)"
-            keys = sorted(args) if isinstance(args, dict) else type(args).__name__
-            bad = (
-                [k for k in call.arguments if args.get(k) != call.arguments[k]]
-                if isinstance(args, dict)
-                else "?"
-            )
-            return f"call {call.id}: arguments differ (keys {keys}, wrong values for {bad})"
-    return None
-
-
-def _first(*problems: str | None) -> str | None:
-    return next((p for p in problems if p), None)
-
-
-def _diff_usage(got: tuple[int, int, int] | None, want: Expected) -> str | None:
-    expected = (want.prompt_tokens, want.completion_tokens, want.total_tokens)
-    if got != expected:
-        return f"usage {got} (want {expected})"
-    return None
-
-
-def _diff_finish(got: str | None, want: Expected) -> str | None:
-    return (
-        None
-        if got == want.finish_reason
-        else f"finish_reason {got!r} (want {want.finish_reason!r})"
+def escapes_workload(kb: int, seed: int = 4) -> Workload:
+    """``D``: one call whose one string argument's JSON text (``kb`` KB) is about half
+    escapes (``\\n``, ``\\"``, ``\\\\``) between 1-3 letter words, in 3-8 character
+    fragments: most fragments hold an escape or cut one in two."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    size = 0
+    while size < kb * 1000:
+        if rng.random() < 0.45:
+            out.append(rng.choice('\n"\\'))
+            size += 2
+        else:
+            word = "".join(rng.choices("abcdefghij", k=rng.randint(1, 3)))
+            out.append(word)
+            size += len(word)
+    workload = _calls_workload(
+        "D", "", rng, [("save_document", {"content": "".join(out)})], lo=3, hi=8
     )
-
-
-# floor ------------------------------------------------------------------------------
-
-
-def run_floor(feed: Feed) -> int:
-    """Decode every event and drop it (keeping the values would add GC work raf doesn't do);
-    returns the number of events decoded."""
-    decode = msgspec.json.decode
-    count = 0
-    buf = b""
-    for chunk in feed:
-        buf += chunk
-        *events, buf = buf.split(b"\n\n")
-        for event in events:
-            payload = event[6:] if event.startswith(b"data: ") else event
-            if payload == b"[DONE]":
-                return count
-            decode(payload)
-            count += 1
-    return count
-
-
-def check_floor(count: int, want: Expected) -> str | None:
-    return None if count == want.events else f"decoded {count} events (want {want.events})"
-
-
-def check_nothing(result: Any, want: Expected) -> str | None:
-    return None
-
-
-# raf --------------------------------------------------------------------------------
-
-
-def run_raf(feed: Feed) -> Any:
-    return respond(feed, "openai_chat")
-
-
-def check_raf(resp: Any, want: Expected) -> str | None:
-    if resp.errors:
-        first = resp.errors[0]
-        return f"{len(resp.errors)} error(s), first {first.error_code}: {first.message[:120]}"
-    calls = [(c.id, c.name, c.arguments) for c in resp.tool_calls]
-    usage = resp.usage
-    triple = (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) if usage else None
-    return _first(
-        _diff_text(resp.text, want.text),
-        _diff_calls(calls, want),
-        _diff_finish(resp.finish_reason, want),
-        _diff_usage(triple, want),
+    share = escape_share(workload)
+    description = (
+        f"1 call, {kb} KB of argument text, {share:.0%} of fragments hold or cut an escape"
     )
+    return dataclasses.replace(workload, description=description)
 
 
-# peers: mock HTTP -------------------------------------------------------------------
+def escape_share(workload: Workload) -> float:
+    """The share of argument fragments that hold a backslash or begin inside an escape."""
+    fragments = [
+        entry["function"]["arguments"]
+        for payload in workload.stream.payloads[:-1]
+        for choice in json.loads(payload)["choices"]
+        for entry in choice["delta"].get("tool_calls", ())
+        if entry["function"]["arguments"]
+    ]
+    previous = ""
+    hits = 0
+    for fragment in fragments:
+        trailing = len(previous) - len(previous.rstrip("\\"))
+        hits += "\\" in fragment or trailing % 2 == 1
+        previous = fragment
+    return hits / len(fragments)
 
 
-def _http_module() -> Any:
-    """``httpx`` for the mock client; ``openai`` >= 3 is typed for ``httpx2`` (a fork with the
-    same API) and accepts an ``httpx.Client`` as well, so ``httpx2`` is only the fallback."""
-    try:
-        return importlib.import_module("httpx")
-    except ImportError:
-        return importlib.import_module("httpx2")
-
-
-class _MockServer:
-    """An httpx(2) ``MockTransport`` handler answering every request with the current feed."""
-
-    def __init__(self, http: Any) -> None:
-        self.http = http
-        self.feed: Feed | None = None
-        server = self
-
-        class Body(http.SyncByteStream):  # type: ignore[misc]
-            def __iter__(self) -> Iterator[bytes]:
-                assert server.feed is not None
-                return iter(server.feed)
-
-        self._body = Body
-
-    def handler(self, request: Any) -> Any:
-        return self.http.Response(
-            200, headers={"content-type": "text/event-stream"}, stream=self._body()
-        )
-
-    def client(self) -> Any:
-        return self.http.Client(transport=self.http.MockTransport(self.handler))
-
-
-def _tools_for(calls: Iterable[Call]) -> list[dict[str, Any]]:
-    names = sorted({c.name for c in calls})
+def workloads(scale: int = 1) -> list[Workload]:
+    """A, B, C50, C200, D (``scale`` 4: a quarter of the size: C12 and C48)."""
+    small = 50 // scale
     return [
-        {
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": f"{name} tool",
-                "parameters": {"type": "object", "properties": {}, "additionalProperties": True},
-            },
-        }
-        for name in names
+        text_workload(5000 // scale),
+        parallel_workload(4, 20_000 // scale),
+        string_workload(small),
+        string_workload(4 * small),
+        escapes_workload(small),
     ]
 
 
-def _parse_or_raw(text: str | None) -> Any:
-    try:
-        return json.loads(text or "")
-    except ValueError:
-        return text or ""
+# -- checks -------------------------------------------------------------------------------------
 
 
-_MESSAGES = [{"role": "user", "content": "go"}]
+def reduce(response: AgentResponse) -> Reduced:
+    """``response`` as the peers' results are reduced (bench/peers.py)."""
+    usage = response.usage
+    counts = (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) if usage else None
+    calls = [(c.id, c.name, c.arguments) for c in response.tool_calls]
+    return response.text, calls, response.finish_reason, counts
 
 
-def make_openai() -> Contender:
-    name = "openai-python"
-    try:
-        import openai  # noqa: PLC0415
-    except ImportError:
-        return Contender(name, None, check_nothing, "not installed")
-    server = _MockServer(_http_module())
-    client = openai.OpenAI(api_key="x", base_url="http://test/v1", http_client=server.client())
-    tools: list[dict[str, Any]] = []
-
-    def run(feed: Feed) -> Any:
-        server.feed = feed
-        extra: dict[str, Any] = {"tools": tools} if tools else {}
-        with client.chat.completions.stream(
-            model=MODEL,
-            messages=_MESSAGES,  # type: ignore[arg-type]
-            stream_options={"include_usage": True},
-            **extra,
-        ) as stream:
-            for _ in stream:
-                pass
-            return stream.get_final_completion()
-
-    def check(final: Any, want: Expected) -> str | None:
-        if not final.choices:
-            return "no choices in the final completion"
-        message = final.choices[0].message
-        calls = [
-            (tc.id, tc.function.name, _parse_or_raw(tc.function.arguments))
-            for tc in message.tool_calls or []
-        ]
-        usage = final.usage
-        triple = (
-            (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) if usage else None
-        )
-        return _first(
-            _diff_text(message.content, want.text),
-            _diff_calls(calls, want),
-            _diff_finish(final.choices[0].finish_reason, want),
-            _diff_usage(triple, want),
-        )
-
-    def prepare(want: Expected) -> None:
-        # the stream helper wants the request's tools to know the calls; non-strict ones,
-        # so it does not partial-parse the arguments on every delta
-        tools[:] = _tools_for(want.calls)
-
-    return Contender(name, run, check, prepare=prepare)
+def diff(got: Reduced, truth: AgentResponse) -> str | None:
+    """Why ``got`` is not ``truth`` (the first difference), or ``None``."""
+    text, calls, finish, usage = got
+    want_text, want_calls, want_finish, want_usage = reduce(truth)
+    if text != want_text:
+        pairs = zip(text, want_text, strict=False)
+        at = next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(text), len(want_text)))
+        return f"text differs at char {at} (got {len(text)} chars, want {len(want_text)})"
+    if len(calls) != len(want_calls):
+        return f"{len(calls)} tool calls (want {len(want_calls)})"
+    for n, ((call_id, name, arguments), want) in enumerate(zip(calls, want_calls, strict=True)):
+        if (call_id, name) != want[:2]:
+            return f"call {n}: id and name {(call_id, name)} (want {want[:2]})"
+        if arguments != want[2]:
+            if isinstance(arguments, str):
+                return f"call {n}: arguments not parsed ({len(arguments)} characters of text)"
+            parsed = arguments if isinstance(arguments, dict) else {}
+            wrong = [key for key, value in want[2].items() if parsed.get(key) != value]
+            return f"call {n}: arguments differ (wrong values for {wrong})"
+    if finish != want_finish:
+        return f"finish_reason {finish!r} (want {want_finish!r})"
+    if usage != want_usage:
+        return f"usage {usage} (want {want_usage})"
+    return None
 
 
-def make_langchain() -> Contender:
-    name = "langchain-openai"
-    try:
-        from langchain_openai import ChatOpenAI  # noqa: PLC0415
-    except ImportError:
-        return Contender(name, None, check_nothing, "not installed")
-    server = _MockServer(_http_module())
-    llm = ChatOpenAI(
-        model=MODEL,
-        api_key="x",  # type: ignore[arg-type]
-        base_url="http://test/v1",
-        http_client=server.client(),
-        streaming=True,
-        stream_usage=True,
-        max_retries=0,
-    )
+def check_response(response: AgentResponse, truth: AgentResponse) -> str | None:
+    """Why raf's ``response`` is not ``truth``: an error it reported, or :func:`diff`."""
+    if response.errors:
+        first = response.errors[0]
+        return f"{len(response.errors)} error(s), first {first.error_code}: {first.message[:120]}"
+    return diff(reduce(response), truth)
 
-    def run(feed: Feed) -> Any:
-        server.feed = feed
-        acc = None
-        for chunk in llm.stream(_MESSAGES):
-            acc = chunk if acc is None else acc + chunk
-        return acc
 
-    def check(acc: Any, want: Expected) -> str | None:
-        if acc is None:
-            return "no chunks"
-        invalid = getattr(acc, "invalid_tool_calls", None) or []
-        calls = [(tc.get("id"), tc.get("name"), tc.get("args")) for tc in acc.tool_calls]
-        calls += [(tc.get("id"), tc.get("name"), tc.get("args") or "") for tc in invalid]
-        chunks = getattr(acc, "tool_call_chunks", None) or []
-        usage = acc.usage_metadata
-        triple = (
-            (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"])
-            if usage
-            else None
-        )
-        problem = _first(
-            _diff_text(
-                acc.content if isinstance(acc.content, str) else str(acc.content), want.text
-            ),
-            _diff_calls(calls, want),
-            _diff_finish(acc.response_metadata.get("finish_reason"), want),
-            _diff_usage(triple, want),
-        )
-        if problem and want.calls and len(chunks) != len(want.calls):
-            problem += f"; {len(chunks)} merged tool_call_chunks"
+# -- contenders ---------------------------------------------------------------------------------
+
+
+def floor(workload: Workload) -> Contender[int]:
+    """Split, strip, decode, drop; returns the number of payloads decoded."""
+
+    def go() -> int:
+        decode = msgspec.json.decode
+        count = 0
+        buffer = b""
+        for chunk in metered(workload.chunks):
+            buffer += chunk
+            *events, buffer = buffer.split(b"\n\n")
+            for event in events:
+                payload = event[6:] if event.startswith(b"data: ") else event
+                if payload == b"[DONE]":
+                    return count
+                decode(payload)
+                count += 1
+        return count
+
+    def check(count: int) -> str | None:
+        want = workload.events
+        return None if count == want else f"decoded {count} events (want {want})"
+
+    return Contender("floor", go, check)
+
+
+def run_contender(workload: Workload) -> Contender[tuple[int, AgentResponseResult]]:
+    """``run()``: every result handled and dropped; returns the count and the last one."""
+
+    def go() -> tuple[int, AgentResponseResult]:
+        count = 0
+        for last in run(metered(workload.chunks), "openai_chat"):  # noqa: B007
+            count += 1
+        return count, last
+
+    def check(got: tuple[int, AgentResponseResult]) -> str | None:
+        results = list(run(workload.chunks, "openai_chat"))  # the untimed pass
+        problem = check_response(collect_agent_response(results), workload.stream.response)
+        count, last = got
+        if problem is None and (count != len(results) or _shape(last) != _shape(results[-1])):
+            problem = "the timed pass yielded other results than the checked pass"
         return problem
 
-    return Contender(name, run, check)
+    return Contender("run()", go, check)
 
 
-# --------------------------------------------------------------------------- timing
+def _shape(result: AgentResponseResult) -> tuple[str | None, list[str]]:
+    """A result without its timestamps: the finish reason and the kinds of its contents."""
+    return result.finish_reason, [type(c).__name__ for c in result.contents]
 
 
-@dataclasses.dataclass
-class Outcome:
-    seconds: float | None = None  # best of the completed runs
-    runs: int = 0
-    problem: str | None = None  # WRONG: ..., or why it did not run / finish
-    status: str = "ok"  # ok | WRONG | error | timeout | skipped | n/a
+def respond_contender(workload: Workload) -> Contender[AgentResponse]:
+    """``respond()``: the aggregated response."""
+
+    def go() -> AgentResponse:
+        return respond(metered(workload.chunks), "openai_chat")
+
+    def check(response: AgentResponse) -> str | None:
+        return check_response(response, workload.stream.response)
+
+    return Contender("respond()", go, check)
 
 
-def _run_once(contender: Contender, workload: Workload, budget: float, out: Outcome) -> bool:
-    """One timed run into ``out``; False when the contender must not run again."""
-    assert contender.run is not None
-    chunks = workload.chunks
-    feed = Feed(chunks, budget)
-    gc.collect()
-    start = time.perf_counter()
-    try:
-        result = contender.run(feed)
-    except Exception as exc:
-        elapsed = time.perf_counter() - start
-        out.seconds = None
-        if feed.over_budget:
-            out.status = "timeout"
-            out.problem = (
-                f"aborted after {elapsed:.0f}s at {feed.consumed / len(chunks):.0%} of input"
-            )
-        else:
-            out.status = "error"
-            out.problem = f"{type(exc).__name__}: {str(exc)[:160]}"
-        return False
-    elapsed = time.perf_counter() - start
-    out.runs += 1
-    out.seconds = elapsed if out.seconds is None else min(out.seconds, elapsed)
-    if out.runs == 1:
-        problem = contender.check(result, workload.expected)
-        if problem:
-            out.status = "WRONG"
-            out.problem = problem
-    return True
+def peer_contender(peer: Peer, workload: Workload) -> Contender[Any]:
+    """A library of bench/peers.py on the workload's chunks."""
+    tools = sorted({c.name for c in workload.stream.response.tool_calls})
+
+    def check(result: Any) -> str | None:
+        return diff(peer.reduce(result), workload.stream.response)
+
+    return Contender(peer.name, lambda: peer.stream(workload.chunks, tools), check)
 
 
-def measure(
-    contenders: list[Contender],
-    workload: Workload,
-    *,
-    repeat: int,
-    budget: float,
-    slow: float,
-    skip: dict[str, str],
-) -> dict[str, Outcome]:
-    """Best of ``repeat`` rounds; each round runs every contender once, in turn, so that drift
-    in machine speed hits all of them alike. One run over ``slow`` seconds is enough."""
-    results: dict[str, Outcome] = {}
-    active: list[Contender] = []
-    for contender in contenders:
-        if contender.run is None:
-            results[contender.name] = Outcome(status="n/a", problem=contender.note)
-        elif contender.name in skip:
-            results[contender.name] = Outcome(status="skipped", problem=skip[contender.name])
-        else:
-            results[contender.name] = Outcome()
-            if contender.prepare is not None:
-                contender.prepare(workload.expected)
-            active.append(contender)
-    for _ in range(repeat):
-        for contender in list(active):
-            out = results[contender.name]
-            if not _run_once(contender, workload, budget, out) or (out.seconds or 0) > slow:
-                active.remove(contender)
-    return results
+# -- the report ---------------------------------------------------------------------------------
+
+ENTRY_POINTS: tuple[tuple[str, Callable[[Workload], Contender[Any]]], ...] = (
+    ("run()", run_contender),
+    ("respond()", respond_contender),
+)
 
 
-def paired_ratios(
-    floor: Contender, raf: Contender, workload: Workload, rounds: int, budget: float
-) -> list[float]:
-    """floor time / raf time for each of ``rounds`` back-to-back pairs of runs.
-
-    On a shared machine the speed drifts by tens of percent between seconds; pairing the two
-    runs and taking the median of the ratios is far steadier than comparing best times taken
-    at different moments.
-    """
-    ratios = []
-    for _ in range(rounds):
-        pair = (Outcome(), Outcome())
-        for contender, out in zip((floor, raf), pair, strict=True):
-            _run_once(contender, workload, budget, out)
-        if pair[0].seconds and pair[1].seconds:
-            ratios.append(pair[0].seconds / pair[1].seconds)
-    return ratios
+def _ratio(comparison: Comparison, name: str, *, slowdown: bool = False) -> str:
+    """``name``'s median ratio to the baseline with its range, or why there is none."""
+    spread = comparison.slowdown(name) if slowdown else comparison.speed(name)
+    return spread.format(unit="x") if spread else comparison.outcomes[name].verdict
 
 
-# --------------------------------------------------------------------------- report
+def _ms(comparison: Comparison, name: str) -> str:
+    seconds = comparison.seconds(name)
+    return f"{seconds.median * 1000:.1f}" if seconds else "-"
 
 
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
-
-
-def print_versions() -> None:
-    items = [
-        ("Python", platform.python_version()),
-        ("raf", _version("raf")),
-        ("msgspec", _version("msgspec")),
-        ("openai", _version("openai")),
-        ("langchain-openai", _version("langchain-openai")),
-        ("langchain-core", _version("langchain-core")),
-        ("httpx", _version("httpx")),
-        ("httpx2", _version("httpx2")),
-    ]
-    print("versions: " + ", ".join(f"{k} {v}" for k, v in items))
-    print(f"platform: {platform.platform()}, {platform.machine()}")
-
-
-def print_workload(workload: Workload, results: dict[str, Outcome], floor_name: str) -> None:
-    mb = workload.megabytes
-    n_chunks = len(workload.chunks)
-    print()
-    print(
-        f"{workload.name}: {workload.description}; {mb:.2f} MB, "
-        f"{workload.expected.events:,} events, {n_chunks:,} chunks of 4 KiB"
-    )
-
-    def row(*cells: str) -> str:
-        name, secs, mbs, ratio, speedup, verdict = cells
-        return f"  {name:<18} {secs:>9} {mbs:>8} {ratio:>9} {speedup:>12}  {verdict}"
-
-    header = row("contender", "best s", "MB/s", "vs floor", "raf speedup", "result")
-    print(header)
-    print("  " + "-" * (len(header) + 20))
-    floor_t = results[floor_name].seconds
-    raf_t = results["raf"].seconds
-    for name, out in results.items():
-        if out.seconds is None:
-            print(row(name, "-", "-", "-", "-", f"{out.status}: {out.problem}"))
-            continue
-        ratio = f"{floor_t / out.seconds:.2f}x" if floor_t else "-"
-        speedup = "-"
-        if name not in (floor_name, "raf") and raf_t:
-            speedup = f"{out.seconds / raf_t:.1f}x"
-        runs = f" (best of {out.runs})" if out.runs > 1 else " (1 run)"
-        verdict = "ok" if out.status == "ok" else f"{out.status}: {out.problem}"
-        secs, mbs = f"{out.seconds:.4f}", f"{mb / out.seconds:.2f}"
-        print(row(name, secs, mbs, ratio, speedup, verdict + runs))
+def _named(contender: Contender[Any], name: str) -> Contender[Any]:
+    return dataclasses.replace(contender, name=name)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="1 run each, smaller workloads")
-    parser.add_argument("--repeat", type=int, help="best of N runs (default 3, --quick 1)")
+    parser.add_argument("--quick", action="store_true", help="quarter-size workloads, 3 rounds")
+    parser.add_argument("--rounds", type=int, help="paired rounds per ratio (11; --quick 3)")
+    parser.add_argument("--peers", action="store_true", help="add openai-python and langchain")
+    parser.add_argument("--budget", type=float, help="wall s per run before it is stopped (300)")
     parser.add_argument(
-        "--budget", type=float, help="abort a run after this many s (default 300, --quick 30)"
+        "--slow", type=float, default=20.0, help="a peer run over this many s is not repeated (20)"
     )
-    parser.add_argument(
-        "--slow",
-        type=float,
-        default=20.0,
-        help="a run over this many s is not repeated, nor a peer run on C200 after one on C50 (20)",
-    )
-    parser.add_argument(
-        "--rounds",
-        type=int,
-        default=15,
-        help="paired floor/raf rounds behind each target ratio (default 15)",
-    )
-    parser.add_argument(
-        "--no-peers", action="store_true", help="only the floor and raf (a quick check)"
-    )
+    parser.add_argument("--wall", action="store_true", help="ratios of wall time, not CPU time")
     args = parser.parse_args(argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(line_buffering=True)  # tables appear as workloads finish
-    repeat = args.repeat or (1 if args.quick else 3)
-    budget = args.budget or (30.0 if args.quick else 300.0)
-    scale = 4 if args.quick else 1
-    started = time.perf_counter()
-
-    print_versions()
-    print(f"timing: best of {repeat} (time.perf_counter), input fed in {CHUNK_SIZE} B chunks")
-
-    small_kb = 50 // scale
-    large_kb = 4 * small_kb
-    workloads = [
-        workload_text(5000 // scale),
-        workload_parallel(4, 20_000 // scale),
-        workload_big_string(small_kb),
-        workload_big_string(large_kb),
-    ]
-    small, large = f"C{small_kb}", f"C{large_kb}"
-
-    contenders = [Contender("floor", run_floor, check_floor), Contender("raf", run_raf, check_raf)]
-    if not args.no_peers:
-        contenders += [make_openai(), make_langchain()]
-    table: dict[str, dict[str, Outcome]] = {}
-    for workload in workloads:
-        skip: dict[str, str] = {}
-        for contender in contenders if workload.name == large else []:
-            prior = table[small][contender.name]
-            if contender.name in ("floor", "raf"):
-                continue
-            if prior.seconds is not None and prior.seconds > args.slow:
-                skip[contender.name] = f"{small} took {prior.seconds:.1f}s, quadratic"
-            elif prior.status in ("timeout", "skipped"):
-                skip[contender.name] = f"{small} {prior.status}: {prior.problem}"
-        results = measure(
-            contenders,
-            workload,
-            repeat=repeat,
-            budget=budget,
-            slow=args.slow,
-            skip=skip,
-        )
-        table[workload.name] = results
-        print_workload(workload, results, "floor")
-
-    # Linearity of floor and raf from a dedicated pass alternating C50 and C200 run by run:
-    # measured minutes apart (as in the tables), the ratio drifts with the machine's state.
-    rounds = max(repeat, 3)
-    by_size = {w.name: w for w in workloads}
-    paired: dict[str, tuple[Outcome, Outcome]] = {}
-    for contender in (c for c in contenders if c.name in ("floor", "raf")):
-        pair = (Outcome(), Outcome())
-        for _ in range(rounds):
-            for workload, out in zip((by_size[small], by_size[large]), pair, strict=True):
-                _run_once(contender, workload, budget, out)
-        paired[contender.name] = pair
-
-    print()
-    print(f"linearity: time({large}) / time({small}), input ratio {large_kb / small_kb:.1f}")
-    ok = True
-    for name in [c.name for c in contenders]:
-        a, b = table[small][name].seconds, table[large][name].seconds
-        from_tables = "-" if a is None or b is None else f"{b / a:.2f}"
-        if name not in paired:
-            print(f"  {name:<18} {from_tables:>6}   (from the tables)")
-            continue
-        a, b = paired[name][0].seconds, paired[name][1].seconds
-        if a is None or b is None:
-            print(f"  {name:<18} -   ({paired[name][0].problem or paired[name][1].problem})")
-            ok &= name != "raf"
-            continue
-        line = (
-            f"  {name:<18} {b / a:6.2f}   (paired, best of {rounds}; from the tables {from_tables})"
-        )
-        if name == "raf":
-            passed = b / a <= LINEARITY_TARGET
-            ok &= passed
-            line += f"   target <= {LINEARITY_TARGET}: {'PASS' if passed else 'FAIL'}"
-        print(line)
-
-    print()
-    print(
-        f"targets: raf >= {FLOOR_TARGET}x floor on every workload, and correct "
-        f"(median of {args.rounds} paired rounds, floor and raf alternating; min-max)"
+        sys.stdout.reconfigure(line_buffering=True)  # each table appears when it is done
+    rounds = args.rounds or (3 if args.quick else 11)
+    settings = Settings(
+        clock="wall" if args.wall else "cpu", budget=args.budget or (60.0 if args.quick else 300.0)
     )
-    floor_c, raf_c = contenders[0], contenders[1]
-    for workload in workloads:
-        raf = table[workload.name]["raf"]
-        if raf.seconds is None or table[workload.name]["floor"].seconds is None:
-            print(f"  {workload.name:<5} FAIL ({raf.status}: {raf.problem})")
-            ok = False
-            continue
-        ratios = paired_ratios(floor_c, raf_c, workload, args.rounds, budget)
-        ratio = statistics.median(ratios)
-        passed = ratio >= FLOOR_TARGET and raf.status == "ok"
-        ok &= passed
-        extra = "" if raf.status == "ok" else f" ({raf.status}: {raf.problem})"
-        spread = f"({min(ratios):.2f}-{max(ratios):.2f})"
-        print(f"  {workload.name:<5} {ratio:.2f}x {spread}  {'PASS' if passed else 'FAIL'}{extra}")
+    began = time.perf_counter()
+    print_environment(PEERS if args.peers else (), settings)
+    print(f"{rounds} paired rounds per ratio; the input is fed in {CHUNK_SIZE} B chunks")
+    loads = workloads(4 if args.quick else 1)
+    by_name = {w.name: w for w in loads}
+    small, large = loads[2], loads[3]
     print()
-    print(f"total runtime {time.perf_counter() - started:.1f}s; overall {'PASS' if ok else 'FAIL'}")
-    return 0 if ok else 1
+    print(table(
+        ["workload", "", "MB", "events", "chunks", "argument chars"],
+        [[w.name, w.description, f"{w.megabytes:.2f}", f"{w.events:,}", f"{len(w.chunks):,}",
+          f"{w.argument_chars:,}"] for w in loads],
+        align="llrrrr",
+    ))  # fmt: skip
+
+    # Throughput: each entry point paired with the floor, on every workload.
+    throughput = {
+        (w.name, label): compare([floor(w), make(w)], rounds=rounds, settings=settings)
+        for w in loads
+        for label, make in ENTRY_POINTS
+    }
+    print()
+    print("throughput as a ratio to the floor's (floor time / time), median (min-max) of rounds")
+    rows = []
+    for w in loads:
+        with_run, with_respond = throughput[w.name, "run()"], throughput[w.name, "respond()"]
+        floor_s = with_run.seconds("floor")
+        floor_rate = f"{w.megabytes / floor_s.median:.0f}" if floor_s else "-"
+        rows.append([
+            w.name, _ms(with_run, "floor"), floor_rate,
+            _ms(with_run, "run()"), _ratio(with_run, "run()"),
+            _ms(with_respond, "respond()"), _ratio(with_respond, "respond()"),
+        ])  # fmt: skip
+    print(table(
+        ["workload", "floor ms", "floor MB/s", "run() ms", "run() / floor", "respond() ms",
+         "respond() / floor"],
+        rows,
+    ))  # fmt: skip
+
+    # Linearity: C50 and C200 back to back, per entry point (the floor's for reference).
+    linearity = {
+        label: compare(
+            [_named(make(small), small.name), _named(make(large), large.name)],
+            rounds=rounds,
+            settings=settings,
+        )
+        for label, make in (("floor", floor), *ENTRY_POINTS)
+    }
+    print()
+    print(f"linearity: time({large.name}) / time({small.name}), paired; 4x the input, linear is 4")
+    print(table(
+        ["entry point", "time ratio"],
+        [[label, _ratio(c, large.name, slowdown=True)] for label, c in linearity.items()],
+    ))  # fmt: skip
+
+    # Peak heap, apart from the timing (tracemalloc slows allocation several fold).
+    heaps = {
+        (w.name, label): peak_heap(make(w).run)[0] for w in loads for label, make in ENTRY_POINTS
+    }
+    print()
+    print("peak heap (tracemalloc): MB, per MB of input, and respond()'s per argument character")
+    rows = []
+    for w in loads:
+        run_heap, respond_heap = heaps[w.name, "run()"], heaps[w.name, "respond()"]
+        rows.append([
+            w.name, f"{run_heap.megabytes:.2f}", f"{run_heap.per(len(w.stream.body)):.2f}",
+            f"{respond_heap.megabytes:.2f}", f"{respond_heap.per(len(w.stream.body)):.2f}",
+            f"{respond_heap.per(w.argument_chars):.2f}" if w.argument_chars else "-",
+        ])  # fmt: skip
+    print(table(
+        ["workload", "run() MB", "per MB in", "respond() MB", "per MB in", "per argument char"],
+        rows,
+    ))  # fmt: skip
+
+    if args.peers:
+        peer_rounds = 1 if args.quick else min(rounds, 3)
+        _peers(loads, throughput, rounds=peer_rounds, settings=settings, slow=args.slow)
+
+    compiled = raf_compiled()
+    print()
+    print(f"targets (raf is the {'compiled' if compiled else 'interpreted'} build)")
+    targets = Targets()
+    for w in loads:
+        for label, target in (("run()", RUN_TARGET[compiled]), ("respond()", RESPOND_TARGET)):
+            comparison = throughput[w.name, label]
+            outcome = comparison.outcomes[label]
+            targets.expect(
+                f"{w.name} {label} / floor",
+                comparison.speed(label),
+                at_least=target,
+                unit="x",
+                problem="" if outcome.ok else outcome.verdict,
+            )
+    for label, _ in ENTRY_POINTS:
+        targets.expect(
+            f"{label} time({large.name}) / time({small.name})",
+            linearity[label].slowdown(large.name),
+            at_most=LINEARITY_TARGET,
+        )
+    for name in (large.name, "D", "B"):
+        targets.expect(
+            f"{name} respond() peak heap / argument text",
+            heaps[name, "respond()"].per(by_name[name].argument_chars),
+            at_most=HEAP_TARGET,
+            unit="x",
+        )
+    print(targets.report())
+    print(f"total runtime {time.perf_counter() - began:.0f} s")
+    return targets.exit_status()
+
+
+def _peers(
+    loads: Sequence[Workload],
+    ours: dict[tuple[str, str], Comparison],
+    *,
+    rounds: int,
+    settings: Settings,
+    slow: float,
+) -> None:
+    """Each peer paired with the floor, in fewer rounds (they are slow; a run over ``slow``
+    seconds is not repeated). A peer is not run on C200 when 16 times its C50 time (what a
+    quadratic cost would take) is past the budget."""
+    small, large = loads[2].name, loads[3].name
+    too_slow: dict[str, str] = {}
+    rows = []
+    for w in loads:
+        for name, peer in peers(MODEL).items():
+            if peer is None:
+                rows.append([w.name, name, "-", "not installed"])
+                continue
+            skip = {name: too_slow[name]} if w.name == large and name in too_slow else {}
+            comparison = compare(
+                [floor(w), peer_contender(peer, w)],
+                rounds=rounds,
+                settings=settings,
+                slow=slow,
+                skip=skip,
+            )
+            seconds = comparison.seconds(name)
+            if w.name == small and seconds and 16 * seconds.median > settings.budget:
+                too_slow[name] = f"{small} took {seconds.median:.0f} s; 16x is past the budget"
+            raf = ours[w.name, "respond()"].seconds("respond()")
+            speed = comparison.speed(name)
+            rows.append([
+                w.name, name, _ms(comparison, name),
+                speed.format(digits=4, unit="x") if speed else comparison.outcomes[name].verdict,
+                f"{seconds.median / raf.median:,.0f}x" if seconds and raf else "-",
+            ])  # fmt: skip
+    print()
+    print("peers, paired with the floor; how many times faster raf's respond() is")
+    print(table(["workload", "peer", "ms", "peer / floor", "respond() speed-up"], rows))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import aiohttp
 import httpx
+from harness import print_environment
 
 from raf.cassettes.persister import load
 from raf.chunking import chunk
@@ -146,9 +146,10 @@ def main() -> None:
         "openai_responses": "/v1/responses",
     }.get(dialect, "/v1beta/models/m:streamGenerateContent")
     count = args.clients * args.streams
+    print_environment(("aiohttp",))
     print(
-        f"# {platform.python_implementation()} {platform.python_version()}, {args.clients} clients "
-        f"x {args.streams} streams of {args.scenario} ({len(body):,} bytes in {len(chunks)} chunks)"
+        f"{args.clients} clients x {args.streams} streams of {args.scenario} "
+        f"({len(body):,} bytes in {len(chunks)} chunks)"
     )
 
     tmp = Path(subprocess.check_output(["mktemp", "-d"], text=True).strip())

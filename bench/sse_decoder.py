@@ -5,30 +5,26 @@ Workloads:
 1. a Chat Completions-like stream of 5,000 events fed in 4 KiB chunks: ``raf.sse.SSEDecoder``
    against a floor that only splits on blank lines and strips ``data: `` (no WHATWG rules,
    no UTF-8 handling across chunks);
-2. one event whose single ``data`` line is 1 MiB and 4 MiB, fed 1 byte at a time, and 10 MiB
-   fed in 4 KiB chunks: the time ratio 4 MiB / 1 MiB must stay near 4 (linear); a decoder
-   that re-scans its buffer would show ~16.
+2. one event whose single ``data`` line is 1 MiB and 4 MiB, fed 1 byte at a time: the time
+   ratio 4 MiB / 1 MiB must stay near 4 (linear); a decoder that re-scans its buffer would
+   show ~16. Then a 10 MiB line in 4 KiB chunks, against joining the same chunks.
 
-Run: ``python bench/sse_decoder.py`` (add ``--quick`` for a smaller run).
+Timing is the harness's (bench/harness.py): thread CPU time, the two sides of each ratio run
+back to back in paired rounds, the median (min-max) printed; each side's result is checked
+first (the events decoded, the length of the one huge event's data).
+
+Run: ``python bench/sse_decoder.py`` (``--quick`` for a smaller run, ``--rounds N``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
-import time
 from collections.abc import Callable
 
-from raf.sse import SSEDecoder
+from harness import Contender, Settings, compare, metered, print_environment
 
-
-def best_of(fn: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from raf.sse import ServerSentEvent, SSEDecoder
 
 
 def chunked(data: bytes, size: int) -> list[bytes]:
@@ -58,60 +54,109 @@ def text_stream(n: int) -> bytes:
     return "".join(parts).encode()
 
 
-def raf_decode(chunks: list[bytes]) -> int:
+def raf_decode(chunks: list[bytes], *, meter: bool = True) -> list[ServerSentEvent]:
+    """Every event of ``chunks``, handed out through ``metered`` unless ``meter`` is false."""
     decoder = SSEDecoder()
-    n = 0
-    for c in chunks:
-        n += len(decoder.feed(c))
-    decoder.close()
-    return n
+    events: list[ServerSentEvent] = []
+    for c in metered(chunks) if meter else chunks:
+        events += decoder.feed(c)
+    events += decoder.close()
+    return events
 
 
-def floor_decode(chunks: list[bytes]) -> int:
+def floor_decode(chunks: list[bytes]) -> list[str]:
     """The least a framer can do: split blocks on b"\\n\\n" and strip the data prefix."""
     buffer = b""
-    out = []
-    for c in chunks:
+    out: list[str] = []
+    for c in metered(chunks):
         buffer += c
         *blocks, buffer = buffer.split(b"\n\n")
         out.extend(b[6:].decode() for b in blocks if b.startswith(b"data: "))
-    return len(out)
+    return out
+
+
+def counted(want: int) -> Callable[[list[ServerSentEvent] | list[str]], str | None]:
+    """A check: the result holds ``want`` events."""
+    return lambda got: None if len(got) == want else f"{len(got)} events (want {want})"
+
+
+def bytewise(pieces: list[bytes]) -> Callable[[], list[ServerSentEvent]]:
+    """Decode ``pieces`` (one byte each) without the budget's check per piece: it would cost
+    a good part of what is measured."""
+    return lambda: raf_decode(pieces, meter=False)
+
+
+def one_line(size: int) -> bytes:
+    return b"data: " + b"x" * size + b"\n\n"
+
+
+def huge_event(size: int) -> Callable[[list[ServerSentEvent]], str | None]:
+    """A check: one event, whose data is the ``size`` bytes of the line."""
+
+    def check(events: list[ServerSentEvent]) -> str | None:
+        if len(events) != 1 or len(events[0].data) != size:
+            return f"{len(events)} events, data of {[len(e.data) for e in events]} characters"
+        return None
+
+    return check
 
 
 def main() -> None:
-    quick = "--quick" in sys.argv
-    body = text_stream(1000 if quick else 5000)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs")
+    parser.add_argument("--rounds", type=int, default=5, help="paired rounds for 1 (5)")
+    args = parser.parse_args()
+    settings = Settings()
+    print_environment(settings=settings)
+
+    events = 1000 if args.quick else 5000
+    body = text_stream(events)
     chunks = chunked(body, 4096)
-    assert raf_decode(chunks) == floor_decode(chunks)
-    t_raf = best_of(lambda: raf_decode(chunks))
-    t_floor = best_of(lambda: floor_decode(chunks))
+    comparison = compare(
+        [
+            Contender("floor", lambda: floor_decode(chunks), counted(events + 1)),
+            Contender("raf", lambda: raf_decode(chunks), counted(events + 1)),
+        ],
+        rounds=args.rounds,
+        settings=settings,
+    )
     mb = len(body) / 1e6
-    print(f"1. {len(body) / 1e6:.1f} MB text stream in 4 KiB chunks")
-    print(f"   floor (split + strip)   {mb / t_floor:8.1f} MB/s   1.00x")
-    print(
-        f"   raf SSEDecoder          {mb / t_raf:8.1f} MB/s   {t_floor / t_raf:.2f}x of the floor"
+    print(f"1. {mb:.1f} MB text stream in 4 KiB chunks ({args.rounds} paired rounds)")
+    for name, label in (("floor", "floor (split + strip)"), ("raf", "raf SSEDecoder")):
+        seconds, speed = comparison.seconds(name), comparison.speed(name)
+        if seconds is None or speed is None:
+            print(f"   {label:<22} {comparison.outcomes[name].verdict}")
+            continue
+        print(f"   {label:<22} {mb / seconds.median:8.1f} MB/s   {speed.format(unit='x')}")
+
+    small, large = (256 * 1024, 1024 * 1024) if args.quick else (1024 * 1024, 4 * 1024 * 1024)
+    rounds = 1 if args.quick else 2  # fed byte by byte, one run takes seconds
+    lines = {size: chunked(one_line(size), 1) for size in (small, large)}
+    linearity = compare(
+        [
+            Contender(str(size), bytewise(pieces), huge_event(size))
+            for size, pieces in lines.items()
+        ],
+        rounds=rounds,
+        settings=settings,
     )
-
-    small, large = (256 * 1024, 1024 * 1024) if quick else (1024 * 1024, 4 * 1024 * 1024)
-
-    def one_line(size: int) -> bytes:
-        return b"data: " + b"x" * size + b"\n\n"
-
-    def bytewise(size: int) -> float:
-        data = one_line(size)
-        pieces = [data[i : i + 1] for i in range(len(data))]
-        return best_of(lambda: raf_decode(pieces), repeat=1)
-
-    t_small, t_large = bytewise(small), bytewise(large)
+    ratio = linearity.slowdown(str(large))
     print(f"2. one {small // 1024} KiB and one {large // 1024} KiB line, fed 1 byte at a time")
-    print(
-        f"   {large // small}x the input -> {t_large / t_small:.2f}x the time "
-        f"(linear = {large // small})"
+    shown = ratio.format(unit="x") if ratio else linearity.outcomes[str(large)].verdict
+    print(f"   time for {large // small}x the input: {shown}; linear is {large // small}x")
+
+    big = chunked(one_line(10 * 1024 * 1024), 4096)
+    join = compare(
+        [
+            Contender("join", lambda: b"".join(metered(big))),
+            Contender("raf", lambda: raf_decode(big), huge_event(10 * 1024 * 1024)),
+        ],
+        rounds=rounds,
+        settings=settings,
     )
-    big = one_line(10 * 1024 * 1024)
-    t_big = best_of(lambda: raf_decode(chunked(big, 4096)), repeat=1)
-    t_copy = best_of(lambda: b"".join(chunked(big, 4096)), repeat=1)
-    print(f"   10 MiB line in 4 KiB chunks: {t_big / t_copy:.1f}x the time of joining the chunks")
+    slowdown = join.slowdown("raf")
+    shown = slowdown.format(digits=1, unit="x") if slowdown else join.outcomes["raf"].verdict
+    print(f"   10 MiB line in 4 KiB chunks: {shown} the time of joining the chunks")
 
 
 if __name__ == "__main__":

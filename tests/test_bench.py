@@ -1,0 +1,157 @@
+"""Smoke tests of bench/: the harness's verdicts and ratios on fake contenders, and the
+pipeline benchmark's workloads (small) against raf. No assertion on a time, ever."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import msgspec
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _bench(name: str) -> ModuleType:
+    """A module of bench/ (its scripts import each other by plain name)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+harness = _bench("harness")
+pipeline = _bench("pipeline")
+SETTINGS = harness.Settings()
+
+
+def test_a_wrong_contender_is_reported_wrong_and_never_timed() -> None:
+    calls: list[str] = []
+
+    def contender(name: str, result: int) -> Any:
+        def go() -> int:
+            calls.append(name)
+            return result
+
+        return harness.Contender(name, go, lambda got: None if got == 1 else f"got {got}")
+
+    comparison = harness.compare(
+        [contender("base", 1), contender("right", 1), contender("wrong", 2)],
+        rounds=3,
+        settings=SETTINGS,
+    )
+    wrong = comparison.outcomes["wrong"]
+    assert (wrong.status, wrong.verdict) == ("WRONG", "WRONG: got 2")
+    assert calls.count("wrong") == 1  # the checked run only
+    assert calls.count("right") == 4
+    assert comparison.speed("wrong") is None
+    speed = comparison.speed("right")
+    assert speed is not None
+    assert speed.rounds == 3
+    assert speed.lo <= speed.median <= speed.hi
+
+
+def test_errors_and_budgets_are_outcomes() -> None:
+    def boom() -> None:
+        raise ValueError("no")
+
+    def endless() -> int:
+        return sum(1 for _ in harness.metered(range(10**9)))
+
+    comparison = harness.compare(
+        [harness.Contender("boom", boom), harness.Contender("endless", endless)],
+        rounds=2,
+        settings=harness.Settings(budget=-1.0),  # past the budget before the first item
+    )
+    assert comparison.outcomes["boom"].verdict == "error: ValueError: no"
+    assert comparison.outcomes["endless"].status == "timeout"
+
+
+def test_targets_fail_on_a_missing_value_or_a_problem() -> None:
+    targets = harness.Targets()
+    spread = harness.Spread.of([0.4, 0.6, 0.5])
+    assert spread.format(unit="x") == "0.50x (0.40-0.60)"
+    assert targets.expect("fast", spread, at_least=0.45)
+    assert targets.exit_status() == 0
+    assert not targets.expect("wrong", spread, at_least=0.45, problem="WRONG: text differs")
+    assert not targets.expect("missing", None, at_most=2.0)
+    assert targets.exit_status() == 1
+    report = targets.report()
+    assert "PASS  fast" in report
+    assert "FAIL  wrong" in report
+    assert report.endswith("overall FAIL: 1 of 3 targets met")
+
+
+def test_peak_heap_and_table() -> None:
+    heap, result = harness.peak_heap(lambda: bytes(1_000_000))
+    assert len(result) == 1_000_000
+    assert heap.peak >= 1_000_000
+    assert heap.per(1_000_000) >= 1.0
+    text = harness.table(["name", "n"], [["a", "1"], ["bb", "22"]])
+    assert text.splitlines() == ["  name   n", "  ----  --", "  a      1", "  bb    22"]
+    assert any(line.startswith("versions: raf ") for line in harness.environment())
+
+
+SMALL = [
+    pipeline.text_workload(40),
+    pipeline.parallel_workload(4, 1500),
+    pipeline.string_workload(2),
+    pipeline.escapes_workload(2),
+]
+
+
+@pytest.mark.parametrize("workload", SMALL, ids=lambda w: w.name)
+def test_the_workloads_ground_truth_is_what_raf_responds(workload: Any) -> None:
+    for make in (pipeline.floor, pipeline.run_contender, pipeline.respond_contender):
+        contender = make(workload)
+        assert contender.check(contender.run()) is None, contender.name
+
+
+def _entries(workload: Any) -> list[dict[str, Any]]:
+    """The tool-call entries of a workload's payloads, in order."""
+    return [
+        entry
+        for payload in workload.stream.payloads[:-1]
+        for choice in msgspec.json.decode(payload)["choices"]
+        for entry in choice["delta"].get("tool_calls", ())
+    ]
+
+
+def test_the_workloads_have_the_shapes_they_promise() -> None:
+    text, parallel, string, escapes = SMALL
+    assert text.events == 43  # role, 40 deltas, finish, usage
+    indices = [entry["index"] for entry in _entries(parallel)]
+    assert list(dict.fromkeys(indices)) == [0, 1, 2, 3]  # an index is its rank of first sight
+    assert indices != sorted(indices)  # interleaved
+    fragments = [entry["function"]["arguments"] for entry in _entries(string)]
+    assert fragments[0] == ""  # the opening entry, as OpenAI sends it
+    assert {len(f) for f in fragments[1:-1]} <= set(range(3, 9))
+    assert sum(map(len, fragments)) == string.argument_chars
+    assert pipeline.escape_share(escapes) > 0.5
+
+
+def test_a_wrong_aggregate_is_described() -> None:
+    workload = SMALL[1]
+    truth = workload.stream.response
+    response = pipeline.respond(workload.chunks, "openai_chat")
+    calls = list(response.tool_calls)
+    calls[2] = msgspec.structs.replace(calls[2], arguments={**calls[2].arguments, "path": "x"})
+    wrong = msgspec.structs.replace(response, tool_calls=tuple(calls))
+    assert (
+        pipeline.check_response(wrong, truth)
+        == "call 2: arguments differ (wrong values for ['path'])"
+    )
+    short = msgspec.structs.replace(response, text="hello")
+    assert pipeline.check_response(short, truth).startswith("text differs at char 0")
+
+
+def test_a_run_past_its_budget_is_a_timeout_even_when_wrapped() -> None:
+    workload = SMALL[0]
+    comparison = harness.compare(
+        [pipeline.respond_contender(workload)], rounds=1, settings=harness.Settings(budget=-1.0)
+    )
+    assert comparison.outcomes["respond()"].status == "timeout"
