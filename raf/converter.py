@@ -690,6 +690,8 @@ class AgentResponseConverter:
             return []  # already reported when the limit was passed
         call_id = call.reported_id
         text = call.text()
+        call.blocks = []  # the pieces are let go before decoding: one copy of the text
+        call.args = [text] if text else []
         arguments: Any = {}
         failure: safe_json.UnusableJSON | None = None
         blank = not text.strip(_JSON_WHITESPACE)  # no arguments: {}
