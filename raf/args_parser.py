@@ -26,15 +26,26 @@ Cost: every character is examined once (runs of ordinary characters and complete
 matched by compiled regular expressions and decoded in bulk by the JSON library), and each
 completed value is decoded once from its own slice, so the total work is linear in the
 argument length for any fragmentation.
+
+:meth:`StreamingArgsParser.feed` first tries fast paths for the fragments that make up nearly
+all of a long argument; each gives exactly the events and state of ``push`` then ``poll``, the
+general path, which it falls back to for anything else:
+
+* inside a top-level string value, a fragment of ordinary characters is reported as it is; one
+  with escapes, holding no backslash among its last six characters, is checked and decoded
+  by a single call of the JSON library (which rejects exactly what the general scan would);
+  one ending in a cut escape (``\\`` or ``\\u12``), or in a high surrogate, goes through the
+  run pattern once and keeps the cut part for the next fragment;
+* inside a nested value, runs of ordinary characters, complete strings and escaped pairs are
+  skipped by one pattern and only brackets are counted, until the fragment ends, a string is
+  cut, the value closes or gets too deep, from where the general scan continues.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
-from enum import Enum, auto
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -65,23 +76,24 @@ class ArgsProgress(msgspec.Struct, frozen=True, gc=False):
 ArgsEvent = ArgsParsed | ArgsProgress
 
 
-class _S(Enum):
-    START = auto()  # before the top-level "{"
-    KEY_OR_END = auto()  # after "{": a key or "}"
-    KEY = auto()  # after ",": a key
-    IN_KEY = auto()
-    COLON = auto()
-    VALUE = auto()
-    IN_STRING = auto()  # a top-level string value
-    IN_SCALAR = auto()  # a number or literal
-    IN_NESTED = auto()  # an object or array value
-    COMMA_OR_END = auto()
-    DONE = auto()  # the top-level object is closed; only whitespace may follow
-    NOT_OBJECT = auto()  # the text is not an object: no events, not an error here
-    FAILED = auto()
+# The parser's states: plain ints, compared without the Python-level hashing and comparison
+# of an Enum. Each reads what is said beside it and moves to the state after the arrow; text
+# the final parse would reject moves any state to FAILED. The four token states (IN_*) have
+# their own scanner, called by _scan; _scan reads the others itself.
+_START: Final = 0  # whitespace, then "{" -> KEY_OR_END (anything else -> NOT_OBJECT)
+_KEY_OR_END: Final = 1  # after "{": whitespace, then '"' -> IN_KEY or "}" -> DONE
+_KEY: Final = 2  # after ",": whitespace, then '"' -> IN_KEY
+_IN_KEY: Final = 3  # the key's text up to its closing quote -> COLON
+_COLON: Final = 4  # whitespace, then ":" -> VALUE
+_VALUE: Final = 5  # whitespace, then '"' -> IN_STRING, "{" "[" -> IN_NESTED, else IN_SCALAR
+_IN_STRING: Final = 6  # a top-level string value, up to its closing quote -> COMMA_OR_END
+_IN_SCALAR: Final = 7  # a number or literal, up to the next other character -> COMMA_OR_END
+_IN_NESTED: Final = 8  # an object or array value, up to its closing bracket -> COMMA_OR_END
+_COMMA_OR_END: Final = 9  # whitespace, then "," -> KEY or "}" -> DONE
+_DONE: Final = 10  # the top-level object is closed; only whitespace may follow
+_NOT_OBJECT: Final = 11  # the text is not an object: reads nothing, no events, not an error
+_FAILED: Final = 12  # reads nothing; ``error`` says why
 
-
-_IN_STRING = _S.IN_STRING
 # Ordinary characters and complete escapes of a JSON string (no quote, no backslash alone, no
 # control character).
 _STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
@@ -94,6 +106,12 @@ _WS = re.compile(r"[ \t\n\r]*")
 _STRING_SPECIAL = re.compile(r'["\\\x00-\x1f]')
 _NESTED_SPECIAL = re.compile(r'["\\{}\[\]]')
 _NESTED_STRING_SPECIAL = re.compile(r'["\\]')
+# Fast path of nested values (possessive, so never backtracking): the rest of a string the
+# scan is inside, up to its closing quote; and, outside strings, what is neither a bracket nor
+# the start of a string left open by the fragment (ordinary characters, complete strings, and
+# a backslash with the character it escapes, as the general scan skips both).
+_NESTED_IN_STRING_RUN = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
+_NESTED_RUN = re.compile(r'(?:[^"\\{}\[\]]++|"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|\\[\s\S])*+')
 _SCALAR_CHARS = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _decode = msgspec.json.Decoder().decode
@@ -122,7 +140,7 @@ class StreamingArgsParser:
     def __init__(self, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> None:
         check_json_depth(max_depth)
         self._max_nested = max_depth - 1  # the depth a value inside the object may reach
-        self._state = _S.START
+        self._state = _START
         self._events: list[ArgsEvent] = []
         self._bytes_decoder: codecs.IncrementalDecoder | None = None
         self.error: str | None = None
@@ -133,13 +151,11 @@ class StreamingArgsParser:
         # memory is about one copy of the text even when every fragment is one character.
         self._blocks: list[str] = []
         self._key = ""
-        # Top-level string value: decoded text not yet reported, count decoded so far, and an
-        # escape sequence (or high surrogate) cut by the end of a fragment.
+        # Top-level string value: decoded text not yet reported, count decoded so far, and the
+        # raw text of an escape (or high surrogate) cut by the end of a fragment.
         self._pending: list[str] = []
         self._received = 0
-        self._tail = (
-            ""  # raw text of an escape cut by the end of a fragment (maybe after a high surrogate)
-        )
+        self._tail = ""
         self._key_escape = False  # a key's backslash ended the previous fragment
         # Nested value: bracket depth, and whether the scan is inside one of its strings.
         self._depth = 0
@@ -149,7 +165,7 @@ class StreamingArgsParser:
     @property
     def done(self) -> bool:
         """The top-level object is complete."""
-        return self._state is _S.DONE
+        return self._state == _DONE
 
     def push(self, fragment: str | bytes) -> None:
         """Add the next fragment of the argument text.
@@ -166,26 +182,38 @@ class StreamingArgsParser:
                 self._fail(f"invalid UTF-8: {exc}")
                 return
         state = self._state
-        if fragment and state is not _S.FAILED and state is not _S.NOT_OBJECT:
-            self._scan(fragment)
-            if self._state is _S.IN_STRING:
+        if fragment and state not in (_FAILED, _NOT_OBJECT):
+            self._scan(fragment, 0)
+            if self._state == _IN_STRING:
                 self._report_progress()
 
     def feed(self, fragment: str | bytes) -> list[ArgsEvent]:
-        """``push(fragment)`` then ``poll()``, in one call."""
-        if (
-            self._state is _IN_STRING
-            and not self._events
-            and not self._tail
-            and type(fragment) is str
-            and _STRING_SPECIAL.search(fragment) is None
-        ):
-            # The common case of a long string value: the fragment is plain text inside it.
-            if not fragment:
-                return []
-            self._keep(fragment)
-            self._received += len(fragment)
-            return [ArgsProgress(self._key, self._received, fragment)]
+        """``push(fragment)`` then ``poll()``, in one call.
+
+        The same events and state, sooner: a ``str`` fragment inside a top-level string value
+        or a nested value is read by a fast path when it can be (see the module docstring).
+        """
+        if type(fragment) is str and not self._events:
+            state = self._state
+            if state == _IN_STRING:
+                if not self._tail and _STRING_SPECIAL.search(fragment) is None:
+                    # The most common fragment: plain text, which is its own decoding.
+                    if not fragment:
+                        return []
+                    self._keep(fragment)
+                    self._received += len(fragment)
+                    return [ArgsProgress(self._key, self._received, fragment)]
+                events = self._feed_string(fragment)
+                if events is not None:
+                    return events
+            elif state == _IN_NESTED:
+                i = self._feed_nested(fragment)
+                if i == len(fragment):
+                    return []
+                self._scan(fragment, i)  # the general scan goes on from there
+                if self._state == _IN_STRING:
+                    self._report_progress()
+                return self.poll()
         self.push(fragment)
         return self.poll()
 
@@ -194,79 +222,186 @@ class StreamingArgsParser:
         events, self._events = self._events, []
         return events
 
-    # -- scanning ------------------------------------------------------------------------
+    # -- fast paths of feed ----------------------------------------------------------------
+
+    def _feed_string(self, s: str) -> list[ArgsEvent] | None:
+        """``s`` continues a top-level string value and is not plain text: its events, or
+        ``None`` (nothing changed) when only the general scan can read it (a closing quote,
+        an error)."""
+        tail = self._tail
+        text = tail + s if tail else s
+        n = len(text)
+        k = text.rfind("\\")
+        if k < 0:
+            return None  # a quote or a control character
+        if k < n - 6 or (k < n - 1 and text[k + 1] != "u"):
+            # No escape can be cut at the end, nor a high surrogate wait there for its other
+            # half: the whole text is one run, which the JSON library checks as it decodes.
+            try:
+                decoded = _decode_string(f'"{text}"')
+            except (msgspec.DecodeError, UnicodeEncodeError):
+                return None  # a quote, a control character, a bad escape, a lone surrogate
+            run, rest = text, ""
+        else:
+            end = _STRING_RUN.match(text).end()  # type: ignore[union-attr]
+            if end == n:
+                run, rest = text, ""
+            elif text[end] == "\\" and _ESCAPE_PREFIX.fullmatch(text, end) is not None:
+                run, rest = text[:end], text[end:]  # an escape cut by the end of the fragment
+            else:
+                return None
+            if len(run) >= 6 and run[-6] == "\\":
+                high = _high_surrogate_at_end(run)
+                if high >= 0:  # its low half may be in the next fragment
+                    run, rest = run[:high], run[high:] + rest
+            if not run:
+                self._tail = rest
+                return []
+            if "\\" in run:
+                try:
+                    decoded = _decode_string(f'"{run}"')
+                except (msgspec.DecodeError, UnicodeEncodeError):
+                    return None  # a lone surrogate
+            else:
+                decoded = run
+        self._tail = rest
+        self._keep(run)
+        self._received += len(decoded)
+        return [ArgsProgress(self._key, self._received, decoded)]
+
+    def _feed_nested(self, s: str) -> int:
+        """``s`` continues a nested value: read it up to where only the general scan can go
+        on (a string cut by the fragment, the closing bracket, a bracket too deep, a
+        backslash ending the fragment), and return that index (``len(s)``: all read)."""
+        n = len(s)
+        i = 0
+        if self._nested_escape:  # the previous fragment ended with a backslash
+            if not n:
+                return 0
+            i = 1
+        depth = self._depth
+        in_string = self._nested_in_string
+        max_nested = self._max_nested
+        while i < n:
+            if in_string:
+                j = _NESTED_IN_STRING_RUN.match(s, i).end()  # type: ignore[union-attr]
+                if j == n or s[j] != '"':  # the fragment ends inside the string
+                    i = j
+                    break
+                in_string = False
+                i = j + 1
+                continue
+            j = _NESTED_RUN.match(s, i).end()  # type: ignore[union-attr]
+            if j == n:
+                i = n
+                break
+            c = s[j]
+            if c in {"{", "["}:
+                if depth >= max_nested:
+                    i = j  # the general scan reports it
+                    break
+                depth += 1
+            elif c in {"}", "]"}:
+                if depth == 1:
+                    i = j  # the value ends: the general scan completes it
+                    break
+                depth -= 1
+            elif c == '"':
+                in_string = True  # a string the fragment cuts
+            else:
+                i = j  # a backslash ending the fragment
+                break
+            i = j + 1
+        if i:
+            self._keep(s if i == n else s[:i])
+            self._nested_escape = False
+            self._depth = depth
+            self._nested_in_string = in_string
+        return i
+
+    # -- the general scan ------------------------------------------------------------------
 
     def _fail(self, reason: str) -> None:
-        self._state = _S.FAILED
+        self._state = _FAILED
         self.error = reason
         self._raw = []
         self._blocks = []
         self._pending = []
 
-    def _scan(self, s: str) -> None:
-        i, n = 0, len(s)
+    def _scan(self, s: str, i: int) -> None:
+        """Read ``s`` from index ``i``, in whatever state the parser is."""
+        n = len(s)
         while i < n:
             state = self._state
-            scan = _SCANNERS.get(state)
-            if scan is not None:  # inside a key or a value: its own scanner
-                i = scan(self, s, i)
+            # Inside a key or a value: its own scanner.
+            if state == _IN_STRING:
+                i = self._scan_string_value(s, i)
+                continue
+            if state == _IN_NESTED:
+                i = self._scan_nested(s, i)
+                continue
+            if state == _IN_KEY:
+                i = self._scan_key(s, i)
+                continue
+            if state == _IN_SCALAR:
+                i = self._scan_scalar(s, i)
                 continue
             i = _WS.match(s, i).end()  # type: ignore[union-attr]
             if i >= n:
                 return
             c = s[i]
-            if state is _S.START:
+            if state == _START:
                 if c != "{":
-                    self._state = _S.NOT_OBJECT
+                    self._state = _NOT_OBJECT
                     return
-                self._state = _S.KEY_OR_END
+                self._state = _KEY_OR_END
                 i += 1
-            elif state is _S.KEY_OR_END or state is _S.KEY:
+            elif state in (_KEY_OR_END, _KEY):
                 if c == '"':
-                    self._state = _S.IN_KEY
+                    self._state = _IN_KEY
                     self._raw = ['"']
                     i += 1
-                elif c == "}" and state is _S.KEY_OR_END:
-                    self._state = _S.DONE
+                elif c == "}" and state == _KEY_OR_END:
+                    self._state = _DONE
                     i += 1
                 else:
                     return self._fail(f"expected a key at {c!r}")
-            elif state is _S.COLON:
+            elif state == _COLON:
                 if c != ":":
                     return self._fail(f"expected ':' after key {self._key!r}, got {c!r}")
-                self._state = _S.VALUE
+                self._state = _VALUE
                 i += 1
-            elif state is _S.VALUE:
+            elif state == _VALUE:
                 i = self._start_value(c, i)
-            elif state is _S.COMMA_OR_END:
+            elif state == _COMMA_OR_END:
                 if c == ",":
-                    self._state = _S.KEY
+                    self._state = _KEY
                 elif c == "}":
-                    self._state = _S.DONE
+                    self._state = _DONE
                 else:
                     return self._fail(f"expected ',' or '}}' after the value of {self._key!r}")
                 i += 1
-            elif state is _S.DONE:
+            elif state == _DONE:
                 return self._fail(f"unexpected {c!r} after the arguments object")
             else:  # FAILED / NOT_OBJECT
                 return
 
     def _start_value(self, c: str, i: int) -> int:
         if c == '"':
-            self._state = _S.IN_STRING
+            self._state = _IN_STRING
             self._raw = ['"']
             self._pending = []
             self._received = 0
             return i + 1
         if c in {"{", "["}:
-            self._state = _S.IN_NESTED
+            self._state = _IN_NESTED
             self._raw = []
             self._depth = 0
             self._nested_in_string = False
             self._nested_escape = False
             return i
         if c == "-" or (c.isascii() and (c.isdigit() or c.isalpha())):
-            self._state = _S.IN_SCALAR
+            self._state = _IN_SCALAR
             self._raw = []
             return i
         self._fail(f"unexpected {c!r} where the value of {self._key!r} should start")
@@ -276,14 +411,17 @@ class StreamingArgsParser:
         """A value's text is complete: decode it and report it."""
         try:
             value = _decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        except msgspec.DecodeError as exc:  # msgspec.ValidationError is a DecodeError too
             self._fail(f"invalid value for {self._key!r}: {exc}")
+            return
+        except UnicodeEncodeError:  # a str fragment held a lone surrogate character
+            self._fail(f"lone surrogate in the value of {self._key!r}")
             return
         except RecursionError:
             self._fail(f"the value of {self._key!r} nests deeper than the stack allows")
             return
         self._events.append(ArgsParsed(self._key, value))
-        self._state = _S.COMMA_OR_END
+        self._state = _COMMA_OR_END
         self._raw = []
 
     def _scan_key(self, s: str, i: int) -> int:
@@ -318,8 +456,11 @@ class StreamingArgsParser:
             except msgspec.DecodeError as exc:
                 self._fail(f"invalid key: {exc}")
                 return n
+            except UnicodeEncodeError:  # a str fragment held a lone surrogate character
+                self._fail("lone surrogate in a key")
+                return n
             self._raw = []
-            self._state = _S.COLON
+            self._state = _COLON
             return j + 1
         return i
 
@@ -409,11 +550,14 @@ class StreamingArgsParser:
         """Decode a run of the string (ordinary characters and complete escapes)."""
         if not run:
             return True
-        try:
-            decoded = _decode_string(f'"{run}"')
-        except msgspec.DecodeError:
-            self._fail(f"lone surrogate in the value of {self._key!r}")
-            return False
+        if "\\" in run:
+            try:
+                decoded = _decode_string(f'"{run}"')
+            except (msgspec.DecodeError, UnicodeEncodeError):
+                self._fail(f"lone surrogate in the value of {self._key!r}")
+                return False
+        else:
+            decoded = run  # no escape: the text is its own decoding
         self._keep(run)
         if not closing:
             self._pending.append(decoded)
@@ -439,12 +583,3 @@ class StreamingArgsParser:
             text = "".join(self._pending)
             self._pending = []
             self._events.append(ArgsProgress(self._key, self._received, text))
-
-
-# The states that read a token, and the scanner of each (the others are handled in _scan).
-_SCANNERS: dict[_S, Callable[[StreamingArgsParser, str, int], int]] = {
-    _S.IN_STRING: StreamingArgsParser._scan_string_value,
-    _S.IN_NESTED: StreamingArgsParser._scan_nested,
-    _S.IN_KEY: StreamingArgsParser._scan_key,
-    _S.IN_SCALAR: StreamingArgsParser._scan_scalar,
-}

@@ -48,6 +48,7 @@ _LF = 0x0A
 _CR = 0x0D
 _BOM = "\ufeff"
 _LINE_END = re.compile(b"\r\n|\r|\n")
+
 _BOM_BYTES = _BOM.encode()
 _COLON = ord(":")
 
@@ -130,6 +131,11 @@ class SSEDecoder:
                 events this call decoded first. The decoder then refuses further input.
             StateError: the decoder was closed or has failed.
         """
+        return self._feed(data, True)
+
+    def _feed(self, data: bytes, fast: bool) -> list[ServerSentEvent]:
+        """``feed``; with ``fast=False`` every line goes through :meth:`_lines` (the general
+        path, which the fast path must match exactly)."""
         if self._closed or self._failed:
             raise StateError("feed() after close() or after a limit error")
         events: list[ServerSentEvent] = []
@@ -142,7 +148,8 @@ class SSEDecoder:
                 if not data:
                     return events
         # Split the chunk into its complete part (up to the last terminator) and a tail.
-        end = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        last_cr = data.rfind(b"\r")
+        end = max(data.rfind(b"\n"), last_cr) + 1
         if end == 0:
             self._partial += data
             if len(self._partial) > self.max_line_bytes:
@@ -150,22 +157,13 @@ class SSEDecoder:
             return events
         if end == len(data) and data[-1] == _CR:
             self._skip_lf = True  # the LF of a CRLF may come with the next chunk
-        complete = data[:end] if end < len(data) else data
-        if self._partial:
-            self._partial += complete
-            complete = bytes(self._partial)
-            self._partial = bytearray()
-        if len(complete) > self.max_line_bytes:
-            # Rare: only now is it worth measuring each line in bytes.
-            for line in complete.splitlines():
-                if len(line) > self.max_line_bytes:
-                    self._fail("line", self.max_line_bytes, len(line), events)
-        lines = _LINE_END.split(complete) if b"\r" in complete else complete.split(b"\n")
-        lines.pop()  # the empty string after the last terminator
-        self._lines(lines, events)
+        pos = 0  # data[:pos] is interpreted
+        if fast and not self._block_open and len(self._partial) + end <= self.max_line_bytes:
+            pos = self._data_blocks(data, end, last_cr < 0, events)
+        if pos < end:
+            self._complete_lines(data[pos:end] if pos or end < len(data) else data, events)
         if end < len(data):
-            tail = data[end:]
-            self._partial += tail
+            self._partial += data[end:]
             if len(self._partial) > self.max_line_bytes:
                 self._fail("line", self.max_line_bytes, len(self._partial), events)
         return events
@@ -197,6 +195,72 @@ class SSEDecoder:
         self._partial = bytearray()
         self._data = []
         raise SSELimitExceeded(kind, limit, size, events)
+
+    def _complete_lines(self, complete: bytes, events: list[ServerSentEvent]) -> None:
+        """Interpret ``complete``, which ends with a line terminator, after the unfinished
+        line if there is one."""
+        if self._partial:
+            self._partial += complete
+            complete = bytes(self._partial)
+            self._partial = bytearray()
+        if len(complete) > self.max_line_bytes:
+            # Rare: only now is it worth measuring each line in bytes.
+            for line in complete.splitlines():
+                if len(line) > self.max_line_bytes:
+                    self._fail("line", self.max_line_bytes, len(line), events)
+        lines = _LINE_END.split(complete) if b"\r" in complete else complete.split(b"\n")
+        lines.pop()  # the empty string after the last terminator
+        self._lines(lines, events)
+
+    def _data_blocks(
+        self, data: bytes, end: int, lf_only: bool, events: list[ServerSentEvent]
+    ) -> int:
+        """The fast path: dispatch the blocks from the unfinished line (or the start of
+        ``data``) to the last blank line of ``data``, if they are all one-line ``data: ...``
+        blocks ended by LF LF (CRLF CRLF when ``data`` has a CR), the usual shape of a
+        stream. Returns where the blocks end in ``data``, or 0 (nothing done).
+
+        The caller checked that no block is open (no field is pending, and the ID buffer is
+        the last event ID) and that no line of the chunk passes ``max_line_bytes``; the text
+        starts with ``data: `` (so even the stream's first line has no BOM to strip). Each
+        block then gives what :meth:`_lines` makes of its two lines: an event of type
+        ``message`` whose data is the line after ``data: ``, with the current ID and no
+        retry. The blocks are decoded as one text, which gives every value the same text as
+        decoding it alone (CR and LF are never part of a UTF-8 sequence), and split at the
+        separators; that the values hold no CR or LF then proves the shape.
+        """
+        terminator = b"\n\n" if lf_only else b"\r\n\r\n"
+        blocks_end = data.rfind(terminator, 0, end) + len(terminator)
+        if blocks_end < len(terminator):
+            return 0
+        partial = self._partial
+        if len(partial) + blocks_end > self.max_event_bytes:
+            return 0  # one of these blocks might pass the limit: the general path decides
+        raw = partial + data[:blocks_end] if partial else data[:blocks_end]
+        text = raw.decode("utf-8", "replace")
+        if not text.startswith("data: "):
+            return 0
+        if lf_only:
+            values = text[6:-2].split("\n\ndata: ")
+            joined = "".join(values)
+            if "\n" in joined:
+                return 0
+        else:
+            values = text[6:-4].split("\r\n\r\ndata: ")
+            joined = "".join(values)
+            if "\n" in joined or "\r" in joined:
+                return 0
+        if partial:
+            self._partial = bytearray()
+        self._first_line = False  # it started with "data: ", so with no BOM
+        event_id = self._id_buffer
+        events.extend(
+            [
+                ServerSentEvent(event="message", data=value, id=event_id, retry=None)
+                for value in values
+            ]
+        )
+        return blocks_end
 
     def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
         """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
