@@ -5,8 +5,13 @@ a property test draws them, shrinking off) and each stream's features are read o
 payloads and bytes by the module's ``coverage()``; printed is the share of streams that have
 each feature. A feature at 0 % is a blind spot: a client bug that needs it is never caught.
 
-Run: ``python bench/strategy_coverage.py`` (``--examples N``, ``--markdown`` for the table
-in docs/testing.md).
+Hypothesis does not draw examples independently (it mutates earlier ones, and its first
+examples are the simplest), so the shares of one run of a few hundred streams vary by several
+points from run to run, most for the features of one profile; ``--runs N`` (3 by default)
+adds up N runs.
+
+Run: ``python bench/strategy_coverage.py`` (``--examples N``, ``--runs N``, ``--markdown``
+for the table in docs/testing.md).
 """
 
 from __future__ import annotations
@@ -50,12 +55,18 @@ def measure(module: ModuleType, examples: int) -> tuple[Counter[str], int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=400)
+    parser.add_argument("--examples", type=int, default=300, help="streams a run (300)")
+    parser.add_argument("--runs", type=int, default=3, help="runs added up (3)")
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     for name, module in MODULES.items():
-        counts, total = measure(module, args.examples)
+        counts: Counter[str] = Counter()
+        total = 0
+        for _ in range(args.runs):
+            run_counts, run_total = measure(module, args.examples)
+            counts.update(run_counts)
+            total += run_total
         features = sorted(module.FEATURES)
         if args.markdown:
             print(f"\n`{name}` ({total} streams)\n\n| feature | streams |\n|---|---|")

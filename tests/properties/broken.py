@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from raf.converter import AgentResponseConverter, _Call
+from raf.converter import AgentResponseConverter, CallState, Step, _Call
 from raf.model import contents
 from raf.model.contents import Content
 
@@ -19,7 +19,7 @@ class IndexOnly(AgentResponseConverter):
         self, index: int | None, pid: str | None, name: str | None, out: list[Content]
     ) -> _Call | None:
         existing = self._by_index.get(index) if index is not None else self._current
-        if existing is not None and not existing.closed:
+        if existing is not None and existing.state is CallState.OPEN:
             return existing
         return self._new_call(index, pid, out)
 
@@ -28,8 +28,8 @@ class ConcatenatingNames(AgentResponseConverter):
     """Appends a name repeated on a later delta (peers #41: ``read_fileread_file``)."""
 
     def _set_name(self, call: _Call, name: str, out: list[Content]) -> None:
-        if call.started:
-            call.name = (call.name or "") + name
+        if call.name is not None:  # the call has started
+            call.name += name
             return
         super()._set_name(call, name, out)
 
@@ -52,20 +52,34 @@ class LenientEarly(AgentResponseConverter):
     as soon as they parse (vercel/ai #13137, langchain #39275): truncated arguments look
     complete."""
 
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._called_early: set[int] = set()
+
     def _add_args(self, call: _Call, delta: str, out: list[Content]) -> None:
         super()._add_args(call, delta, out)
-        if call.started and not call.called:
+        if (
+            call.name is not None
+            and call.state is CallState.OPEN
+            and call.ordinal not in self._called_early
+        ):
             try:
                 arguments = _lenient(call.text())
             except ValueError:
                 return
             if isinstance(arguments, dict):
-                call.called = True
+                self._called_early.add(call.ordinal)
                 out.append(
                     contents.ToolCalling(
-                        call_id=call.reported_id, name=call.name or "", arguments=arguments
+                        call_id=call.reported_id, name=call.name, arguments=arguments
                     )
                 )
+
+    def _calling(self, call: _Call, *, streaming: bool = False) -> list[Content]:
+        if call.ordinal in self._called_early:  # called already, with what had arrived
+            call.move(Step.CALL)
+            return []
+        return super()._calling(call, streaming=streaming)
 
 
 VARIANTS = {

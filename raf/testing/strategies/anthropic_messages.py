@@ -46,17 +46,22 @@ from hypothesis.errors import InvalidArgument
 
 from raf.model import AgentResponse, Usage, contents
 from raf.testing.strategies.common import (
-    ALNUM,
+    _CUTS,
     FINISH_REASONS,
     GeneratedStream,
-    argument_text,
+    Wire,
+    _tool_calls,
+    _usage,
+    base62,
+    chance,
+    chunked,
+    decisions,
     lookup_profile,
-    network_chunkings,
-    split_text,
-    tool_calls,
-    usages,
+    pick,
+    split_by,
+    wire_of,
 )
-from raf.testing.strategies.sse import sse_framing
+from raf.testing.strategies.sse import framed
 
 __all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 
@@ -168,8 +173,7 @@ def _profile(profile: str | Profile) -> Profile:
     return lookup_profile(profile, PROFILES)
 
 
-def _dump(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+_dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 # -- ground truth -----------------------------------------------------------------------------
@@ -185,20 +189,36 @@ def responses(
     return _responses(max_tool_calls, max_text_deltas)
 
 
-@st.composite
-def _responses(draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int) -> AgentResponse:
-    text = "".join(draw(st.lists(st.text(max_size=8), max_size=max_text_deltas)))
-    reasoning = "".join(draw(st.lists(st.text(min_size=1, max_size=8), max_size=3)))
-    calls = draw(tool_calls(max_tool_calls, id_prefix="toolu_"))
-    finish = draw(st.sampled_from([*FINISH_REASONS, "pause_turn"]))
-    usage = draw(usages(cache=True))
-    return AgentResponse(
+_TEXT = st.text(max_size=48)
+_REASONING = st.text(max_size=24)
+# No finish reason two times in seven (the shrink target), so that cut streams are common.
+_FINISH = st.sampled_from([None, *FINISH_REASONS, "pause_turn"])
+
+
+def _draw_response(
+    draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int, wire: bool
+) -> tuple[AgentResponse, Wire | None]:
+    """The ground truth; with ``wire``, each part's wire decisions right after it."""
+    text = draw(_TEXT if max_text_deltas == 6 else st.text(max_size=8 * max_text_deltas))
+    text_cuts = draw(_CUTS) if wire else b""
+    reasoning = draw(_REASONING)
+    reasoning_cuts = draw(_CUTS) if wire else b""
+    calls, plans = _tool_calls(draw, max_tool_calls, "toolu_", 2 if wire else None)
+    finish = draw(_FINISH)
+    usage = _usage(draw, cache=True)
+    response = AgentResponse(
         text=text,
         reasoning_text=reasoning or None,
         tool_calls=calls,
         finish_reason=finish,
         usage=usage,
     )
+    return response, Wire(text_cuts, reasoning_cuts, plans) if wire else None
+
+
+@st.composite
+def _responses(draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int) -> AgentResponse:
+    return _draw_response(draw, max_tool_calls, max_text_deltas, False)[0]
 
 
 def _adjusted(response: AgentResponse, message_id: str, model: str) -> AgentResponse:
@@ -249,17 +269,45 @@ def render(
 def _render(
     draw: st.DrawFn, response: AgentResponse, chosen: Profile, truncate: bool | None
 ) -> GeneratedStream:
-    message_id = chosen.id_prefix + draw(st.text(ALNUM, min_size=22, max_size=22))
-    truth = _adjusted(response, message_id, chosen.model)
-    truncated = False
-    if truth.finish_reason is None:
-        truncated = draw(st.booleans()) if truncate is None else truncate
-    payloads: list[dict[str, Any]] = []
+    return _rendered(draw, response, chosen, truncate, None)
 
-    def noise() -> None:
-        if chosen.pings and draw(st.integers(0, 5)) == 0:
+
+_ID_NUMBER = st.integers(min_value=0, max_value=62**22 - 1)
+_SIGNATURE_NUMBER = st.integers(min_value=0, max_value=62**40 - 1)
+_SERVER_ID_NUMBER = st.integers(min_value=0, max_value=62**12 - 1)
+_FLAG = st.booleans()
+_EOL = st.sampled_from(["\n", "\r\n"])
+_WIRE_REASONS = {finish: st.sampled_from(names) for finish, names in _TO_WIRE.items()}
+
+
+def _rendered(
+    draw: st.DrawFn,
+    response: AgentResponse,
+    chosen: Profile,
+    truncate: bool | None,
+    wire: Wire | None,
+) -> GeneratedStream:
+    if wire is None:
+        wire = Wire.drawn(draw, len(response.tool_calls), 2)
+    message_id = chosen.id_prefix + base62(draw(_ID_NUMBER), 22)
+    truth = _adjusted(response, message_id, chosen.model)
+    # Drawn whatever the finish reason, so that one shrinking to none moves no later choice.
+    cut_short = decisions(draw, 1)[0] if truncate is None else 0
+    truncated = truth.finish_reason is None and (
+        chance(cut_short, 192) if truncate is None else truncate
+    )
+    payloads: list[dict[str, Any]] = []
+    noisy = chosen.pings or chosen.unknown_events
+
+    def noise_plan(count: int) -> bytes:
+        """Two decision bytes for each of a block's ``count`` deltas, drawn at once."""
+        return decisions(draw, 2 * count) if noisy else bytes(2 * count)
+
+    def noise(plan: bytes, n: int) -> None:
+        """After delta ``n``, maybe a ping (1 in 4) and maybe an unknown event (3 in 8)."""
+        if chosen.pings and chance(plan[2 * n], 64):
             payloads.append({"type": "ping"})
-        if chosen.unknown_events and draw(st.integers(0, 7)) == 0:
+        if chosen.unknown_events and chance(plan[2 * n + 1], 96):
             payloads.append({"type": "content_block_annotation", "note": "future event"})
 
     usage = truth.usage
@@ -307,7 +355,9 @@ def _render(
             }
         )
         after_start()
-        for piece in draw(split_text(truth.reasoning_text)):
+        thinking = split_by(truth.reasoning_text, wire.reasoning)
+        plan = noise_plan(len(thinking))
+        for n, piece in enumerate(thinking):
             payloads.append(
                 {
                     "type": "content_block_delta",
@@ -315,9 +365,10 @@ def _render(
                     "delta": {"type": "thinking_delta", "thinking": piece},
                 }
             )
-            noise()
-        signature = "Eq" + draw(st.text(ALNUM, min_size=8, max_size=40))
-        pieces = [signature] if draw(st.booleans()) else [signature[:4], signature[4:]]
+            noise(plan, n)
+        # "Eq" and 8 to 40 letters and digits, sent whole or in two pieces
+        signature = "Eq" + base62(draw(_SIGNATURE_NUMBER), 40).lstrip("0").rjust(8, "0")
+        pieces = [signature] if draw(_FLAG) else [signature[:4], signature[4:]]
         payloads.extend(
             {
                 "type": "content_block_delta",
@@ -330,17 +381,19 @@ def _render(
         index += 1
 
     # text, perhaps in two blocks around a server tool
-    text_pieces = draw(split_text(truth.text))
+    text_pieces = split_by(truth.text, wire.text)
     groups = [text_pieces]
-    if chosen.server_tools and len(text_pieces) >= 2 and draw(st.booleans()):
-        cut = draw(st.integers(1, len(text_pieces) - 1))
-        groups = [text_pieces[:cut], text_pieces[cut:]]
+    if chosen.server_tools:
+        two, where = decisions(draw, 2)  # two blocks (3 in 4)? and after which piece
+        if len(text_pieces) >= 2 and chance(two, 192):
+            cut = 1 + pick(where, len(text_pieces) - 1)
+            groups = [text_pieces[:cut], text_pieces[cut:]]
     for g, whole_group in enumerate(groups):
         if not whole_group:
             continue
         rest = whole_group
         if g == 1:
-            server_id = "srvtoolu_" + draw(st.text(ALNUM, min_size=12, max_size=12))
+            server_id = "srvtoolu_" + base62(draw(_SERVER_ID_NUMBER), 12)
             payloads += [
                 {
                     "type": "content_block_start",
@@ -371,7 +424,7 @@ def _render(
             ]
             index += 2
         first = ""
-        if chosen.start_content and draw(st.booleans()):
+        if chosen.start_content and draw(_FLAG):
             first, rest = whole_group[0], whole_group[1:]
         payloads.append(
             {
@@ -392,7 +445,8 @@ def _render(
                     },
                 }
             )
-        for piece in rest:
+        plan = noise_plan(len(rest))
+        for n, piece in enumerate(rest):
             payloads.append(
                 {
                     "type": "content_block_delta",
@@ -400,14 +454,15 @@ def _render(
                     "delta": {"type": "text_delta", "text": piece},
                 }
             )
-            noise()
+            noise(plan, n)
         payloads.append({"type": "content_block_stop", "index": index})
         index += 1
 
     # tool calls
-    for call in truth.tool_calls:
-        arguments = draw(argument_text(call.arguments))
-        whole_in_start = chosen.start_content and bool(call.arguments) and draw(st.booleans())
+    for call, call_plan in zip(truth.tool_calls, wire.calls, strict=True):
+        assert isinstance(call.arguments, dict)
+        _, (whole, empty_first), fragments = wire_of(call_plan, call.arguments, 2)
+        whole_in_start = chosen.start_content and bool(call.arguments) and chance(whole, 128)
         payloads.append(
             {
                 "type": "content_block_start",
@@ -422,10 +477,10 @@ def _render(
         )
         after_start()
         if not whole_in_start:
-            fragments = draw(split_text(arguments))
-            if not fragments or draw(st.booleans()):
+            if not fragments or chance(empty_first, 128):
                 fragments = ["", *fragments]  # the API's empty first partial_json
-            for piece in fragments:
+            plan = noise_plan(len(fragments))
+            for n, piece in enumerate(fragments):
                 payloads.append(
                     {
                         "type": "content_block_delta",
@@ -433,7 +488,7 @@ def _render(
                         "delta": {"type": "input_json_delta", "partial_json": piece},
                     }
                 )
-                noise()
+                noise(plan, n)
         payloads.append({"type": "content_block_stop", "index": index})
         index += 1
 
@@ -445,8 +500,8 @@ def _render(
             if not chosen.usage_in_start or chosen.repeat_input_in_delta:
                 delta_usage = {**wire_usage, **delta_usage}
         if truth.finish_reason is not None:
-            wire = _TO_WIRE.get(truth.finish_reason)
-            reason = draw(st.sampled_from(wire)) if wire else truth.finish_reason
+            names = _WIRE_REASONS.get(truth.finish_reason)
+            reason = truth.finish_reason if names is None else draw(names)
             body: dict[str, Any] = {
                 "type": "message_delta",
                 "delta": {"stop_reason": reason, "stop_sequence": None},
@@ -501,17 +556,18 @@ def _render(
     texts = [_dump(p) for p in payloads]
     if chosen.done_marker and not truncated:
         texts.append("[DONE]")
+        payloads.append({})
     if chosen.event_names:
-        eol = draw(st.sampled_from(["\n", "\r\n"]))
+        eol = draw(_EOL)
         parts = []
-        for text in texts:
-            kind = json.loads(text).get("type") if text.startswith("{") else None
+        for text, payload in zip(texts, payloads, strict=True):
+            kind = payload.get("type")
             head = f"event: {kind}{eol}" if kind else ""
             parts.append(f"{head}data: {text}{eol}{eol}")
         body_bytes = "".join(parts).encode()
     else:
-        body_bytes = draw(sse_framing(texts))
-    chunks = draw(network_chunkings(body_bytes))
+        body_bytes = framed(draw, texts)
+    chunks = chunked(draw, body_bytes)
     return GeneratedStream(
         response=truth, payloads=tuple(texts), body=body_bytes, chunks=tuple(chunks), profile=chosen
     )
@@ -528,11 +584,14 @@ def streams(
     return _streams(chosen, max_tool_calls)
 
 
+_PROFILE = st.sampled_from(list(PROFILES.values()))
+
+
 @st.composite
 def _streams(draw: st.DrawFn, chosen: Profile | None, max_tool_calls: int) -> GeneratedStream:
-    profile = chosen if chosen is not None else draw(st.sampled_from(list(PROFILES.values())))
-    truth = draw(responses(max_tool_calls=max_tool_calls))
-    return draw(render(truth, profile))
+    profile = chosen if chosen is not None else draw(_PROFILE)
+    truth, wire = _draw_response(draw, max_tool_calls, 6, True)
+    return _rendered(draw, truth, profile, None, wire)
 
 
 # -- coverage ---------------------------------------------------------------------------------

@@ -39,15 +39,21 @@ from raf.model import AgentResponse, contents
 from raf.model.messages import ToolCall
 from raf.model.usage import Usage
 from raf.testing.strategies.common import (
+    _CUTS,
     FINISH_REASONS,
     GeneratedStream,
+    Wire,
+    _split,
+    _tool_calls,
+    _usage,
+    chance,
+    chunked,
+    decisions,
     lookup_profile,
-    network_chunkings,
-    split_text,
-    tool_calls,
-    usages,
+    pick,
+    split_by,
 )
-from raf.testing.strategies.sse import sse_framing
+from raf.testing.strategies.sse import framed
 
 __all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 
@@ -91,6 +97,7 @@ FEATURES = (
 )
 """The stream features :func:`coverage` reports."""
 
+_GROUP_SIZES = (1, 2, 2, 3)
 _SIGNATURE = "EpwICpkIAXLI2nxlU6gsWZaZHRYkX1orzuM8vSUFwaAt1JRxEC2h"
 
 
@@ -98,21 +105,36 @@ def _profile(profile: str | Profile) -> Profile:
     return lookup_profile(profile, PROFILES)
 
 
+_TEXT = st.text(max_size=40)
+_REASONING = st.text(max_size=32)
+# No finish reason (a cut stream) one time in three: the shrink target.
+_FINISH = st.sampled_from([None, *FINISH_REASONS])
+
+
 @st.composite
 def responses(draw: st.DrawFn, *, max_tool_calls: int = 3) -> AgentResponse:
     """A ground truth: text, reasoning, calls with JSON arguments, finish reason, usage."""
-    text = "".join(draw(st.lists(st.text(max_size=8), max_size=5)))
-    reasoning = "".join(draw(st.lists(st.text(min_size=1, max_size=8), max_size=4)))
-    calls = draw(tool_calls(max_tool_calls, id_prefix=None))
-    finish = draw(st.sampled_from(FINISH_REASONS))
-    usage = draw(usages())
+    return _draw_response(draw, max_tool_calls, False)[0]
+
+
+def _draw_response(
+    draw: st.DrawFn, max_tool_calls: int, wire: bool
+) -> tuple[AgentResponse, Wire | None]:
+    """The ground truth; with ``wire``, the cuts of its text and reasoning right after them."""
+    text = draw(_TEXT)
+    text_cuts = draw(_CUTS) if wire else b""
+    reasoning = draw(_REASONING)
+    reasoning_cuts = draw(_CUTS) if wire else b""
+    calls, _ = _tool_calls(draw, max_tool_calls, None)
+    finish = draw(_FINISH)
+    usage = _usage(draw)
     return AgentResponse(
         text=text,
         reasoning_text=reasoning or None,
         tool_calls=calls,
         finish_reason=finish,
         usage=usage,
-    )
+    ), Wire(text_cuts, reasoning_cuts, (b"",) * len(calls)) if wire else None
 
 
 def _path(key: str) -> str:
@@ -133,18 +155,19 @@ def _entry(path: str, value: Any) -> dict[str, Any]:
     return {"jsonPath": path, "stringValue": value}
 
 
-@st.composite
 def _partial_call(draw: st.DrawFn, call: ToolCall, features: set[str]) -> list[dict[str, Any]]:
-    """The parts of one Vertex call: start, partialArgs entries, end."""
-    ends_itself: bool = draw(st.booleans())
-    signed: bool = draw(st.booleans())
+    """The parts of one Vertex call: start, partialArgs entries, end. One decision byte each:
+    the last entry ends the call, the end is signed, and for each key its string value is
+    continued over several entries."""
+    assert isinstance(call.arguments, dict)
+    plan = decisions(draw, 2 + len(call.arguments))
+    ends_itself, signed = chance(plan[0], 128), chance(plan[1], 128)
     parts: list[dict[str, Any]] = [{"functionCall": {"name": call.name, "willContinue": True}}]
     entries: list[dict[str, Any]] = []
-    assert isinstance(call.arguments, dict)
-    for key, value in call.arguments.items():
+    for (key, value), byte in zip(call.arguments.items(), plan[2:], strict=True):
         path = _path(key)
-        if isinstance(value, str) and len(value) > 1 and draw(st.booleans()):
-            pieces = draw(split_text(value))
+        if isinstance(value, str) and len(value) > 1 and chance(byte, 128):
+            pieces = _split(draw, value)
             features.add("string_continued")
             for i, piece in enumerate(pieces):
                 entry: dict[str, Any] = {"jsonPath": path, "stringValue": piece}
@@ -168,7 +191,7 @@ def _partial_call(draw: st.DrawFn, call: ToolCall, features: set[str]) -> list[d
     return parts
 
 
-def _usage(usage: Usage, candidates: int | None = None) -> dict[str, Any]:
+def _usage_json(usage: Usage, candidates: int | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"promptTokenCount": usage.prompt_tokens}
     out["candidatesTokenCount"] = usage.completion_tokens if candidates is None else candidates
     out["totalTokenCount"] = usage.prompt_tokens + out["candidatesTokenCount"]
@@ -185,6 +208,14 @@ def render(
 
 @st.composite
 def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> GeneratedStream:
+    return _rendered(draw, response, chosen, None)
+
+
+def _rendered(
+    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire | None
+) -> GeneratedStream:
+    if wire is None:
+        wire = Wire.drawn(draw, len(response.tool_calls), None)
     features: set[str] = {chosen.framing if chosen.framing == "sse" else "json_array"}
     model, rid = chosen.model, "ru1garvBEoOiqtsP2fznmQw"
     calls = tuple(
@@ -200,57 +231,65 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         finish or "", "SAFETY" if finish == "content_filter" else finish
     )
 
+    # One byte each, for the whole stream: a last chunk of its own for the finish reason, an
+    # empty text part in it, that part signed, usage on every chunk, groundingMetadata on
+    # every candidate, executableCode among the parts and where.
+    last_chunk, empty_part, signed_end, every_chunk, grounded, code, where = decisions(draw, 7)
     parts: list[dict[str, Any]] = [
         {"text": piece, "thought": True}
-        for piece in draw(split_text(response.reasoning_text or ""))
+        for piece in split_by(response.reasoning_text or "", wire.reasoning)
     ]
-    for piece in draw(split_text(response.text)):
+    texts = split_by(response.text, wire.text)
+    for piece, byte in zip(texts, decisions(draw, len(texts)), strict=True):
         part: dict[str, Any] = {"text": piece}
-        if draw(st.integers(0, 4)) == 0:
+        if chance(byte, 80):  # 5 in 16
             part["thoughtSignature"] = _SIGNATURE
             features.add("thought_signature")
         parts.append(part)
-    if draw(st.integers(0, 3)) == 0:
+    if chance(code, 128):
         parts.insert(
-            draw(st.integers(0, len(parts))),
+            pick(where, len(parts) + 1),
             {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
         )
         features.add("ignored_parts")
-    for call in calls:
-        if chosen.partial_args:
-            parts += draw(_partial_call(call, features))
+    if chosen.partial_args:
+        for call in calls:
+            parts += _partial_call(draw, call, features)
             features.add("partial_args")
-        else:
+    else:
+        for call, byte in zip(calls, decisions(draw, len(calls)), strict=True):
             part = {"functionCall": {"name": call.name, "args": call.arguments}}
-            if draw(st.booleans()):
+            if chance(byte, 128):
                 part["thoughtSignature"] = _SIGNATURE
                 features.add("thought_signature")
             parts.append(part)
 
-    # Parts into chunks (1 to 3 parts each), the first chunk carrying content.
+    # Parts into chunks (1 to 3 parts each, 2 most often: one decision byte a chunk), the
+    # first chunk carrying content.
+    sizes = decisions(draw, len(parts))
     groups: list[list[dict[str, Any]]] = []
     i = 0
     while i < len(parts):
-        n = draw(st.integers(1, 3))
+        n = _GROUP_SIZES[pick(sizes[len(groups)], 4)]
         groups.append(parts[i : i + n])
         i += n
     if groups:
         features.add("content_in_first_chunk")
     if any(len(g) > 1 for g in groups):
         features.add("several_parts_in_a_chunk")
-    if wire_finish is not None and (not groups or draw(st.booleans())):
-        groups.append([{"text": ""}] if draw(st.booleans()) else [])
+    if wire_finish is not None and (not groups or chance(last_chunk, 128)):
+        groups.append([{"text": ""}] if chance(empty_part, 128) else [])
         if groups[-1]:
             features.add("empty_final_part")
-            if draw(st.booleans()):
+            if chance(signed_end, 128):
                 groups[-1][0]["thoughtSignature"] = _SIGNATURE
                 features.add("thought_signature")
 
     usage = response.usage
-    every = usage is not None and draw(st.booleans())
+    every = usage is not None and chance(every_chunk, 128)
     if every:
         features.add("usage_every_chunk")
-    grounding = draw(st.booleans())
+    grounding = chance(grounded, 160)
     if grounding:
         features.add("ignored_parts")
     objects: list[dict[str, Any]] = []
@@ -266,12 +305,16 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
             candidate["groundingMetadata"] = {}
         obj: dict[str, Any] = {"candidates": [candidate]}
         if usage is not None and (last or every):
-            obj["usageMetadata"] = _usage(usage, None if last else min(n, usage.completion_tokens))
+            obj["usageMetadata"] = _usage_json(
+                usage, None if last else min(n, usage.completion_tokens)
+            )
         obj["modelVersion"] = model
         obj["responseId"] = rid
         objects.append(obj)
     if not objects and usage is not None:
-        objects.append({"usageMetadata": _usage(usage), "modelVersion": model, "responseId": rid})
+        objects.append(
+            {"usageMetadata": _usage_json(usage), "modelVersion": model, "responseId": rid}
+        )
 
     truth_errors: list[contents.Error] = []
     kept = calls
@@ -292,13 +335,18 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         errors=tuple(truth_errors),
         reasoning_text=response.reasoning_text or None,
     )
-    payloads = [json.dumps(o, ensure_ascii=draw(st.booleans())) for o in objects]
+    # Each object is sent with its non-ASCII characters escaped or raw: one byte each.
+    ascii_plan = decisions(draw, len(objects))
+    payloads = [
+        json.dumps(o, ensure_ascii=chance(byte, 128))
+        for o, byte in zip(objects, ascii_plan, strict=True)
+    ]
     if chosen.framing == "sse":
-        body = draw(sse_framing(payloads))
+        body = framed(draw, payloads)
     else:
         pretty = [json.dumps(o, indent=2) for o in objects]
         body = ("[" + "\r\n,".join(pretty) + "\r\n]").encode()
-    chunks = draw(network_chunkings(body))
+    chunks = chunked(draw, body)
     return GeneratedStream(
         response=truth,
         payloads=tuple(payloads),
@@ -317,11 +365,14 @@ def streams(
     return _streams(None if profile is None else _profile(profile), max_tool_calls)
 
 
+_PROFILE = st.sampled_from(list(PROFILES.values()))
+
+
 @st.composite
 def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
-    chosen = profile or draw(st.sampled_from(list(PROFILES.values())))
-    response = draw(responses(max_tool_calls=max_tool_calls))
-    return draw(render(response, chosen))
+    chosen = profile or draw(_PROFILE)
+    response, wire = _draw_response(draw, max_tool_calls, True)
+    return _rendered(draw, response, chosen, wire)
 
 
 def coverage(stream: GeneratedStream) -> set[str]:

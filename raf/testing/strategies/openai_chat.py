@@ -27,6 +27,7 @@ reduces to a few chunks and one short call.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,20 +38,24 @@ from hypothesis.errors import InvalidArgument
 
 from raf.model import AgentResponse, contents
 from raf.testing.strategies.common import (
-    ALNUM,
+    _CUTS,
     FINISH_REASONS,
     GeneratedStream,
     Piece,
-    argument_text,
+    Wire,
+    _tool_calls,
+    _usage,
+    chance,
+    chunked,
+    decisions,
     lookup_profile,
     merge,
     merge_calls,
-    network_chunkings,
-    split_text,
-    tool_calls,
-    usages,
+    pick,
+    split_by,
+    wire_of,
 )
-from raf.testing.strategies.sse import sse_framing
+from raf.testing.strategies.sse import framed
 
 __all__ = [
     "FEATURES",
@@ -174,26 +179,47 @@ def responses(
     return _responses(_profile(profile), max_tool_calls, max_text_deltas)
 
 
-@st.composite
-def _responses(
-    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, max_text_deltas: int
-) -> AgentResponse:
-    text = "".join(draw(st.lists(st.text(max_size=8), max_size=max_text_deltas)))
+@functools.cache
+def _texts(max_size: int, min_size: int = 0) -> st.SearchStrategy[str]:
+    return st.text(min_size=min_size, max_size=max_size)
+
+
+# No finish reason one time in three (the shrink target), so that cut streams are common.
+_FINISH = st.sampled_from([None, *FINISH_REASONS])
+
+
+def _draw_response(
+    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, max_text_deltas: int, wire: bool
+) -> tuple[AgentResponse, Wire | None]:
+    """Text, reasoning, calls, finish reason, usage: one choice each, and a few per call;
+    with ``wire``, each part's wire decisions right after it (see :class:`Wire`)."""
+    text = draw(_texts(8 * max_text_deltas))
+    text_cuts = draw(_CUTS) if wire else b""
     reasoning = ""
+    reasoning_cuts = b""
     if chosen.reasoning_field is not None:
-        reasoning = "".join(
-            draw(st.lists(st.text(min_size=1, max_size=8), max_size=max_text_deltas))
-        )
-    calls = draw(tool_calls(max_tool_calls, id_prefix=None if chosen.ids == "none" else "call_"))
-    finish = draw(st.sampled_from(FINISH_REASONS))
-    usage = draw(usages()) if chosen.usage != "none" else None
-    return AgentResponse(
+        reasoning = draw(_texts(8 * max_text_deltas))
+        reasoning_cuts = draw(_CUTS) if wire else b""
+    calls, plans = _tool_calls(
+        draw, max_tool_calls, None if chosen.ids == "none" else "call_", 1 if wire else None
+    )
+    finish = draw(_FINISH)
+    usage = _usage(draw) if chosen.usage != "none" else None
+    response = AgentResponse(
         text=text,
         reasoning_text=reasoning or None,
         tool_calls=calls,
         finish_reason=finish,
         usage=usage,
     )
+    return response, Wire(text_cuts, reasoning_cuts, plans) if wire else None
+
+
+@st.composite
+def _responses(
+    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, max_text_deltas: int
+) -> AgentResponse:
+    return _draw_response(draw, chosen, max_tool_calls, max_text_deltas, False)[0]
 
 
 # -- Chat Completions chunks ------------------------------------------------------------------
@@ -222,19 +248,41 @@ def chat_completion_chunks(
 def _chunks(
     draw: st.DrawFn, response: AgentResponse, chosen: Profile
 ) -> tuple[list[str], list[str]]:
+    return _payloads(draw, response, chosen, Wire.drawn(draw, len(response.tool_calls), 1))
+
+
+# The chunks' response id (the ground truth has none; a drawn one would only cost a choice).
+_RESPONSE_ID = "B9mRcb2a"
+_FILTER_CHUNK = {
+    "choices": [],
+    "created": 0,
+    "id": "",
+    "model": "",
+    "object": "",
+    "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}],
+}
+
+
+def _payloads(
+    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire
+) -> tuple[list[str], list[str]]:
     """The payloads, and the argument text each call was sent with."""
-    pieces_of_text = [Piece("text", t) for t in draw(split_text(response.text))]
+    pieces_of_text = [Piece("text", t) for t in split_by(response.text, wire.text)]
     pieces_of_reasoning = [
-        Piece("reasoning", t) for t in draw(split_text(response.reasoning_text or ""))
+        Piece("reasoning", t) for t in split_by(response.reasoning_text or "", wire.reasoning)
     ]
     calls: list[list[Piece]] = []
     argument_texts: list[str] = []
     for n, call in enumerate(response.tool_calls):
-        text = draw(argument_text(call.arguments))
+        assert isinstance(call.arguments, dict)
+        text, (open_empty,), fragments = wire_of(wire.calls[n], call.arguments, 1)
         argument_texts.append(text)
-        fragments = [text] if chosen.whole_calls else draw(split_text(text)) or [""]
-        if not chosen.whole_calls and draw(st.booleans()):
-            fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
+        if chosen.whole_calls:
+            fragments = [text]
+        else:
+            fragments = fragments or [""]
+            if chance(open_empty, 160):
+                fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
         calls.append([Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
     if chosen.can_interleave:
         tool_pieces = merge_calls(draw, calls)
@@ -242,25 +290,15 @@ def _chunks(
         tool_pieces = [p for c in calls for p in c]
     order = merge(draw, [pieces_of_reasoning, pieces_of_text, tool_pieces])
 
-    response_id = chosen.id_prefix + draw(st.text(ALNUM, min_size=8, max_size=29))
     base = {
-        "id": response_id,
+        "id": chosen.id_prefix + _RESPONSE_ID,
         "object": "chat.completion.chunk",
         "created": 1741569952,
         "model": chosen.model,
     }
     payloads: list[dict[str, Any]] = []
     if chosen.filter_chunks:
-        payloads.append(
-            {
-                "choices": [],
-                "created": 0,
-                "id": "",
-                "model": "",
-                "object": "",
-                "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": {}}],
-            }
-        )
+        payloads.append(_FILTER_CHUNK)
 
     def chunk(
         delta: dict[str, Any] | None, finish: str | None = None, **extra: Any
@@ -277,13 +315,18 @@ def _chunks(
 
     # Real servers often send the role with the first content (a client that drops the first
     # event loses it), the last text with the finish reason, and several calls' entries in
-    # one chunk; each is drawn, so the plain shapes stay the shrink target.
-    role_with_first = bool(order) and draw(st.booleans(), label="role with first content")
+    # one chunk; each is a decision, so the plain shapes stay the shrink target. One byte
+    # each for the stream (role with the first content, finish with the last text, where
+    # usage goes), then two a piece (its entry joins the chunk before it; a content-filter
+    # chunk follows it).
+    plan = decisions(draw, 3 + 2 * len(order))
+    flags, each = plan[:3], plan[3:]
+    role_with_first = bool(order) and chance(flags[0], 160)
     finish_with_last = (
         response.finish_reason is not None
         and bool(order)
         and order[-1].kind == "text"
-        and draw(st.booleans(), label="finish with last text")
+        and chance(flags[1], 128)
     )
     if not role_with_first:
         payloads.append(chunk({"role": "assistant", "content": ""}))
@@ -306,7 +349,7 @@ def _chunks(
                 and order[position].kind == "call"
                 and order[position].call
                 not in {p.call for p in order[position - len(entries) : position]}
-                and draw(st.booleans(), label="entries of several calls in one chunk")
+                and chance(each[2 * position], 128)
             ):
                 entries.append(_tool_delta(chosen, response, order[position]))
                 position += 1
@@ -317,7 +360,7 @@ def _chunks(
             delta = {"role": "assistant", **delta}
             need_role = False
         payloads.append(chunk(delta))
-        if chosen.filter_chunks and draw(st.integers(0, 9)) == 0:
+        if chosen.filter_chunks and chance(each[2 * position - 1], 26):
             payloads.append(
                 chunk(
                     None,
@@ -327,9 +370,7 @@ def _chunks(
 
     usage = response.usage
     placement = (
-        chosen.usage
-        if chosen.usage != "any"
-        else draw(st.sampled_from(["own_chunk", "beside_finish"]))
+        chosen.usage if chosen.usage != "any" else ("own_chunk", "beside_finish")[pick(flags[2], 2)]
     )
     if usage is not None and response.finish_reason is None:
         placement = "own_chunk"
@@ -352,11 +393,14 @@ def _chunks(
         payloads.append(chunk(last, response.finish_reason, **extra))
     if usage_json is not None and placement == "own_chunk":
         payloads.append({**base, "choices": [], "usage": usage_json})
-    texts = [json.dumps(p, separators=(",", ":"), ensure_ascii=False) for p in payloads]
+    texts = [_DUMP(p) for p in payloads]
     truncated = bool(response.errors)
     if not truncated:
         texts.append("[DONE]")
     return texts, argument_texts
+
+
+_DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _tool_delta(profile: Profile, response: AgentResponse, piece: Piece) -> dict[str, Any]:
@@ -399,11 +443,14 @@ def streams(
     return _streams(None if profile is None else _profile(profile), max_tool_calls)
 
 
+_PROFILE = st.sampled_from(list(PROFILES.values()))
+
+
 @st.composite
 def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
-    chosen = draw(profiles()) if profile is None else profile
-    truth = draw(responses(chosen, max_tool_calls=max_tool_calls))
-    return draw(_render(truth, chosen, None))
+    chosen = draw(_PROFILE) if profile is None else profile
+    truth, wire = _draw_response(draw, chosen, max_tool_calls, 6, True)
+    return _rendered(draw, truth, chosen, None, wire)
 
 
 def render(
@@ -438,9 +485,22 @@ def render(
 def _render(
     draw: st.DrawFn, truth: AgentResponse, chosen: Profile, truncate: bool | None
 ) -> GeneratedStream:
-    truncated = truth.finish_reason is None and (
-        draw(st.booleans()) if truncate is None else truncate
-    )
+    return _rendered(draw, truth, chosen, truncate, None)
+
+
+def _rendered(
+    draw: st.DrawFn,
+    truth: AgentResponse,
+    chosen: Profile,
+    truncate: bool | None,
+    wire: Wire | None,
+) -> GeneratedStream:
+    if wire is None:
+        wire = Wire.drawn(draw, len(truth.tool_calls), 1)
+    # Without a finish reason, the stream is cut (no [DONE]) two times in three. Drawn
+    # whatever the finish reason, so that one shrinking to none moves no later choice.
+    cut = decisions(draw, 1)[0] if truncate is None else 0
+    truncated = truth.finish_reason is None and (chance(cut, 170) if truncate is None else truncate)
     if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
         truth = AgentResponse(
@@ -450,7 +510,7 @@ def _render(
             usage=truth.usage,
             errors=(contents.Error(error_code="stream_truncated", message=""),),
         )
-    payloads, argument_texts = draw(_chunks(truth, chosen))
+    payloads, argument_texts = _payloads(draw, truth, chosen, wire)
     if truncated and "" in argument_texts:
         # A call whose arguments never came ("" on the wire) in a cut stream may have been cut
         # before them: it is reported incomplete, not called with {}.
@@ -470,8 +530,8 @@ def _render(
                 ),
             ),
         )
-    body = draw(sse_framing(payloads, chosen.comments))
-    chunks = draw(network_chunkings(body))
+    body = framed(draw, payloads, chosen.comments)
+    chunks = chunked(draw, body)
     return GeneratedStream(
         response=truth,
         payloads=tuple(payloads),

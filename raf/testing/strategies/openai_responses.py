@@ -33,18 +33,22 @@ from hypothesis.errors import InvalidArgument
 from raf.model.response import AgentResponse
 from raf.model.usage import Usage
 from raf.testing.strategies.common import (
+    _CUTS,
     FINISH_REASONS,
     GeneratedStream,
     Piece,
-    argument_text,
+    Wire,
+    _tool_calls,
+    _usage,
+    chance,
+    chunked,
+    decisions,
     lookup_profile,
     merge,
-    network_chunkings,
-    split_text,
-    tool_calls,
-    usages,
+    split_by,
+    wire_of,
 )
-from raf.testing.strategies.sse import sse_framing
+from raf.testing.strategies.sse import framed
 
 __all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 
@@ -94,18 +98,32 @@ def responses(
     return _responses(_profile(profile), max_tool_calls)
 
 
-@st.composite
-def _responses(draw: st.DrawFn, chosen: Profile, max_tool_calls: int) -> AgentResponse:
-    text = draw(st.text(max_size=30))
-    reasoning = (
-        draw(st.text(min_size=1, max_size=30)) if chosen.reasoning and draw(st.booleans()) else None
-    )
-    calls = draw(tool_calls(max_tool_calls))
-    finish = draw(st.sampled_from(FINISH_REASONS))
-    usage = draw(usages())
-    return AgentResponse(
+_TEXT = st.text(max_size=30)
+_REASONING = st.text(min_size=1, max_size=30)
+_FLAG = st.booleans()
+_FINISH = st.sampled_from(FINISH_REASONS)
+
+
+def _draw_response(
+    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, wire: bool
+) -> tuple[AgentResponse, Wire | None]:
+    """The ground truth; with ``wire``, each part's wire decisions right after it."""
+    text = draw(_TEXT)
+    text_cuts = draw(_CUTS) if wire else b""
+    reasoning = draw(_REASONING) if chosen.reasoning and draw(_FLAG) else None
+    reasoning_cuts = draw(_CUTS) if wire and reasoning else b""
+    calls, plans = _tool_calls(draw, max_tool_calls, "call_", 1 if wire else None)
+    finish = draw(_FINISH)
+    usage = _usage(draw)
+    response = AgentResponse(
         text=text, reasoning_text=reasoning, tool_calls=calls, finish_reason=finish, usage=usage
     )
+    return response, Wire(text_cuts, reasoning_cuts, plans) if wire else None
+
+
+@st.composite
+def _responses(draw: st.DrawFn, chosen: Profile, max_tool_calls: int) -> AgentResponse:
+    return _draw_response(draw, chosen, max_tool_calls, False)[0]
 
 
 def _adjusted(response: AgentResponse) -> AgentResponse:
@@ -136,9 +154,26 @@ def render(
 
 @st.composite
 def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> GeneratedStream:
+    return _rendered(draw, response, chosen, None)
+
+
+# The response id (the ground truth has none; a drawn one would only cost a choice).
+_RESPONSE_ID = "resp_68e3a1f2"
+_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_RAW = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _rendered(
+    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire | None
+) -> GeneratedStream:
+    if wire is None:
+        wire = Wire.drawn(draw, len(response.tool_calls), 1)
     truth = _adjusted(response)
-    rid = "resp_" + draw(st.text("0123456789abcdef", min_size=8, max_size=8))
-    payloads: list[str] = []
+    rid = _RESPONSE_ID
+    # One byte each: a codex.rate_limits event first, a message item without text, a
+    # rate_limits.updated event last.
+    codex, empty_message, rate_limits = decisions(draw, 3)
+    events: list[dict[str, Any]] = []
     seq = [0]
 
     def ev(kind: str, numbered: bool = True, **fields: Any) -> None:
@@ -147,7 +182,7 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
             body["sequence_number"] = seq[0]
         seq[0] += 1
         body.update(fields)
-        payloads.append(json.dumps(body, ensure_ascii=draw(st.booleans()), separators=(",", ":")))
+        events.append(body)
 
     def padding() -> dict[str, Any]:
         return {"obfuscation": "Zk3q"} if chosen.obfuscation else {}
@@ -163,7 +198,7 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
             **extra,
         }
 
-    if draw(st.booleans()):
+    if chance(codex, 176):
         ev("codex.rate_limits", numbered=False, plan_type="pro")
     ev("response.created", response=resp("in_progress"))
     ev("response.in_progress", response=resp("in_progress"))
@@ -182,7 +217,7 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         )
         key = "summary_index" if chosen.reasoning == "summary" else "content_index"
         index_field: dict[str, Any] = {key: 0}
-        for piece in draw(split_text(truth.reasoning_text)):
+        for piece in split_by(truth.reasoning_text, wire.reasoning):
             ev(
                 f"{kind}.delta",
                 item_id=rs,
@@ -198,14 +233,16 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
             item={"type": "reasoning", "id": rs, "summary": []},
         )
         index += 1
-    if truth.text or draw(st.booleans()):
+    if truth.text or chance(empty_message, 128):
         mid = f"msg_{rid[5:]}"
         ev(
             "response.output_item.added",
             output_index=index,
             item={"type": "message", "id": mid, "role": "assistant", "content": []},
         )
-        for piece in draw(split_text(truth.text)):
+        pieces = split_by(truth.text, wire.text)
+        keep_alive = decisions(draw, len(pieces))
+        for piece, byte in zip(pieces, keep_alive, strict=True):
             ev(
                 "response.output_text.delta",
                 item_id=mid,
@@ -215,7 +252,7 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
                 logprobs=[],
                 **padding(),
             )
-            if draw(st.integers(0, 9)) == 0:
+            if chance(byte, 112):  # 7 in 16
                 ev("response.keep_alive", numbered=False)
         ev(
             "response.output_text.done",
@@ -239,6 +276,7 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         index += 1
     first_call = index
     texts: list[str] = []
+    streams_of_args: list[list[Piece]] = []
     for n, call in enumerate(truth.tool_calls):
         ev(
             "response.output_item.added",
@@ -251,15 +289,13 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
                 "arguments": "",
             },
         )
-        texts.append(draw(argument_text(call.arguments)))
-    streams_of_args: list[list[Piece]] = []
-    done_only = []
-    for n, text in enumerate(texts):
-        only = chosen.done_only_arguments and draw(st.booleans())
-        done_only.append(only)
-        streams_of_args.append(
-            [] if only else [Piece("call", p, n) for p in draw(split_text(text))]
-        )
+        assert isinstance(call.arguments, dict)
+        text, (only,), fragments = wire_of(wire.calls[n], call.arguments, 1)
+        texts.append(text)
+        # some calls send their arguments only in the .done event
+        if chosen.done_only_arguments and chance(only, 128):
+            fragments = []
+        streams_of_args.append([Piece("call", f, n) for f in fragments])
     for arg_piece in merge(draw, streams_of_args):
         n, piece = arg_piece.call, arg_piece.value
         ev(
@@ -305,12 +341,18 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         )
     else:
         ev("response.completed", response=resp("completed", usage=usage))
-    if draw(st.booleans()):
+    if chance(rate_limits, 176):
         ev("response.rate_limits.updated", numbered=False, rate_limits=[])
+    # Each event is sent with its non-ASCII characters escaped or raw: one byte each.
+    ascii_plan = decisions(draw, len(events))
+    payloads = [
+        (_ASCII if chance(byte, 128) else _RAW)(event)
+        for event, byte in zip(events, ascii_plan, strict=True)
+    ]
     if chosen.done_marker:
         payloads.append("[DONE]")
-    body = draw(sse_framing(payloads, (": keep-alive",)))
-    chunks = draw(network_chunkings(body))
+    body = framed(draw, payloads, (": keep-alive",))
+    chunks = chunked(draw, body)
     return GeneratedStream(
         response=truth, payloads=tuple(payloads), body=body, chunks=tuple(chunks), profile=chosen
     )
@@ -333,12 +375,17 @@ def streams(
     """A whole stream with its ground truth, for one profile or any."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
-    chosen = (
-        st.sampled_from(list(PROFILES.values())) if profile is None else st.just(_profile(profile))
-    )
-    return chosen.flatmap(
-        lambda p: responses(p, max_tool_calls=max_tool_calls).flatmap(lambda r: render(r, p))
-    )
+    return _streams(None if profile is None else _profile(profile), max_tool_calls)
+
+
+_PROFILE = st.sampled_from(list(PROFILES.values()))
+
+
+@st.composite
+def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
+    chosen = draw(_PROFILE) if profile is None else profile
+    truth, wire = _draw_response(draw, chosen, max_tool_calls, True)
+    return _rendered(draw, truth, chosen, wire)
 
 
 FEATURES = frozenset(

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-__all__ = ["sse_framing"]
+from raf.testing.strategies.common import chance, decisions, pick
+
+__all__ = ["framed", "sse_framing"]
 
 _EOLS = {"lf": ["\n"], "crlf": ["\r\n"], "cr": ["\r"], "mixed": ["\n", "\r\n", "\r"]}
 
@@ -25,38 +27,56 @@ def sse_framing(payloads: Sequence[str], comments: Sequence[str] = ()) -> st.Sea
     return _framing(tuple(payloads), tuple(comments))
 
 
+_LINE_ENDS = list(_EOLS.values())
+
+
 @st.composite
 def _framing(draw: st.DrawFn, payloads: tuple[str, ...], comments: tuple[str, ...]) -> bytes:
-    eols = _EOLS[draw(st.sampled_from(list(_EOLS)), label="line ends")]
-    decorated = draw(st.booleans(), label="comments and fields")
+    return framed(draw, payloads, comments)
+
+
+def framed(draw: st.DrawFn, payloads: Sequence[str], comments: Sequence[str] = ()) -> bytes:
+    """What :func:`sse_framing` draws, drawn with ``draw``: one byte string of three decision
+    bytes (the line ends, whether events are decorated, a byte-order mark) and one per event
+    (its decoration), then, when line ends are mixed, one decision byte per line."""
+    plan = decisions(draw, 3 + len(payloads))
+    line_ends, decorate, mark = plan[:3]
+    eols = _LINE_ENDS[pick(line_ends, 4)]
+    decorated = chance(decorate, 192)
+    # One decision per event picks its decoration: 0 none, 1 a comment, 2 a retry-only
+    # block, 3 id and event fields, 4 data lines without the space, 5 multi-line data.
+    decoration = plan[3:] if decorated else bytes(len(payloads))
+    bom = decorated and chance(mark, 128)
     lines: list[str] = []
-    for payload in payloads:
-        # One draw per event decides its decoration: 0 none, 1 a comment, 2 a retry-only
-        # block, 3 id and event fields, 4 data lines without the space, 5 multi-line data.
-        decoration = draw(st.integers(0, 5)) if decorated else 0
+    for payload, byte in zip(payloads, decoration, strict=True):
+        kind = pick(byte, 6)
         if comments and decorated:
             lines += [comments[0], ""]
-        if decoration == 1:
+        if kind == 1:
             lines.append(": keep-alive")
-        elif decoration == 2:
+        elif kind == 2:
             lines += ["retry: 3000", ""]
-        elif decoration == 3:
+        elif kind == 3:
             lines += ["id: 42", "event: message"]
-        body_lines = [payload]
-        if decoration == 5 and payload.startswith("{"):
+        if kind == 5 and payload.startswith("{"):
             body_lines = json.dumps(json.loads(payload), indent=1, ensure_ascii=False).split("\n")
-        prefix = "data:" if decoration == 4 else "data: "
-        lines += [prefix + line for line in body_lines]
+            prefix = "data: "
+            lines += [prefix + line for line in body_lines]
+        else:
+            lines.append(("data:" if kind == 4 else "data: ") + payload)
         lines.append("")
-    out: list[str] = []
-    previous = "\n"
-    for line in lines:
-        eol = eols[0] if len(eols) == 1 else draw(st.sampled_from(eols))
-        if previous == "\r" and line == "" and eol == "\n":
-            eol = "\r"  # CR then an LF-terminated blank line would read as one CRLF
-        out.append(line + eol)
-        previous = eol
-    body = "".join(out).encode("utf-8")
-    if draw(st.booleans(), label="byte-order mark") and decorated:
-        body = b"\xef\xbb\xbf" + body
-    return body
+    if len(eols) == 1:
+        body = eols[0].join(lines) + eols[0] if lines else ""
+    else:
+        ends = decisions(draw, len(lines))
+        out: list[str] = []
+        previous = "\n"
+        for line, byte in zip(lines, ends, strict=True):
+            eol = eols[pick(byte, 3)]
+            if previous == "\r" and line == "" and eol == "\n":
+                eol = "\r"  # CR then an LF-terminated blank line would read as one CRLF
+            out.append(line + eol)
+            previous = eol
+        body = "".join(out)
+    encoded = body.encode("utf-8")
+    return b"\xef\xbb\xbf" + encoded if bom else encoded
