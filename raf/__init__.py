@@ -8,6 +8,7 @@ is the command line. Cassettes, the conformance suite and test support live in
 :mod:`raf.cassettes`, :mod:`raf.conformance` and :mod:`raf.testing`.
 """
 
+from raf import _mypyc
 from raf.args_parser import StreamingArgsParser
 from raf.collect import acollect_agent_response, collect_agent_response
 from raf.converter import AgentResponseConverter
@@ -52,7 +53,16 @@ from raf.pipeline import (
 
 __version__ = "0.1.0"
 
+# Which build this is: the hot modules compiled by mypyc (the optional compiled wheel), or the
+# pure-Python package (the reference, and the fallback). ``raf --version`` says which.
+COMPILED_MODULES: tuple[str, ...] = _mypyc.compiled_modules()
+"""The modules loaded as compiled extensions (empty in the pure-Python package)."""
+COMPILED: bool = bool(COMPILED_MODULES)
+"""Whether this is the compiled build."""
+
 __all__ = [
+    "COMPILED",
+    "COMPILED_MODULES",
     "AgentResponse",
     "AgentResponseConverter",
     "AgentResponseError",

@@ -45,35 +45,15 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Any, Final
+from typing import Final
 
 import msgspec
 
+from raf._args_events import ArgsEvent, ArgsParsed, ArgsProgress
+from raf._mypyc import mypyc_attr
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, check_json_depth
 
 __all__ = ["ArgsEvent", "ArgsParsed", "ArgsProgress", "StreamingArgsParser"]
-
-
-class ArgsParsed(msgspec.Struct, frozen=True, gc=False):
-    """The value of top-level argument ``name`` is complete."""
-
-    name: str
-    value: Any
-
-
-class ArgsProgress(msgspec.Struct, frozen=True, gc=False):
-    """More of the still-open string argument ``name`` was decoded.
-
-    ``value`` is the text decoded since the previous progress of this argument; ``received``
-    is the number of characters of the value decoded so far.
-    """
-
-    name: str
-    received: int
-    value: str
-
-
-ArgsEvent = ArgsParsed | ArgsProgress
 
 
 # The parser's states: plain ints, compared without the Python-level hashing and comparison
@@ -100,6 +80,11 @@ _STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*
 # What may remain of an escape cut by the end of a fragment.
 _ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _HIGH_SURROGATE_END = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
+# The same run (possessive: never backtracking), then what may remain of an escape cut by the
+# end of the fragment, up to the end: the fast path of a fragment that may end in a cut escape.
+_RUN_AND_CUT = re.compile(
+    r'((?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+)(?:\\(?:u[0-9a-fA-F]{0,3})?)?'
+)
 _BLOCK = 256
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -129,6 +114,7 @@ def _high_surrogate_at_end(run: str) -> int:
     return start if (start - k) % 2 == 0 else -1  # not when its backslash is itself escaped
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled build: subclasses may override methods
 class StreamingArgsParser:
     """Incremental parser of one tool call's JSON arguments. See the module docstring.
 
@@ -200,7 +186,11 @@ class StreamingArgsParser:
                     # The most common fragment: plain text, which is its own decoding.
                     if not fragment:
                         return []
-                    self._keep(fragment)
+                    raw = self._raw
+                    raw.append(fragment)
+                    if len(raw) >= _BLOCK:
+                        self._blocks.append("".join(raw))
+                        raw.clear()
                     self._received += len(fragment)
                     return [ArgsProgress(self._key, self._received, fragment)]
                 events = self._feed_string(fragment)
@@ -237,35 +227,30 @@ class StreamingArgsParser:
         if k < n - 6 or (k < n - 1 and text[k + 1] != "u"):
             # No escape can be cut at the end, nor a high surrogate wait there for its other
             # half: the whole text is one run, which the JSON library checks as it decodes.
-            try:
-                decoded = _decode_string(f'"{text}"')
-            except (msgspec.DecodeError, UnicodeEncodeError):
-                return None  # a quote, a control character, a bad escape, a lone surrogate
             run, rest = text, ""
         else:
-            end = _STRING_RUN.match(text).end()  # type: ignore[union-attr]
-            if end == n:
-                run, rest = text, ""
-            elif text[end] == "\\" and _ESCAPE_PREFIX.fullmatch(text, end) is not None:
-                run, rest = text[:end], text[end:]  # an escape cut by the end of the fragment
-            else:
+            m = _RUN_AND_CUT.fullmatch(text)
+            if m is None:
                 return None
-            if len(run) >= 6 and run[-6] == "\\":
+            end = m.end(1)
+            run, rest = (text, "") if end == n else (text[:end], text[end:])
+            if end >= 6 and text[end - 6] == "\\":
                 high = _high_surrogate_at_end(run)
                 if high >= 0:  # its low half may be in the next fragment
                     run, rest = run[:high], run[high:] + rest
             if not run:
                 self._tail = rest
                 return []
-            if "\\" in run:
-                try:
-                    decoded = _decode_string(f'"{run}"')
-                except (msgspec.DecodeError, UnicodeEncodeError):
-                    return None  # a lone surrogate
-            else:
-                decoded = run
+        try:
+            decoded = _decode_string(f'"{run}"') if "\\" in run else run
+        except (msgspec.DecodeError, UnicodeEncodeError):
+            return None  # a quote, a control character, a bad escape, a lone surrogate
         self._tail = rest
-        self._keep(run)
+        raw = self._raw
+        raw.append(run)
+        if len(raw) >= _BLOCK:
+            self._blocks.append("".join(raw))
+            raw.clear()
         self._received += len(decoded)
         return [ArgsProgress(self._key, self._received, decoded)]
 
@@ -282,6 +267,7 @@ class StreamingArgsParser:
         depth = self._depth
         in_string = self._nested_in_string
         max_nested = self._max_nested
+        run = _NESTED_RUN.match
         while i < n:
             if in_string:
                 j = _NESTED_IN_STRING_RUN.match(s, i).end()  # type: ignore[union-attr]
@@ -291,7 +277,7 @@ class StreamingArgsParser:
                 in_string = False
                 i = j + 1
                 continue
-            j = _NESTED_RUN.match(s, i).end()  # type: ignore[union-attr]
+            j = run(s, i).end()  # type: ignore[union-attr]
             if j == n:
                 i = n
                 break
@@ -313,7 +299,11 @@ class StreamingArgsParser:
                 break
             i = j + 1
         if i:
-            self._keep(s if i == n else s[:i])
+            raw = self._raw
+            raw.append(s if i == n else s[:i])
+            if len(raw) >= _BLOCK:
+                self._blocks.append("".join(raw))
+                raw.clear()
             self._nested_escape = False
             self._depth = depth
             self._nested_in_string = in_string

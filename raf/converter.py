@@ -42,6 +42,7 @@ from typing import Any
 import msgspec
 
 from raf import safe_json
+from raf._mypyc import mypyc_attr
 from raf.args_parser import ArgsParsed, StreamingArgsParser
 from raf.collect import ResponseCollector
 from raf.errors import StateError, excerpt, internal_error_message
@@ -181,6 +182,7 @@ class _Call:
         return self.call_id or self.provider_id or synthetic_call_id(self.ordinal)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled build: subclasses may override methods
 class AgentResponseConverter:
     """Turns the updates of one agent run into contents, events and results.
 

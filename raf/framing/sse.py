@@ -32,9 +32,9 @@ from __future__ import annotations
 import re
 from typing import Literal, NoReturn
 
-import msgspec
-
+from raf._mypyc import mypyc_attr
 from raf.errors import SSELimitExceeded, StateError
+from raf.framing._event import ServerSentEvent
 from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
@@ -53,23 +53,7 @@ _BOM_BYTES = _BOM.encode()
 _COLON = ord(":")
 
 
-class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """One dispatched event.
-
-    Attributes:
-        event: the event type, ``"message"`` when the block had no ``event`` field.
-        data: the data lines joined with LF.
-        id: the last event ID string at dispatch (``""`` if none was ever set).
-        retry: the reconnection time set by a valid ``retry`` field in this event's own
-            block, else ``None``.
-    """
-
-    event: str = "message"
-    data: str = ""
-    id: str = ""
-    retry: int | None = None
-
-
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled build: subclasses may override methods
 class SSEDecoder:
     """Incremental WHATWG event-stream decoder.
 
