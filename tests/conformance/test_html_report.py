@@ -548,10 +548,8 @@ def big_report(cases: int) -> RunReport:
 
 def test_thousands_of_cases_keep_the_page_linear() -> None:
     small, large = big_report(1000), big_report(4000)
-    began = time.perf_counter()
     small_page = render_html(small)
     large_page = render_html(large)
-    assert time.perf_counter() - began < 30
     assert 3.5 < len(large_page) / len(small_page) < 4.5
     # Each failure shows at most MAX_LINES of its 2000-line diff.
     assert len(large_page) < 1000 * (html_report.MAX_LINES * 40 + 50 * 3 + 2000) + 3000 * 2000
