@@ -10,6 +10,8 @@ tests/properties/test_round_trip.py, generation included):
   the choices hypothesis makes per stream and the streams' size;
 * the round trip: examples per second, and per example the time in ``respond()``, in the
   comparison (``summary`` of both responses) and in the rest (hypothesis and generation);
+  ``--chunkings N`` also measures a variant that checks N network chunkings of each drawn
+  stream (the one drawn with it and N-1 more) against its one ground truth;
 * for each deliberately broken converter of ``tests/properties/broken.py``, with the budget
   of tests/properties/test_power.py (400 examples, derandomized): how long hypothesis took
   to find and shrink a counterexample, after how many examples it found one, how many test
@@ -18,7 +20,7 @@ tests/properties/test_round_trip.py, generation included):
 
 Times are wall-clock, with the process's CPU time beside them (on a shared machine the CPU
 time is the steadier number). Run from the repository root: ``python bench/properties.py
-[--examples N] [--seeds N] [--no-broken]``.
+[--examples N] [--seeds N] [--chunkings N] [--no-broken]``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from raf.pipeline import respond
 from raf.testing.strategies import GeneratedStream, streams
+from raf.testing.strategies.common import chunked
 from tests.properties.broken import VARIANTS
 from tests.properties.support import summary
 
@@ -101,28 +104,42 @@ def generation(examples: int) -> None:
     )
 
 
-def round_trip(examples: int) -> None:
+@st.composite
+def _chunkings_of(draw: st.DrawFn, extra: int) -> tuple[GeneratedStream, list[tuple[bytes, ...]]]:
+    stream = draw(streams())
+    return stream, [stream.chunks, *(tuple(chunked(draw, stream.body)) for _ in range(extra))]
+
+
+def round_trip(examples: int, chunkings: int = 1) -> None:
+    """The property; with ``chunkings`` > 1, each example also checks that many more network
+    chunkings of its stream against the same ground truth."""
     spent = {"respond": 0.0, "compare": 0.0}
-    count = 0
+    count = checks = 0
 
     @_settings(examples)
-    @given(streams())
-    def check(stream: GeneratedStream) -> None:
-        nonlocal count
+    @given(_chunkings_of(chunkings - 1))
+    def check(case: tuple[GeneratedStream, list[tuple[bytes, ...]]]) -> None:
+        nonlocal count, checks
+        stream, reads = case
         count += 1
-        started = time.perf_counter()
-        got = respond(stream.chunks)
-        compared = time.perf_counter()
-        assert summary(got) == summary(stream.response)
-        spent["compare"] += time.perf_counter() - compared
-        spent["respond"] += compared - started
+        want = summary(stream.response)
+        for chunks in reads:
+            checks += 1
+            started = time.perf_counter()
+            got = respond(chunks)
+            compared = time.perf_counter()
+            assert summary(got) == want
+            spent["compare"] += time.perf_counter() - compared
+            spent["respond"] += compared - started
 
     wall, cpu = _timed(check)
     rest = wall - spent["respond"] - spent["compare"]
     per = 1000 / count
+    label = "round trip:" if chunkings == 1 else f"round trip, {chunkings} chunkings:"
+    also = "" if chunkings == 1 else f" = {checks / wall:.0f} checks/s ({checks / cpu:.0f}/s CPU)"
     print(
-        f"round trip:                    {count / wall:6.0f} examples/s "
-        f"({count / cpu:.0f}/s of CPU time), {count} examples in {wall:.1f}s\n"
+        f"{label:30s} {count / wall:6.0f} examples/s "
+        f"({count / cpu:.0f}/s of CPU time){also}, {count} examples in {wall:.1f}s\n"
         f"  per example: {wall * per:.2f} ms = respond() {spent['respond'] * per:.2f} ms "
         f"+ comparison {spent['compare'] * per:.3f} ms "
         f"+ hypothesis and generation {rest * per:.2f} ms"
@@ -141,7 +158,7 @@ def catch(variant: type, seed: int | None) -> dict[str, Any]:
             first = calls
         return bad
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     example = find(
         streams(),
         disagrees,
@@ -152,6 +169,7 @@ def catch(variant: type, seed: int | None) -> dict[str, Any]:
     )
     return {
         "seconds": time.perf_counter() - started,
+        "cpu": time.process_time() - cpu,
         "found at": first,
         "test calls": calls,
         "profile": example.profile.name,
@@ -166,7 +184,8 @@ def broken(seeds: int) -> None:
     for name, variant in sorted(VARIANTS.items()):
         got = catch(variant, None)
         print(
-            f"  {name:20s} caught and shrunk in {got['seconds']:5.1f}s (found at example "
+            f"  {name:20s} caught and shrunk in {got['seconds']:5.1f}s ({got['cpu']:.1f}s CPU; "
+            f"found at example "
             f"{got['found at']}, {got['test calls']} test calls): profile {got['profile']}, "
             f"{got['calls']} call(s), {got['events']} events, {got['bytes']} bytes"
         )
@@ -180,7 +199,7 @@ def broken(seeds: int) -> None:
             return float(statistics.median(run[key] for run in runs))
 
         print(
-            f"  {name:20s} {median('seconds'):5.1f}s, found at example "
+            f"  {name:20s} {median('seconds'):5.1f}s ({median('cpu'):.1f}s CPU), found at example "
             f"{median('found at'):.0f}, {median('test calls'):.0f} test calls; "
             f"{median('calls'):.0f} call(s), {median('events'):.0f} events, "
             f"{median('bytes'):.0f} bytes (largest {max(run['bytes'] for run in runs)})"
@@ -191,11 +210,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=500, help="round-trip examples (500)")
     parser.add_argument("--seeds", type=int, default=0, help="random-seed runs per converter")
+    parser.add_argument(
+        "--chunkings",
+        type=int,
+        default=1,
+        help="also measure a round trip checking N chunkings of each stream (N > 1)",
+    )
     parser.add_argument("--no-broken", action="store_true", help="skip the broken converters")
     args = parser.parse_args()
     floor(max(args.examples, 1000))
     generation(args.examples)
     round_trip(args.examples)
+    if args.chunkings > 1:
+        round_trip(args.examples, args.chunkings)
     if not args.no_broken:
         broken(args.seeds)
 

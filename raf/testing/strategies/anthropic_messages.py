@@ -294,7 +294,7 @@ def _rendered(
     # Drawn whatever the finish reason, so that one shrinking to none moves no later choice.
     cut_short = decisions(draw, 1)[0] if truncate is None else 0
     truncated = truth.finish_reason is None and (
-        chance(cut_short, 192) if truncate is None else truncate
+        chance(cut_short, 128) if truncate is None else truncate
     )
     payloads: list[dict[str, Any]] = []
     noisy = chosen.pings or chosen.unknown_events
@@ -304,10 +304,10 @@ def _rendered(
         return decisions(draw, 2 * count) if noisy else bytes(2 * count)
 
     def noise(plan: bytes, n: int) -> None:
-        """After delta ``n``, maybe a ping (1 in 4) and maybe an unknown event (3 in 8)."""
+        """After delta ``n``, maybe a ping (1 in 4) and maybe an unknown event (1 in 2)."""
         if chosen.pings and chance(plan[2 * n], 64):
             payloads.append({"type": "ping"})
-        if chosen.unknown_events and chance(plan[2 * n + 1], 96):
+        if chosen.unknown_events and chance(plan[2 * n + 1], 128):
             payloads.append({"type": "content_block_annotation", "note": "future event"})
 
     usage = truth.usage

@@ -158,7 +158,8 @@ def _entry(path: str, value: Any) -> dict[str, Any]:
 def _partial_call(draw: st.DrawFn, call: ToolCall, features: set[str]) -> list[dict[str, Any]]:
     """The parts of one Vertex call: start, partialArgs entries, end. One decision byte each:
     the last entry ends the call, the end is signed, and for each key its string value is
-    continued over several entries."""
+    continued over several entries (7 times in 8; where it is cut is drawn for every string
+    value, continued or not)."""
     assert isinstance(call.arguments, dict)
     plan = decisions(draw, 2 + len(call.arguments))
     ends_itself, signed = chance(plan[0], 128), chance(plan[1], 128)
@@ -166,8 +167,11 @@ def _partial_call(draw: st.DrawFn, call: ToolCall, features: set[str]) -> list[d
     entries: list[dict[str, Any]] = []
     for (key, value), byte in zip(call.arguments.items(), plan[2:], strict=True):
         path = _path(key)
-        if isinstance(value, str) and len(value) > 1 and chance(byte, 128):
-            pieces = _split(draw, value)
+        pieces = _split(draw, value) if isinstance(value, str) and len(value) > 1 else []
+        if pieces and chance(byte, 224):
+            assert isinstance(value, str)
+            if len(pieces) == 1:
+                pieces = [value[: len(value) // 2], value[len(value) // 2 :]]
             features.add("string_continued")
             for i, piece in enumerate(pieces):
                 entry: dict[str, Any] = {"jsonPath": path, "stringValue": piece}
@@ -286,10 +290,10 @@ def _rendered(
                 features.add("thought_signature")
 
     usage = response.usage
-    every = usage is not None and chance(every_chunk, 128)
+    every = usage is not None and chance(every_chunk, 176)
     if every:
         features.add("usage_every_chunk")
-    grounding = chance(grounded, 160)
+    grounding = chance(grounded, 192)
     if grounding:
         features.add("ignored_parts")
     objects: list[dict[str, Any]] = []

@@ -281,7 +281,7 @@ def _payloads(
             fragments = [text]
         else:
             fragments = fragments or [""]
-            if chance(open_empty, 160):
+            if chance(open_empty, 192):
                 fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
         calls.append([Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
     if chosen.can_interleave:
@@ -326,7 +326,7 @@ def _payloads(
         response.finish_reason is not None
         and bool(order)
         and order[-1].kind == "text"
-        and chance(flags[1], 128)
+        and chance(flags[1], 192)
     )
     if not role_with_first:
         payloads.append(chunk({"role": "assistant", "content": ""}))
@@ -497,10 +497,10 @@ def _rendered(
 ) -> GeneratedStream:
     if wire is None:
         wire = Wire.drawn(draw, len(truth.tool_calls), 1)
-    # Without a finish reason, the stream is cut (no [DONE]) two times in three. Drawn
+    # Without a finish reason, the stream is cut (no [DONE]) one time in two. Drawn
     # whatever the finish reason, so that one shrinking to none moves no later choice.
     cut = decisions(draw, 1)[0] if truncate is None else 0
-    truncated = truth.finish_reason is None and (chance(cut, 170) if truncate is None else truncate)
+    truncated = truth.finish_reason is None and (chance(cut, 128) if truncate is None else truncate)
     if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
         truth = AgentResponse(

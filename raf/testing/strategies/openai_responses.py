@@ -252,7 +252,7 @@ def _rendered(
                 logprobs=[],
                 **padding(),
             )
-            if chance(byte, 112):  # 7 in 16
+            if chance(byte, 160):  # 5 in 8
                 ev("response.keep_alive", numbered=False)
         ev(
             "response.output_text.done",
@@ -293,7 +293,7 @@ def _rendered(
         text, (only,), fragments = wire_of(wire.calls[n], call.arguments, 1)
         texts.append(text)
         # some calls send their arguments only in the .done event
-        if chosen.done_only_arguments and chance(only, 128):
+        if chosen.done_only_arguments and chance(only, 208):
             fragments = []
         streams_of_args.append([Piece("call", f, n) for f in fragments])
     for arg_piece in merge(draw, streams_of_args):
