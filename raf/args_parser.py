@@ -16,29 +16,37 @@ Fed the argument text fragment by fragment (``push``), it reports (``poll``):
   characters.
 
 The parser is strict: anything the final parse would reject (a raw control character in a
-string, a lone surrogate, a bad escape, a malformed number, a number out of range, nesting
-deeper than ``max_depth``, trailing garbage) stops it; it then reports nothing more and
-:attr:`StreamingArgsParser.error` says what was wrong. Nesting is counted while scanning, so a
-value is never decoded past the limit and nothing here recurses per level. Text that is not
-a JSON object at the top level (``"x"``, ``[1]``) is not an error here but yields no events.
+string, a lone surrogate, escaped or as a character of a ``str`` fragment, a bad escape, a
+malformed number, a number out of range, nesting deeper than ``max_depth``, trailing
+garbage) stops it; it then reports nothing more and :attr:`StreamingArgsParser.error` says
+what was wrong. It never raises on its input. Nesting is counted while scanning, so a value
+is never decoded past the limit and nothing here recurses per level. Text that is not a JSON
+object at the top level (``"x"``, ``[1]``) is not an error here but yields no events.
 
-Cost: every character is examined once (runs of ordinary characters and complete escapes are
-matched by compiled regular expressions and decoded in bulk by the JSON library), and each
-completed value is decoded once from its own slice, so the total work is linear in the
-argument length for any fragmentation.
+``push`` reads every fragment with the general scan: a state machine over the states listed
+below, where each key or value is read by the scanner of its state (runs of ordinary
+characters and complete escapes are matched by compiled regular expressions and decoded in
+bulk by the JSON library). :meth:`StreamingArgsParser.feed` first tries a fast path for the
+fragments that make up nearly all of a long argument, and gives exactly the events and state
+that ``push`` then ``poll`` would:
 
-:meth:`StreamingArgsParser.feed` first tries fast paths for the fragments that make up nearly
-all of a long argument; each gives exactly the events and state of ``push`` then ``poll``, the
-general path, which it falls back to for anything else:
+* in a top-level string value, a fragment of plain text (no quote, backslash or control
+  character) is its own decoding; one with escapes is checked and decoded by one call of the
+  JSON library, which rejects exactly what the general scan would (a quote, a control
+  character, a bad escape, a lone surrogate: then the general scan reads the fragment and
+  reports it); when the fragment may end in a cut escape (a final ``\\`` or ``\\u12``) or
+  a high surrogate that waits for its other half, one pattern first splits that part off,
+  to be read with the next fragment;
+* in a nested value, a fragment without brackets or backslashes only moves the scan in or
+  out of strings (one count of its quotes); otherwise one pattern per bracket skips ordinary
+  characters, complete strings and escaped pairs, and the brackets are counted, up to where
+  the value ends, gets too deep, or a backslash ends the fragment, from where the general
+  scan goes on.
 
-* inside a top-level string value, a fragment of ordinary characters is reported as it is; one
-  with escapes, holding no backslash among its last six characters, is checked and decoded
-  by a single call of the JSON library (which rejects exactly what the general scan would);
-  one ending in a cut escape (``\\`` or ``\\u12``), or in a high surrogate, goes through the
-  run pattern once and keeps the cut part for the next fragment;
-* inside a nested value, runs of ordinary characters, complete strings and escaped pairs are
-  skipped by one pattern and only brackets are counted, until the fragment ends, a string is
-  cut, the value closes or gets too deep, from where the general scan continues.
+Cost: each character is examined by the general scan at most once, and at most once more by
+a fast path that hands its fragment over (plus an escape cut by the end of a fragment, a few
+characters, read again with the next); each completed value is decoded once from its own
+slice. The total work is linear in the argument length for any fragmentation.
 """
 
 from __future__ import annotations
@@ -91,12 +99,17 @@ _WS = re.compile(r"[ \t\n\r]*")
 _STRING_SPECIAL = re.compile(r'["\\\x00-\x1f]')
 _NESTED_SPECIAL = re.compile(r'["\\{}\[\]]')
 _NESTED_STRING_SPECIAL = re.compile(r'["\\]')
+_NESTED_SPECIAL_BUT_QUOTE = re.compile(r"[\\{}\[\]]")
 # Fast path of nested values (possessive, so never backtracking): the rest of a string the
-# scan is inside, up to its closing quote; and, outside strings, what is neither a bracket nor
-# the start of a string left open by the fragment (ordinary characters, complete strings, and
-# a backslash with the character it escapes, as the general scan skips both).
-_NESTED_IN_STRING_RUN = re.compile(r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+')
-_NESTED_RUN = re.compile(r'(?:[^"\\{}\[\]]++|"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+"|\\[\s\S])*+')
+# scan is inside, up to its closing quote or a backslash ending the fragment; and, outside
+# strings, what is neither a bracket nor a backslash ending the fragment (ordinary characters,
+# complete strings, a backslash with the character it escapes, as the general scan skips
+# both), then maybe a string left open (group 1).
+_NESTED_STRING_BODY = r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+'
+_NESTED_IN_STRING_RUN = re.compile(_NESTED_STRING_BODY)
+_NESTED_RUN = re.compile(
+    r'(?:[^"\\{}\[\]]++|"' + _NESTED_STRING_BODY + r'"|\\[\s\S])*+("' + _NESTED_STRING_BODY + ")?+"
+)
 _SCALAR_CHARS = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _decode = msgspec.json.Decoder().decode
@@ -197,6 +210,17 @@ class StreamingArgsParser:
                 if events is not None:
                     return events
             elif state == _IN_NESTED:
+                if not self._nested_escape and _NESTED_SPECIAL_BUT_QUOTE.search(fragment) is None:
+                    # The most common fragment: no bracket and no backslash, so only its
+                    # quotes change the scan's state (every one opens or closes a string).
+                    if fragment.count('"') & 1:
+                        self._nested_in_string = not self._nested_in_string
+                    raw = self._raw
+                    raw.append(fragment)
+                    if len(raw) >= _BLOCK:
+                        self._blocks.append("".join(raw))
+                        raw.clear()
+                    return []
                 i = self._feed_nested(fragment)
                 if i == len(fragment):
                     return []
@@ -277,7 +301,12 @@ class StreamingArgsParser:
                 in_string = False
                 i = j + 1
                 continue
-            j = run(s, i).end()  # type: ignore[union-attr]
+            m = run(s, i)
+            j = m.end()  # type: ignore[union-attr]
+            if m.lastindex is not None:  # type: ignore[union-attr]
+                in_string = True  # the fragment ends inside a string it opened
+                i = j
+                break
             if j == n:
                 i = n
                 break
@@ -292,8 +321,6 @@ class StreamingArgsParser:
                     i = j  # the value ends: the general scan completes it
                     break
                 depth -= 1
-            elif c == '"':
-                in_string = True  # a string the fragment cuts
             else:
                 i = j  # a backslash ending the fragment
                 break

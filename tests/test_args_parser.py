@@ -146,6 +146,26 @@ def test_strict_json_rejections_stop_the_parser(name: str, text: str, reason: st
     assert parser.poll() == []  # nothing after a failure
 
 
+@pytest.mark.parametrize("use_feed", [False, True], ids=["push_poll", "feed"])
+@pytest.mark.parametrize(
+    ("fragments", "reason"),
+    [
+        (('{"t":"a\ud800b"}',), "lone surrogate in the value of 't'"),
+        (('{"t":"a', "\udfff", 'b"}'), "lone surrogate in the value of 't'"),
+        (('{"t":"\\n\ud800"}',), "lone surrogate in the value of 't'"),
+        (('{"o":["x\ud800"]}',), "lone surrogate in the value of 'o'"),
+        (('{"k\ud800":1}',), "lone surrogate in a key"),
+    ],
+)
+def test_a_lone_surrogate_character_in_a_str_fragment_stops_the_parser(
+    fragments: tuple[str, ...], reason: str, use_feed: bool
+) -> None:
+    # A str fragment can hold what no UTF-8 text can: the parser stops, it does not raise.
+    _, parser = polls(*fragments, use_feed=use_feed)
+    assert parser.error == reason
+    assert not parser.done
+
+
 def test_events_before_a_failure_are_kept() -> None:
     out, parser = polls('{"a":1,"b":', "oops}")
     assert out == [[P("a", 1)], []]

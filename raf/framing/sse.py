@@ -22,7 +22,14 @@ Cost is linear in the input whatever the feed sizes: each chunk is searched once
 line terminator and its complete lines are split on CR and LF only, as bytes (never
 ``str.splitlines``, which also splits on U+2028, U+0085...); an unfinished line is kept in
 one growing buffer; a value is decoded from UTF-8 once, when its event is dispatched (data
-lines joined with LF).
+lines joined with LF). That is the general path, which interprets line after line. Most
+streams are nothing but one-line ``data: ...`` blocks, and most chunks of them start inside
+a line and end inside another; so when no block is open, the fast path takes the text from
+the unfinished line to the chunk's last blank line, decodes it once, splits it at the
+``"\\n\\ndata: "`` (or ``"\\r\\n\\r\\ndata: "``) between blocks, and dispatches one
+event per piece, after checking that no piece holds a line terminator; anything else (other
+fields, comments, several lines in a block, a chunk that could pass a limit) goes through
+the general path, with the same results, for at most one more pass over the chunk.
 Two limits bound memory on hostile input (``max_line_bytes``, ``max_event_bytes``); passing
 one raises :class:`raf.errors.SSELimitExceeded`.
 """
@@ -247,8 +254,9 @@ class SSEDecoder:
         return blocks_end
 
     def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
-        """Interpret complete lines (WHATWG 9.2.6). The block's state lives in locals here,
-        written back at the end: this loop is the decoder's hot path.
+        """Interpret complete lines (WHATWG 9.2.6): the general path. The block's state lives
+        in locals here, written back at the end: this loop is the hot path of any stream that
+        is not made of one-line data blocks.
 
         Lines stay bytes until a value is needed: CR and LF never occur inside a UTF-8
         sequence, so decoding each value (data lines joined with LF) gives the same text as

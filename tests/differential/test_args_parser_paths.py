@@ -230,6 +230,10 @@ def test_examples_of_each_fast_path() -> None:
         ['{"t":"', "a\tb"],  # a raw control character
         ['{"o":{"a":"}', '"},"b":', "[1,[2,", '"]"]]', "}"],  # nested, strings with brackets
         ['{"o":[\\', "]]}"],  # a backslash outside a string of a nested value
+        ['{"o":[', "1\\", "]]}"],  # ... ending a fragment
+        ['{"o":["', "a\\", '"]', "]}"],  # a backslash ending a fragment inside a string
+        ['{"t":"', "ab\\u12G4", '"}'],  # a bad \u escape near the end
+        ['{"t":"', "a\\u1", "2G", '"}'],  # ... cut
         ['{"o":[[[[', "1]]]]}"],  # too deep for max_depth=4
     ]
     for fragments in cases:

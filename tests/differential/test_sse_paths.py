@@ -227,3 +227,16 @@ def test_examples_of_the_fast_path() -> None:
         for first in ([], [b"data: 0\n\n"], [b"data: 0\n\nda"], [b": hi\n"]):
             assert_same_paths([*first, *chunks])
             assert_same_paths([*first, *chunks], (12, 20))
+
+
+def test_huge_lines_near_the_limits() -> None:
+    """Lines of 64 KiB and blocks of several of them, around both limits, in 4 KiB chunks and
+    in chunks just smaller and larger than a line."""
+    limit = 64 * 1024
+    for delta in (-1, 0, 1):
+        line = b"data: " + b"y" * (limit - 6 + delta)
+        stream = b"data: a\n\n" + line + b"\n\n" + (line + b"\n") * 2 + b"\ndata: z\n\n"
+        for max_event in (limit - 1, limit + 1, 2 * limit + 2, 3 * limit + 3):
+            for size in (4096, limit - 7, limit + 9, len(stream)):
+                chunks = [stream[i : i + size] for i in range(0, len(stream), size)]
+                assert_same_paths(chunks, (limit, max_event))
