@@ -13,7 +13,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from raf.converter import AgentResponseConverter
+from raf.converter import AgentResponseConverter, CallState, Step, _Call
+from raf.errors import StateError
 from raf.model import Usage, contents, events, updates
 from raf.model.contents import Content
 from raf.model.updates import AgentResponseUpdate
@@ -627,3 +628,42 @@ def test_progress_reports_new_text_and_received_count() -> None:
     assert steps[0][-1] == Progress(call_id="c1", name="text", received=3, value="Hel")
     assert steps[1][-1] == Progress(call_id="c1", name="text", received=7, value="lo W")
     assert steps[2][-1] == Parsed(call_id="c1", name="text", value="Hello World")
+
+
+# -- a call's life: the state table (CallState) --------------------------------------------
+
+
+def test_a_call_ended_before_its_name_still_starts_once_and_is_called_but_never_ended_again() -> (
+    None
+):
+    stream = [
+        updates.ToolCallArgs(id="c1", args_delta='{"q": 1}'),
+        updates.ToolCallEnd(id="c1"),  # before the name: nothing to end yet
+        updates.ToolCallStart(id="c1", name="search"),
+    ]
+    steps, final = run(stream)
+    assert steps[1] == []
+    assert [type(c) for c in steps[2]] == [Start, Args, Parsed]
+    assert final == [Calling(call_id="c1", name="search", arguments={"q": 1})]  # no End
+
+
+def test_an_executed_call_is_neither_ended_nor_called_again() -> None:
+    stream = [
+        Delta(index=0, id="c1", name="f", arguments_delta="{}"),
+        updates.ToolCalled(id="c1", result="ok"),
+        updates.ToolCallEnd(id="c1"),
+        updates.ToolCalled(id="c1", result="again"),
+    ]
+    kinds = [type(c) for c in flat(stream)]
+    assert kinds.count(End) == 1
+    assert kinds.count(Calling) == 1
+    assert kinds.count(contents.ToolCalled) == 2
+
+
+def test_a_move_the_state_table_does_not_list_raises_state_error() -> None:
+    # (a bug of raf if it ever happened: results() reports it as internal_error)
+    call = _Call(0, None, "c1")
+    call.move(Step.CALL)
+    assert call.state is CallState.CALLED
+    with pytest.raises(StateError, match="no move 'call' from 'called'"):
+        call.move(Step.CALL)
