@@ -304,18 +304,8 @@ class OpenAIChatDialect(JSONEventDialect):
                 self.metadata(chunk_id, model, out)
             if content:
                 out.append(_TextDelta(delta=content))
-            tool_calls = delta.tool_calls
-            if tool_calls:
-                for call in tool_calls:
-                    function = call.function
-                    out.append(
-                        _ToolCallDelta(
-                            index=call.index,
-                            id=call.id or None,
-                            name=None if function is None else function.name or None,
-                            arguments_delta="" if function is None else function.arguments or "",
-                        )
-                    )
+            if delta.tool_calls:
+                _tool_call_deltas(delta.tool_calls, out)
         except Exception as exc:  # a bug in raf: report it, skip the frame, go on
             out.append(self.internal_error(exc, data))
         return True
@@ -351,20 +341,8 @@ class OpenAIChatDialect(JSONEventDialect):
                         out.append(_TextDelta(delta=content))
                     else:
                         _map_content_parts(content, frame)  # type: ignore[arg-type]
-                tool_calls = delta.tool_calls
-                if tool_calls:
-                    for call in tool_calls:
-                        function = call.function
-                        out.append(
-                            _ToolCallDelta(
-                                index=call.index,
-                                id=call.id or None,
-                                name=None if function is None else function.name or None,
-                                arguments_delta=""
-                                if function is None
-                                else function.arguments or "",
-                            )
-                        )
+                if delta.tool_calls:
+                    _tool_call_deltas(delta.tool_calls, out)
             reason = choice.finish_reason
             if reason:
                 finish = updates.Finish(
@@ -377,6 +355,20 @@ class OpenAIChatDialect(JSONEventDialect):
             out.append(updates.Usage(usage=usage))
 
     handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
+
+
+def _tool_call_deltas(tool_calls: list[_ToolCall], out: list[AgentResponseUpdate]) -> None:
+    """One ``ToolCallDelta`` per entry of ``delta.tool_calls``: an empty id or name is none."""
+    for call in tool_calls:
+        function = call.function
+        out.append(
+            _ToolCallDelta(
+                index=call.index,
+                id=call.id or None,
+                name=None if function is None else function.name or None,
+                arguments_delta="" if function is None else function.arguments or "",
+            )
+        )
 
 
 def _map_content_parts(parts: list[Any], frame: Frame) -> None:
