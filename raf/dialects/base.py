@@ -190,6 +190,10 @@ class JSONEventDialect:
     whose result is a payload of type :attr:`fast_kind`; when it raises a msgspec error,
     :meth:`decode` reads the frame instead (to salvage or report it)."""
     fast_kind: ClassVar[str] = ""
+    usual: Callable[[ServerSentEvent, list[AgentResponseUpdate]], bool] | None = None
+    """Optional: a fast path for the format's usual frame, tried before :meth:`feed_event`:
+    it maps the frame (appending its updates) and returns ``True``, or returns ``False``
+    having done nothing, and the frame takes the shared path."""
     payload_name: ClassVar[str] = "event"
     """What one payload is called in error messages (``not a <payload_name>``)."""
     truncation_message: ClassVar[str] = "stream ended before the format's terminal event"
@@ -241,8 +245,13 @@ class JSONEventDialect:
         out: list[AgentResponseUpdate] = []
         frame = Frame(_NO_EVENT, out)  # one Frame serves every event of the call
         feed_event = self.feed_event
+        usual = self.usual
         for event in events:
-            if self._done or feed_event(event, frame):
+            if self._done:
+                break
+            if usual is not None and usual(event, out):
+                continue
+            if feed_event(event, frame):
                 break
         return out
 

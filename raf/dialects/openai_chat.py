@@ -37,7 +37,7 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import msgspec
@@ -102,7 +102,6 @@ _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 _ToolCallDelta = updates.ToolCallDelta
 _encode = msgspec.json.encode
-_NO_EVENT = ServerSentEvent()
 
 
 class _Salvage:
@@ -247,34 +246,24 @@ class OpenAIChatDialect(JSONEventDialect):
             )
             return None
 
-    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
-        """The shared frame loop (:meth:`JSONEventDialect.feed_events`) with the usual chunk
-        mapped here directly, as :meth:`_chunk` maps it: a ``message`` event whose data is a
-        JSON object that decodes as a chunk with one choice (index 0 or none) carrying text
-        and/or tool-call fragments, and no finish reason, reasoning, usage or error. Every
-        other frame takes the shared path (its data decoded again)."""
-        out: list[AgentResponseUpdate] = []
-        frame = Frame(_NO_EVENT, out)
-        feed_event = self.feed_event
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual chunk, mapped as :meth:`_chunk` maps it: a ``message`` event whose data
+        is a JSON object that decodes as a chunk with one choice (index 0 or none) carrying
+        text and/or tool-call fragments, and no finish reason, reasoning, usage or error.
+        Any other frame returns ``False`` and takes the shared path (its data decoded again).
+        """
+        data = event.data
         # Longer data may nest too deep: the shared path counts its brackets first.
-        short = 2 * self.max_json_depth + 1
-        for event in events:
-            if self._done:
-                break
-            data = event.data
-            if event.event == "message" and data[:1] == "{" and len(data) <= short:
-                try:
-                    chunk = _decode_chunk(data)
-                except (msgspec.ValidationError, msgspec.DecodeError):
-                    chunk = None
-                if chunk is not None and self._usual(chunk, out, data):
-                    continue
-            if feed_event(event, frame):
-                break
-        return out
+        if event.event != "message" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
+            return False
+        try:
+            chunk = _decode_chunk(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return False
+        return self._usual(chunk, out, data)
 
     def _usual(self, chunk: _Chunk, out: list[AgentResponseUpdate], data: str) -> bool:
-        """Map ``chunk`` if it has the usual shape (see :meth:`feed_events`); ``False``,
+        """Map ``chunk`` if it has the usual shape (see :meth:`usual`); ``False``,
         having done nothing, if it has not."""
         choices = chunk.choices
         if (
