@@ -55,6 +55,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
+import raf
 from raf.pipeline import respond, run
 
 def clock():
@@ -72,7 +73,7 @@ for name, dialect, chunks, options in inputs:
     except Exception as exc:
         response = f"raised {type(exc).__name__}: {exc}".encode()
     out.append((name, results, response))
-open(sys.argv[2], "wb").write(msgspec.msgpack.encode(out))
+open(sys.argv[2], "wb").write(msgspec.msgpack.encode([raf.__file__, out]))
 """
 
 Input = tuple[str, str, list[bytes], dict[str, Any]]
@@ -192,7 +193,10 @@ def run_tree(tree: Path, inputs_file: Path, output: Path) -> dict[str, tuple[byt
         check=True,
         cwd=tempfile.gettempdir(),  # never the repository: its raf must not shadow the tree's
     )
-    rows = msgspec.msgpack.decode(output.read_bytes())
+    source, rows = msgspec.msgpack.decode(output.read_bytes())
+    if not Path(source).resolve().is_relative_to(tree.resolve()):
+        # An installed raf would answer instead: the comparison would be of one tree with itself.
+        raise SystemExit(f"compare_revisions: {tree} did not provide raf (it came from {source})")
     return {name: (results, response) for name, results, response in rows}
 
 
@@ -211,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-cassettes", action="store_true")
     args = parser.parse_args(argv)
+    for tree in (args.old, args.new):
+        if not (tree / "raf" / "__init__.py").is_file():
+            parser.error(f"{tree} is not a checkout of raf (no raf/__init__.py)")
 
     started = time.perf_counter()
     inputs = [] if args.no_cassettes else cassette_inputs() + corpus_inputs()
