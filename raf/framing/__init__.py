@@ -24,11 +24,13 @@ from typing import Protocol, runtime_checkable
 
 from raf.errors import DialectError
 from raf.framing.json_values import JSONArrayDecoder, JSONLinesDecoder
-from raf.framing.sse import ServerSentEvent, SSEDecoder
+from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent, SSEDecoder
 from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "AutoFraming",
+    "DataRun",
+    "EventOrRun",
     "Framing",
     "JSONArrayDecoder",
     "JSONLinesDecoder",
@@ -46,6 +48,10 @@ class Framing(Protocol):
     ``feed`` may raise :class:`raf.errors.SSELimitExceeded` (with the frames decoded before
     the limit in ``exc.events``) and nothing else on any input; ``close`` ends the body and
     sets ``truncated`` when it ended inside a frame (which is then discarded).
+
+    A framing may also define ``feed_runs(data)``: ``feed``, with runs of usual frames given
+    as one :class:`DataRun` each (their data still bytes). The pipeline uses it when the
+    dialect reads runs (``feed_frames``).
     """
 
     truncated: bool
@@ -96,6 +102,16 @@ class AutoFraming:
         first = rest[:1]
         name = "json_array" if first == b"[" else "json_lines" if first == b"{" else "sse"
         return self._choose(name, body)
+
+    def feed_runs(self, data: bytes) -> list[EventOrRun]:
+        """:meth:`feed`, with runs (:class:`DataRun`) where the chosen framing makes them."""
+        inner = self._inner
+        if inner is None:
+            return list(self.feed(data))
+        feed_runs = getattr(inner, "feed_runs", None)
+        if feed_runs is None:
+            return list(inner.feed(data))
+        return feed_runs(data)  # type: ignore[no-any-return]
 
     def _choose(self, name: str, body: bytes) -> list[ServerSentEvent]:
         self.chosen = name

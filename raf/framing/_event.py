@@ -8,9 +8,11 @@ them.
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
 import msgspec
 
-__all__ = ["ServerSentEvent"]
+__all__ = ["DataRun", "EventOrRun", "ServerSentEvent"]
 
 
 class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -28,3 +30,34 @@ class ServerSentEvent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     data: str = ""
     id: str = ""
     retry: int | None = None
+
+
+class DataRun(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Consecutive events of the usual shape, their data still UTF-8 bytes.
+
+    What :meth:`raf.framing.sse.SSEDecoder.feed_runs` gives for a run of one-line
+    ``data: ...`` blocks, instead of one :class:`ServerSentEvent` per block: the payloads are
+    slices of the body, so a dialect can decode them straight from bytes. It stands for
+    exactly the events of :meth:`events`: each of type ``message``, with the data decoded
+    from UTF-8 (invalid bytes as U+FFFD), this ``id`` and no ``retry``. No payload holds a
+    CR or an LF.
+
+    Attributes:
+        payloads: each event's data, as bytes.
+        id: the last event ID string, the same for all of them.
+    """
+
+    payloads: list[bytes]
+    id: str = ""
+
+    def events(self) -> list[ServerSentEvent]:
+        """The events the run stands for."""
+        event_id = self.id
+        return [
+            ServerSentEvent(event="message", data=p.decode("utf-8", "replace"), id=event_id)
+            for p in self.payloads
+        ]
+
+
+EventOrRun: TypeAlias = ServerSentEvent | DataRun
+"""What :meth:`raf.framing.sse.SSEDecoder.feed_runs` returns a list of."""

@@ -30,6 +30,9 @@ the unfinished line to the chunk's last blank line, decodes it once, splits it a
 event per piece, after checking that no piece holds a line terminator; anything else (other
 fields, comments, several lines in a block, a chunk that could pass a limit) goes through
 the general path, with the same results, for at most one more pass over the chunk.
+:meth:`SSEDecoder.feed_runs` is :meth:`SSEDecoder.feed` with the fast path's blocks given as
+one :class:`DataRun` (their data left as bytes, for a dialect that decodes JSON straight from
+bytes) instead of one event each.
 Two limits bound memory on hostile input (``max_line_bytes``, ``max_event_bytes``); passing
 one raises :class:`raf.errors.SSELimitExceeded`.
 """
@@ -37,16 +40,18 @@ one raises :class:`raf.errors.SSELimitExceeded`.
 from __future__ import annotations
 
 import re
-from typing import Literal, NoReturn
+from typing import Literal, NoReturn, cast
 
 from raf._mypyc import mypyc_attr
 from raf.errors import SSELimitExceeded, StateError
-from raf.framing._event import ServerSentEvent
+from raf.framing._event import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "DataRun",
+    "EventOrRun",
     "SSEDecoder",
     "ServerSentEvent",
 ]
@@ -122,14 +127,23 @@ class SSEDecoder:
                 events this call decoded first. The decoder then refuses further input.
             StateError: the decoder was closed or has failed.
         """
-        return self._feed(data, True)
+        return cast("list[ServerSentEvent]", self._feed(data, True, False))
 
-    def _feed(self, data: bytes, fast: bool) -> list[ServerSentEvent]:
-        """``feed``; with ``fast=False`` every line goes through :meth:`_lines` (the general
-        path, which the fast path must match exactly)."""
+    def feed_runs(self, data: bytes) -> list[EventOrRun]:
+        """:meth:`feed`, except that each run of one-line ``data:`` blocks the fast path
+        takes is one :class:`DataRun` (its payloads still bytes) instead of one event each.
+
+        Expanding every run with :meth:`DataRun.events` gives exactly what :meth:`feed`
+        returns; the errors are the same (``exc.events`` may then hold runs too).
+        """
+        return self._feed(data, True, True)
+
+    def _feed(self, data: bytes, fast: bool, runs: bool) -> list[EventOrRun]:
+        """``feed`` (``runs``: ``feed_runs``); with ``fast=False`` every line goes through
+        :meth:`_lines` (the general path, which the fast path must match exactly)."""
         if self._closed or self._failed:
             raise StateError("feed() after close() or after a limit error")
-        events: list[ServerSentEvent] = []
+        events: list[EventOrRun] = []
         if not data:
             return events
         if self._skip_lf:
@@ -150,7 +164,7 @@ class SSEDecoder:
             self._skip_lf = True  # the LF of a CRLF may come with the next chunk
         pos = 0  # data[:pos] is interpreted
         if fast and not self._block_open and len(self._partial) + end <= self.max_line_bytes:
-            pos = self._data_blocks(data, end, last_cr < 0, events)
+            pos = self._data_blocks(data, end, last_cr < 0, events, runs)
         if pos < end:
             self._complete_lines(data[pos:end] if pos or end < len(data) else data, events)
         if end < len(data):
@@ -180,14 +194,14 @@ class SSEDecoder:
         return []
 
     def _fail(
-        self, kind: Literal["line", "event"], limit: int, size: int, events: list[ServerSentEvent]
+        self, kind: Literal["line", "event"], limit: int, size: int, events: list[EventOrRun]
     ) -> NoReturn:
         self._failed = True
         self._partial = bytearray()
         self._data = []
         raise SSELimitExceeded(kind, limit, size, events)
 
-    def _complete_lines(self, complete: bytes, events: list[ServerSentEvent]) -> None:
+    def _complete_lines(self, complete: bytes, events: list[EventOrRun]) -> None:
         """Interpret ``complete``, which ends with a line terminator, after the unfinished
         line if there is one."""
         if self._partial:
@@ -204,21 +218,23 @@ class SSEDecoder:
         self._lines(lines, events)
 
     def _data_blocks(
-        self, data: bytes, end: int, lf_only: bool, events: list[ServerSentEvent]
+        self, data: bytes, end: int, lf_only: bool, events: list[EventOrRun], runs: bool
     ) -> int:
         """The fast path: dispatch the blocks from the unfinished line (or the start of
         ``data``) to the last blank line of ``data``, if they are all one-line ``data: ...``
         blocks ended by LF LF (CRLF CRLF when ``data`` has a CR), the usual shape of a
-        stream. Returns where the blocks end in ``data``, or 0 (nothing done).
+        stream; as one :class:`DataRun` when ``runs``. Returns where the blocks end in
+        ``data``, or 0 (nothing done).
 
         The caller checked that no block is open (no field is pending, and the ID buffer is
         the last event ID) and that no line of the chunk passes ``max_line_bytes``; the text
         starts with ``data: `` (so even the stream's first line has no BOM to strip). Each
         block then gives what :meth:`_lines` makes of its two lines: an event of type
         ``message`` whose data is the line after ``data: ``, with the current ID and no
-        retry. The blocks are decoded as one text, which gives every value the same text as
-        decoding it alone (CR and LF are never part of a UTF-8 sequence), and split at the
-        separators; that the values hold no CR or LF then proves the shape.
+        retry. The blocks are split at the separators; that the values hold no CR or LF then
+        proves the shape (as bytes or as text: CR and LF are never part of a UTF-8 sequence,
+        which is also why decoding the blocks as one text gives every value the same text as
+        decoding it alone).
         """
         terminator = b"\n\n" if lf_only else b"\r\n\r\n"
         blocks_end = data.rfind(terminator, 0, end) + len(terminator)
@@ -227,23 +243,25 @@ class SSEDecoder:
         partial = self._partial
         if len(partial) + blocks_end > self.max_event_bytes:
             return 0  # one of these blocks might pass the limit: the general path decides
-        raw = partial + data[:blocks_end] if partial else data[:blocks_end]
-        text = raw.decode("utf-8", "replace")
-        if not text.startswith("data: "):
+        raw = bytes(partial) + data[:blocks_end] if partial else data[:blocks_end]
+        if not raw.startswith(b"data: "):
             return 0
-        if lf_only:
-            values = text[6:-2].split("\n\ndata: ")
-            joined = "".join(values)
-            if "\n" in joined:
+        if runs:
+            payloads = (
+                raw[6:-2].split(b"\n\ndata: ") if lf_only else raw[6:-4].split(b"\r\n\r\ndata: ")
+            )
+            joined = b"".join(payloads)
+            if b"\n" in joined or (not lf_only and b"\r" in joined):
                 return 0
-        else:
-            values = text[6:-4].split("\r\n\r\ndata: ")
-            joined = "".join(values)
-            if "\n" in joined or "\r" in joined:
-                return 0
-        if partial:
-            self._partial = bytearray()
-        self._first_line = False  # it started with "data: ", so with no BOM
+            self._dispatched(partial)
+            events.append(DataRun(payloads=payloads, id=self._id_buffer))
+            return blocks_end
+        text = raw.decode("utf-8", "replace")
+        values = text[6:-2].split("\n\ndata: ") if lf_only else text[6:-4].split("\r\n\r\ndata: ")
+        text = "".join(values)
+        if "\n" in text or (not lf_only and "\r" in text):
+            return 0
+        self._dispatched(partial)
         event_id = self._id_buffer
         events.extend(
             [
@@ -253,7 +271,13 @@ class SSEDecoder:
         )
         return blocks_end
 
-    def _lines(self, lines: list[bytes], events: list[ServerSentEvent]) -> None:
+    def _dispatched(self, partial: bytearray) -> None:
+        """The fast path took the unfinished line ``partial`` and the blocks after it."""
+        if partial:
+            self._partial = bytearray()
+        self._first_line = False  # it started with "data: ", so with no BOM
+
+    def _lines(self, lines: list[bytes], events: list[EventOrRun]) -> None:
         """Interpret complete lines (WHATWG 9.2.6): the general path. The block's state lives
         in locals here, written back at the end: this loop is the hot path of any stream that
         is not made of one-line data blocks.

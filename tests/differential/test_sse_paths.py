@@ -1,6 +1,6 @@
-"""SSEDecoder: the fast path of ``feed`` against the general path (``_feed(chunk, False)``,
-where every line goes through the per-line interpreter), on streams of every shape cut every
-way that matters.
+"""SSEDecoder: the fast path of ``feed`` against the general path (``_feed(chunk, False,
+False)``, where every line goes through the per-line interpreter), and ``feed_runs`` with its
+runs expanded against both, on streams of every shape cut every way that matters.
 
 After every chunk both sides must have returned the same events (or raised the same
 ``SSELimitExceeded``: kind, limit, size, message and the events decoded first) and have the
@@ -15,20 +15,29 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.errors import SSELimitExceeded
-from raf.framing.sse import SSEDecoder
+from raf.framing.sse import DataRun, ServerSentEvent, SSEDecoder
 
 Limits = tuple[int, int]
 DEFAULT_LIMITS: Limits = (16 * 1024 * 1024, 32 * 1024 * 1024)
 
 
-def run(chunks: list[bytes], limits: Limits, *, fast: bool) -> list[Any]:
+def expand(frames: list[ServerSentEvent | DataRun]) -> list[ServerSentEvent]:
+    return [e for f in frames for e in (f.events() if isinstance(f, DataRun) else [f])]
+
+
+def run(chunks: list[bytes], limits: Limits, *, how: str) -> list[Any]:
     decoder = SSEDecoder(max_line_bytes=limits[0], max_event_bytes=limits[1])
     out: list[Any] = []
     for chunk in chunks:
         try:
-            events = decoder.feed(chunk) if fast else decoder._feed(chunk, False)
+            if how == "fast":
+                events = decoder.feed(chunk)
+            elif how == "runs":
+                events = expand(decoder.feed_runs(chunk))
+            else:
+                events = decoder._feed(chunk, False, False)  # type: ignore[assignment]
         except SSELimitExceeded as exc:
-            out.append(("limit", exc.kind, exc.limit, exc.size, str(exc), exc.events))
+            out.append(("limit", exc.kind, exc.limit, exc.size, str(exc), expand(exc.events)))
             break
         out.append((events, decoder.last_event_id, decoder.retry))
     out.append(("close", decoder.close(), decoder.truncated, decoder.last_event_id))
@@ -36,7 +45,9 @@ def run(chunks: list[bytes], limits: Limits, *, fast: bool) -> list[Any]:
 
 
 def assert_same_paths(chunks: list[bytes], limits: Limits = DEFAULT_LIMITS) -> None:
-    assert run(chunks, limits, fast=True) == run(chunks, limits, fast=False)
+    general = run(chunks, limits, how="general")
+    assert run(chunks, limits, how="fast") == general
+    assert run(chunks, limits, how="runs") == general
 
 
 # -- streams ----------------------------------------------------------------------------------
