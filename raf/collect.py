@@ -72,6 +72,14 @@ class ResponseCollector:
         """Take a reasoning delta into account (what adding a ``Reasoning`` content does)."""
         self._reasoning.append(delta)
 
+    def add_text_deltas(self, deltas: list[str]) -> None:
+        """:meth:`add_text` for each of ``deltas``, in order."""
+        self._text.extend(deltas)
+
+    def add_reasoning_deltas(self, deltas: list[str]) -> None:
+        """:meth:`add_reasoning` for each of ``deltas``, in order."""
+        self._reasoning.extend(deltas)
+
     def _collect(self, content: contents.Content) -> None:
         if isinstance(content, contents.Reasoning):
             self._reasoning.append(content.delta)

@@ -273,7 +273,11 @@ class AgentResponseConverter:
         """
         return self._convert(batch, _HANDLERS)
 
-    def collect(self, batch: Iterable[AgentResponseUpdate], collector: ResponseCollector) -> None:
+    def collect(
+        self,
+        batch: Iterable[AgentResponseUpdate | updates.DeltaBatch],
+        collector: ResponseCollector,
+    ) -> None:
         """Fold a batch of updates into ``collector``: what adding every result of
         ``results(batch)`` to it does. An aggregate-only converter (``streaming_contents=False``)
         hands text and reasoning to the collector directly, building no content for them."""
@@ -288,7 +292,9 @@ class AgentResponseConverter:
         self._sink = None
 
     def _convert(
-        self, batch: Iterable[AgentResponseUpdate], handlers: dict[type, _Handler]
+        self,
+        batch: Iterable[AgentResponseUpdate | updates.DeltaBatch],
+        handlers: dict[type, _Handler],
     ) -> list[AgentResponseResult]:
         out: list[AgentResponseResult] = []
         self._meta = None
@@ -299,8 +305,16 @@ class AgentResponseConverter:
                 produced = handler(self, update)
             except Exception as exc:  # a bug in raf: report it, skip the update, go on
                 produced = _Result(contents=(self._internal_error(exc, "an update"),))
+                if isinstance(update, updates.DeltaBatch):
+                    # A batch stands for many updates: convert them one by one instead, so
+                    # that a bug in the batch path costs one error, not the batch's deltas.
+                    out.append(produced)
+                    produced = self._convert(update.updates(), _UNBATCHED[handlers is _HANDLERS])
             if produced is not None:
-                out.append(produced)
+                if isinstance(produced, list):  # a DeltaBatch produced several results
+                    out.extend(produced)
+                else:
+                    out.append(produced)
         return out
 
     def _internal_error(self, exc: Exception, where: str) -> contents.Error:
@@ -325,6 +339,55 @@ class AgentResponseConverter:
     def _collect_reasoning(self, update: updates.ReasoningDelta) -> None:
         if update.delta:
             self._sink.add_reasoning(update.delta)  # type: ignore[union-attr]  # set by collect()
+
+    def _on_delta_batch(self, batch: updates.DeltaBatch) -> list[AgentResponseResult]:
+        return self._convert(batch.updates(), _HANDLERS)
+
+    def _collect_delta_batch(self, batch: updates.DeltaBatch) -> list[AgentResponseResult] | None:
+        """Aggregate-only: the texts to the collector, and every index's fragments added to
+        its call at once when each call is started and open and no limit can be passed;
+        otherwise the fragments go one by one, in the order they came, as usual."""
+        sink: ResponseCollector = self._sink  # type: ignore[assignment]  # set by collect()
+        if batch.reasoning:
+            sink.add_reasoning_deltas(batch.reasoning)
+        if batch.text:
+            sink.add_text_deltas(batch.text)
+        order = batch.order
+        if not order:
+            return None
+        by_index = self._by_index
+        grand = 0
+        max_call = self.max_arguments_chars
+        ready: list[tuple[_Call, list[str], int]] = []
+        for index, pieces in batch.arguments.items():
+            call = by_index.get(index)
+            if call is None or call.state is not _OPEN or call.name is None or call.overflow:
+                break
+            added = sum(map(len, pieces))
+            if call.size + added > max_call:
+                break
+            grand += added
+            ready.append((call, pieces, added))
+        else:
+            if self._total_arguments + grand <= self.max_total_arguments_chars:
+                for call, pieces, added in ready:
+                    call.size += added
+                    args = call.args
+                    args.extend(pieces)
+                    if len(args) >= _BLOCK:
+                        call.blocks.append("".join(args))
+                        call.args = []
+                self._total_arguments += grand
+                self._current = by_index[order[-1]]
+                return None
+        pieces_of = {index: iter(fragments) for index, fragments in batch.arguments.items()}
+        return self._convert(
+            [
+                updates.ToolCallDelta(index=index, arguments_delta=next(pieces_of[index]))
+                for index in order
+            ],
+            _COLLECT_HANDLERS,
+        )
 
     def _on_reasoning(self, update: updates.ReasoningDelta) -> AgentResponseResult | None:
         if not update.delta:
@@ -776,7 +839,9 @@ def _approval_text(update: updates.ToolApprovalRequest) -> str:
 
 
 _Result = AgentResponseResult
-_Handler = Callable[[AgentResponseConverter, Any], AgentResponseResult | None]
+_Handler = Callable[
+    [AgentResponseConverter, Any], AgentResponseResult | list[AgentResponseResult] | None
+]
 
 
 def _result(out: list[Content], evs: list[Event] | None = None) -> AgentResponseResult | None:
@@ -805,6 +870,7 @@ _HANDLERS: dict[type, _Handler] = {
     updates.Finish: AgentResponseConverter._on_finish,
     updates.Error: AgentResponseConverter._on_error,
     updates.ResponseMetadata: AgentResponseConverter._on_metadata,
+    updates.DeltaBatch: AgentResponseConverter._on_delta_batch,
 }
 """The handler of each kind of update (the dispatch table of ``results``)."""
 
@@ -813,8 +879,17 @@ _COLLECT_HANDLERS: dict[type, _Handler] = {
     **_HANDLERS,
     updates.TextDelta: AgentResponseConverter._collect_text,
     updates.ReasoningDelta: AgentResponseConverter._collect_reasoning,
+    updates.DeltaBatch: AgentResponseConverter._collect_delta_batch,
 }
 """The dispatch table of an aggregate-only converter's ``collect``."""
+
+
+_UNBATCHED: dict[bool, dict[type, _Handler]] = {
+    True: _HANDLERS,
+    False: {**_COLLECT_HANDLERS, updates.DeltaBatch: _ignore},
+}
+"""The tables a failed batch's updates are converted with (streaming or aggregate-only), which
+cannot fail on a batch again."""
 
 
 def _handler_for(kind: type, handlers: dict[type, _Handler]) -> _Handler:

@@ -44,7 +44,7 @@ from raf.errors import (
     raw_excerpt,
 )
 from raf.framing import Framing
-from raf.framing.sse import ServerSentEvent
+from raf.framing.sse import EventOrRun, ServerSentEvent
 from raf.limits import (
     DEFAULT_MAX_EVENT_BYTES,
     DEFAULT_MAX_JSON_DEPTH,
@@ -147,6 +147,11 @@ class UpdateDecoder:
                 return out
 
         self._feed_events = feed_events
+        # Runs of frames (DataRun), when both the framing and the dialect handle them.
+        self._feed_frames = getattr(dialect, "feed_frames", None)
+        self._feed_runs = (
+            None if self._feed_frames is None else getattr(self.framing, "feed_runs", None)
+        )
 
     @property
     def sse(self) -> Framing | None:
@@ -158,8 +163,14 @@ class UpdateDecoder:
         """See the class docstring."""
         return self._aborted or (self.dialect is not None and self.dialect.done)
 
-    def feed(self, data: bytes) -> list[AgentResponseUpdate]:
-        """Decode the next chunk of bytes into the updates it completes."""
+    def feed(self, data: bytes, *, batch: bool = False) -> list[AgentResponseUpdate]:
+        """Decode the next chunk of bytes into the updates it completes.
+
+        Args:
+            data: the next bytes of the body.
+            batch: the caller only aggregates the updates (:meth:`Pipeline.feed_into`): the
+                list may then hold :class:`raf.model.updates.DeltaBatch` values too.
+        """
         if self._closed:
             raise StateError("feed() after close()")
         if self.done:
@@ -172,7 +183,7 @@ class UpdateDecoder:
             ):
                 return []  # not decided yet: hold the bytes
             return self._decide()
-        return self._feed_framing(data)
+        return self._feed_framing(data, batch)
 
     def _decide(self) -> list[AgentResponseUpdate]:
         """``"auto"``: choose the dialect from the bytes held, then feed them."""
@@ -181,13 +192,20 @@ class UpdateDecoder:
         self._start(dialects.create(sniff.sniff(held) or sniff.FALLBACK, **self._limits))
         return self._feed_framing(held) if held else []
 
-    def _feed_framing(self, data: bytes) -> list[AgentResponseUpdate]:
+    def _feed_framing(self, data: bytes, batch: bool = False) -> list[AgentResponseUpdate]:
         assert self.framing is not None
         assert self.dialect is not None
         try:
+            feed_runs = self._feed_runs
+            if feed_runs is not None:
+                return self._frames(feed_runs(data), batch)
             events = self.framing.feed(data)
         except SSELimitExceeded as exc:
-            out = self._events(exc.events)
+            out = (
+                self._events(exc.events)
+                if self._feed_runs is None
+                else self._frames(exc.events, batch)
+            )
             if not self.dialect.done:
                 self._abort()
                 out.append(updates.Error(error_code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
@@ -236,6 +254,15 @@ class UpdateDecoder:
     def _abort(self) -> None:
         self._aborted = True
         self.interrupted = True
+
+    def _frames(self, frames: list[EventOrRun], batch: bool) -> list[AgentResponseUpdate]:
+        if not frames:
+            return []
+        try:
+            return self._feed_frames(frames, batch)  # type: ignore[misc, no-any-return]
+        except Exception as exc:  # a third-party dialect that broke its promise
+            name = getattr(self.dialect, "name", "?")
+            return [_internal_error(exc, f"the {name} dialect")]
 
     def _events(self, events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
         if not events:
@@ -421,9 +448,10 @@ class Pipeline:
     def feed_into(self, data: bytes, collector: ResponseCollector) -> None:
         """``feed(data)``, its results folded into ``collector`` (see
         :meth:`AgentResponseConverter.collect`)."""
-        batch = self.updates.feed(data)
+        converter = self.converter
+        batch = self.updates.feed(data, batch=not converter.streaming_contents)
         if batch:
-            self.converter.collect(batch, collector)
+            converter.collect(batch, collector)
 
     def close_into(self, collector: ResponseCollector) -> None:
         """``close()``, its results folded into ``collector``."""

@@ -15,6 +15,7 @@ from raf import converter as converter_module
 from raf.converter import AgentResponseConverter
 from raf.dialects import openai_chat
 from raf.dialects.openai_chat import OpenAIChatDialect
+from raf.dialects.templates import Templates
 from raf.errors import raw_excerpt
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import AgentResponse, contents, updates
@@ -246,10 +247,26 @@ def test_raw_of_a_small_payload_is_exact() -> None:
 # -- the last line of defence -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", ["the usual chunk's fast path", "the handler table"])
+@pytest.mark.parametrize(
+    "path", ["the usual chunk's fast path", "the handler table", "the batch of a run"]
+)
 def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothing(
     monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
+    body = HELLO + b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n' + WORLD + DONE
+    if path == "the batch of a run":  # respond(): runs of usual chunks are batched
+        original_match = Templates.match
+
+        def broken_match(self: Templates[Any], payload: bytes) -> Any:
+            if b"boom" in payload:
+                raise KeyError("boom")
+            return original_match(self, payload)
+
+        monkeypatch.setattr(Templates, "match", broken_match)
+        response = respond([body])
+        assert response.text == "Hello world"
+        assert codes(response) == ["internal_error"]
+        return
     if path == "the handler table":
         original = OpenAIChatDialect.handlers["chunk"]
 
@@ -270,7 +287,8 @@ def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothin
 
         monkeypatch.setattr(openai_chat, "_TextDelta", text_delta)
         bad = b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n'
-    response = respond([HELLO + bad + WORLD + DONE])  # one chunk: nothing before is lost
+    # One chunk: nothing before is lost. (Streamed: respond() batches the usual chunks.)
+    response = respond([HELLO + bad + WORLD + DONE], streaming_contents=True)
     assert response.text == "Hello world"
     assert codes(response) == ["internal_error"]
     assert "bug in raf" in response.errors[0].message
@@ -284,13 +302,16 @@ def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_noth
         raise ValueError("boom")
 
     # The converter's dispatch tables (streaming and aggregate-only): the handler of
-    # reasoning deltas fails.
+    # reasoning deltas fails, and so does that of batches (aggregate-only: a read's usual
+    # deltas come as one batch), whose updates are then converted one by one.
     for table in (converter_module._HANDLERS, converter_module._COLLECT_HANDLERS):
         monkeypatch.setitem(table, updates.ReasoningDelta, broken)
+    monkeypatch.setitem(converter_module._COLLECT_HANDLERS, updates.DeltaBatch, broken)
     thinking = b'data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}\n\n'
     response = respond([HELLO + thinking + WORLD + DONE], streaming_contents=streaming_contents)
     assert response.text == "Hello world"
     assert codes(response) == ["internal_error"]
+    assert response.reasoning_text == (None if streaming_contents else "hmm")
 
 
 # -- safe_json directly ---------------------------------------------------------------------

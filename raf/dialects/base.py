@@ -35,11 +35,11 @@ import msgspec
 
 from raf import safe_json
 from raf.errors import excerpt, internal_error_message, raw_excerpt
-from raf.framing.sse import ServerSentEvent
+from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 
 __all__ = ["JSON_WHITESPACE", "Dialect", "Frame", "Handler", "JSONEventDialect"]
 
@@ -254,6 +254,58 @@ class JSONEventDialect:
             if feed_event(event, frame):
                 break
         return out
+
+    def feed_frames(
+        self, frames: Iterable[EventOrRun], batch: bool = False
+    ) -> list[AgentResponseUpdate | DeltaBatch]:
+        """:meth:`feed_events` for what :meth:`raf.framing.sse.SSEDecoder.feed_runs` gives:
+        events and runs of events (:class:`DataRun`), each run mapped by :meth:`feed_run`.
+
+        Args:
+            frames: events and runs, in order.
+            batch: the caller only aggregates the updates; a dialect may then give a run's
+                usual deltas as one :class:`raf.model.updates.DeltaBatch`.
+        """
+        out: list[Any] = []  # updates, and DeltaBatch values when batch
+        frame = Frame(_NO_EVENT, out)
+        feed_event = self.feed_event
+        usual = self.usual
+        for item in frames:
+            if self._done:
+                break
+            if isinstance(item, DataRun):
+                if self.feed_run(item, frame, batch):
+                    break
+            elif usual is not None and usual(item, out):
+                continue
+            elif feed_event(item, frame):
+                break
+        return out
+
+    def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
+        """Map a run of events, appending their updates to ``frame.out``; ``True`` when one
+        was an end marker. The default maps each of :meth:`DataRun.events` as
+        :meth:`feed_events` does; a dialect may decode the payloads straight from bytes, and
+        when ``batch`` give its usual deltas as a ``DeltaBatch``. Never raises."""
+        return self.feed_payloads(run.payloads, 0, run.id, frame)
+
+    def feed_payloads(self, payloads: list[bytes], start: int, event_id: str, frame: Frame) -> bool:
+        """Map ``payloads[start:]`` of a run with ID ``event_id`` one by one, as events;
+        ``True`` when one was an end marker."""
+        out = frame.out
+        usual = self.usual
+        feed_event = self.feed_event
+        for i in range(start, len(payloads)):
+            if self._done:
+                return False
+            event = ServerSentEvent(
+                event="message", data=payloads[i].decode("utf-8", "replace"), id=event_id
+            )
+            if usual is not None and usual(event, out):
+                continue
+            if feed_event(event, frame):
+                return True
+        return False
 
     def feed_event(self, event: ServerSentEvent, frame: Frame) -> bool:
         """Map one frame to updates appended to ``frame.out``; ``True`` when it was an end

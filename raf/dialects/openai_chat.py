@@ -44,10 +44,12 @@ import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
-from raf.framing.sse import ServerSentEvent
+from raf.dialects.templates import Templates
+from raf.framing.sse import DataRun, ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.model.usage import Usage
 
 __all__ = ["DONE", "FINISH_REASONS", "USAGE", "OpenAIChatDialect", "parse_usage"]
@@ -98,6 +100,11 @@ class _Chunk(msgspec.Struct, gc=False):
 
 
 _decode_chunk = msgspec.json.Decoder(_Chunk).decode
+_TEMPLATES = 8
+"""How many templates (raf.dialects.templates) a stream keeps: one per call streaming at once,
+and one for text."""
+
+
 _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 _ToolCallDelta = updates.ToolCallDelta
@@ -223,6 +230,18 @@ class OpenAIChatDialect(JSONEventDialect):
     sniff = (rb'"object"\s*:\s*"chat\.completion\.chunk"', rb'"choices"\s*:')
     truncation_message = "stream ended without [DONE] and without a finish_reason"
 
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
+        # Templates of batched chunks (feed_run), with the call index each is for (None:
+        # text), and the metadata they were made under.
+        self._templates: Templates[int | None] = Templates(_TEMPLATES)
+        self._templates_for: tuple[str | None, str | None] = (None, None)
+
     def decode(self, frame: Frame) -> tuple[str, Any] | None:
         """Chunks are decoded strictly typed (fast); one that does not fit is salvaged field
         by field, so one odd field costs an error report, not the whole chunk."""
@@ -262,7 +281,150 @@ class OpenAIChatDialect(JSONEventDialect):
             return False
         return self._usual(chunk, out, data)
 
-    def _usual(self, chunk: _Chunk, out: list[AgentResponseUpdate], data: str) -> bool:
+    def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
+        """A run's chunks are decoded straight from bytes, all at once, and each of the usual
+        shape is mapped as :meth:`usual` maps it; with ``batch``, the deltas of consecutive
+        usual chunks that only add text, reasoning or arguments to a call already named are
+        gathered into one :class:`DeltaBatch`. Any other chunk takes the shared path, in its
+        place. A run that does not decode as a whole (an end marker, a keep-alive, a chunk of
+        another shape, invalid UTF-8) is mapped event by event."""
+        payloads = run.payloads
+        depth = self.max_json_depth
+        if max(map(len, payloads)) > 2 * depth + 1 and any(
+            p.count(b"{") + p.count(b"[") > depth for p in payloads if len(p) > 2 * depth + 1
+        ):
+            # One may nest too deep (a document deeper than the limit needs more than
+            # 2 * depth + 1 characters, and more brackets): the shared path tells.
+            return self.feed_payloads(payloads, 0, run.id, frame)
+        if batch:
+            return self._batch(payloads, run.id, frame)
+        try:
+            chunks = list(map(_decode_chunk, payloads))
+        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+            return self.feed_payloads(payloads, 0, run.id, frame)
+        # No payload is too deep now, so the usual mapping is the shared path's.
+        out = frame.out
+        try:
+            for chunk, payload in zip(chunks, payloads, strict=True):
+                if self._usual(chunk, out, payload):
+                    continue
+                if self._one(payload, run.id, frame):
+                    return True
+        except Exception as exc:  # a bug in raf: report it, skip the rest of the run, go on
+            out.append(self.internal_error(exc, b"\n".join(payloads).decode("utf-8", "replace")))
+        return False
+
+    def _one(self, payload: bytes, event_id: str, frame: Frame) -> bool:
+        """The shared path for one payload of a run."""
+        event = ServerSentEvent(data=payload.decode("utf-8", "replace"), id=event_id)
+        return self.feed_event(event, frame)
+
+    def _batch(self, payloads: list[bytes], event_id: str, frame: Frame) -> bool:
+        """:meth:`feed_run` with ``batch``. A payload that matches a template (the chunk of a
+        text or argument fragment seen before, with another string in its place) is read
+        without decoding the rest of it; the others are decoded in full, and each that can
+        be batched leaves a template for those that follow."""
+        out: list[Any] = frame.out  # updates, and the DeltaBatch values
+        reasoning: list[str] = []
+        text: list[str] = []
+        arguments: dict[int, list[str]] = {}
+        order: list[int] = []
+        last_id, last_model = self._last_id, self._last_model
+        templates = self._templates
+        if self._templates_for != (last_id, last_model):
+            templates.clear()  # made under other metadata: their chunks would change it now
+            self._templates_for = (last_id, last_model)
+        match = templates.match
+        for payload in payloads:
+            try:
+                matched = match(payload)
+                if matched is not None:
+                    value, tag = matched
+                    if tag is None:
+                        if value:
+                            text.append(value)
+                        continue
+                    if value:
+                        pieces = arguments.get(tag)
+                        if pieces is None:
+                            arguments[tag] = [value]
+                        else:
+                            pieces.append(value)
+                        order.append(tag)
+                        continue
+                try:
+                    chunk = _decode_chunk(payload)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    chunk = None
+                if chunk is not None and chunk.error is None and chunk.usage is None:
+                    choices = chunk.choices
+                    chunk_id, model = chunk.id, chunk.model
+                    if (
+                        choices is not None
+                        and len(choices) == 1
+                        and chunk.x_groq is None
+                        and (not chunk_id or chunk_id == last_id)
+                        and (not model or model == last_model)
+                    ):
+                        choice = choices[0]
+                        delta = choice.delta
+                        if delta is not None and not choice.index and not choice.finish_reason:
+                            content = delta.content
+                            calls = delta.tool_calls
+                            fragment = index = None
+                            if calls:
+                                call = calls[0]
+                                function = call.function
+                                index = call.index
+                                if (
+                                    len(calls) == 1
+                                    and index is not None
+                                    and function is not None
+                                    and not call.id
+                                    and not function.name
+                                ):
+                                    fragment = function.arguments
+                            if (content is None or type(content) is str) and (
+                                not calls or fragment
+                            ):
+                                thought = delta.reasoning_content or delta.reasoning
+                                if thought:
+                                    reasoning.append(thought)
+                                if content:
+                                    text.append(content)
+                                if fragment:
+                                    pieces = arguments.get(index)  # type: ignore[arg-type]
+                                    if pieces is None:
+                                        arguments[index] = [fragment]  # type: ignore[index]
+                                    else:
+                                        pieces.append(fragment)
+                                    order.append(index)  # type: ignore[arg-type]
+                                if not thought:
+                                    if fragment and not content:
+                                        templates.add(payload, "arguments", fragment, index)
+                                    elif content and not calls:
+                                        templates.add(payload, "content", content, None)
+                                continue
+                # Not a batch's chunk: the batch so far, then the chunk as usual.
+                if reasoning or text or order:
+                    out.append(
+                        DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order)
+                    )
+                    reasoning, text, arguments, order = [], [], {}, []
+                usual = chunk is not None and self._usual(chunk, out, payload)
+                if not usual and self._one(payload, event_id, frame):
+                    return True
+                if (self._last_id, self._last_model) != (last_id, last_model):
+                    last_id, last_model = self._last_id, self._last_model
+                    templates.clear()
+                    self._templates_for = (last_id, last_model)
+            except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
+                out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        if reasoning or text or order:
+            out.append(DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order))
+        return False
+
+    def _usual(self, chunk: _Chunk, out: list[AgentResponseUpdate], data: str | bytes) -> bool:
         """Map ``chunk`` if it has the usual shape (see :meth:`usual`); ``False``,
         having done nothing, if it has not."""
         choices = chunk.choices
@@ -296,6 +458,8 @@ class OpenAIChatDialect(JSONEventDialect):
             if delta.tool_calls:
                 _tool_call_deltas(delta.tool_calls, out)
         except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+            if not isinstance(data, str):
+                data = data.decode("utf-8", "replace")
             out.append(self.internal_error(exc, data))
         return True
 

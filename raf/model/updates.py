@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+import msgspec
+
 from raf.model import usage as _usage
 from raf.model._base import JSONValue, Value
 
@@ -153,3 +155,38 @@ VARIANTS: tuple[type[Value], ...] = (
     ReasoningSignature,
 )
 """Every update class: RAF's 12 in RAF's order, then raf's additions."""
+
+
+class DeltaBatch(msgspec.Struct, kw_only=True, gc=False):
+    """Not an update: a run of the usual deltas in the form only an aggregate needs.
+
+    A dialect gives it in place of a run of updates when the pipeline asks for batches
+    (``feed_frames(frames, batch=True)``, which :meth:`raf.pipeline.Pipeline.feed_into` of an
+    aggregate-only converter does): the run's ``ReasoningDelta``, ``TextDelta`` and
+    argument-only ``ToolCallDelta`` values (no id, no name, an index), with everything
+    between them that the aggregate does not see dropped: the order of the texts among the
+    fragments. :meth:`raf.converter.AgentResponseConverter.collect` folds it into the
+    response as those updates would be; ``results`` expands it (reasoning, then text, then
+    the fragments in ``order``).
+
+    Attributes:
+        reasoning: the reasoning deltas, in order (none empty).
+        text: the text deltas, in order (none empty).
+        arguments: each index's argument fragments, in order (none empty).
+        order: the index of every fragment, in the order they came.
+    """
+
+    reasoning: list[str]
+    text: list[str]
+    arguments: dict[int, list[str]]
+    order: list[int]
+
+    def updates(self) -> list[AgentResponseUpdate]:
+        """The updates the batch stands for (reasoning, text, then the fragments in order)."""
+        out: list[AgentResponseUpdate] = [ReasoningDelta(delta=d) for d in self.reasoning]
+        out.extend(TextDelta(delta=d) for d in self.text)
+        pieces = {index: iter(fragments) for index, fragments in self.arguments.items()}
+        out.extend(
+            ToolCallDelta(index=index, arguments_delta=next(pieces[index])) for index in self.order
+        )
+        return out

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from raf.dialects.openai_chat import OpenAIChatDialect, parse_usage
+from raf.framing.sse import DataRun, SSEDecoder
 from raf.model import Usage, updates
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.pipeline import UpdateDecoder
 from raf.sse import ServerSentEvent
 from tests.helpers import CHUNKINGS, feed_all, split
@@ -827,3 +828,57 @@ def test_error_object_in_a_malformed_chunk_is_still_a_provider_error() -> None:
         "provider_error",
         "invalid_chunk",
     ]
+
+
+# -- runs of frames (feed_frames): straight from bytes, and batched for an aggregate ---------
+
+
+def _run_body() -> bytes:
+    start = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}
+    chunks = [
+        {"id": "r", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+        {"id": "r", "model": "m", "choices": [{"index": 0, "delta": {"content": "Hi"}}]},
+        {"id": "r", "model": "m", "choices": [{"index": 0, "delta": {"content": " there"}}]},
+        {"id": "r", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [start]}}]},
+        *(
+            {
+                "id": "r",
+                "model": "m",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]},
+                    }
+                ],
+            }
+            for piece in ['{"a"', ':"\\u00e9', '\\n"}']
+        ),
+        {"id": "r", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
+
+
+def test_a_run_maps_to_what_its_events_map_to() -> None:
+    frames = SSEDecoder().feed_runs(_run_body())
+    assert [type(f) for f in frames] == [DataRun]
+    assert OpenAIChatDialect().feed_frames(frames) == OpenAIChatDialect().feed_events(
+        frames[0].events()  # type: ignore[union-attr]
+    )
+
+
+def test_a_batch_holds_the_usual_deltas_between_the_other_updates() -> None:
+    got = OpenAIChatDialect().feed_frames(SSEDecoder().feed_runs(_run_body()), batch=True)
+    assert [type(u).__name__ for u in got] == [
+        "ResponseMetadata",
+        "DeltaBatch",
+        "ToolCallDelta",
+        "DeltaBatch",
+        "Finish",
+    ]
+    first, second = got[1], got[3]
+    assert isinstance(first, DeltaBatch)
+    assert isinstance(second, DeltaBatch)
+    assert first.text == ["Hi", " there"]
+    # The third fragment is read through the template the second left.
+    assert second.arguments == {0: ['{"a"', ':"\\u00e9', '\\n"}']}
+    assert second.order == [0, 0, 0]

@@ -6,6 +6,7 @@ the mode must switch itself off when a caller may look at streaming contents."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -116,6 +117,95 @@ def test_a_truncated_and_a_dropped_stream_give_the_same_response_aggregate_only(
         collect_agent_response(run(dropping(), clock=clock))
     assert aggregate_only.value.response == streamed.value.response
     assert aggregate_only.value.response.errors[0].error_code == "transport_error"
+
+
+def _sse(*payloads: Any) -> bytes:
+    return b"".join(
+        b"data: "
+        + (p if isinstance(p, bytes) else json.dumps(p, separators=(",", ":")).encode())
+        + b"\n\n"
+        for p in payloads
+    )
+
+
+def _fragment(index: int, arguments: str, **chunk: Any) -> dict[str, Any]:
+    call = {"index": index, "function": {"arguments": arguments}}
+    return {
+        "id": "c1",
+        "model": "m",
+        **chunk,
+        "choices": [{"index": 0, "delta": {"tool_calls": [call]}}],
+    }
+
+
+def _start(index: int, call_id: str, name: str) -> dict[str, Any]:
+    call = {
+        "index": index,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": ""},
+    }
+    return {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+
+
+FINISH = {
+    "id": "c1",
+    "model": "m",
+    "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+}
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {},
+        {"max_total_arguments_chars": 30},  # passed inside a batch: which call overflows matters
+        {"max_arguments_chars": 12},
+        {"max_tool_calls": 1},
+    ],
+)
+def test_interleaved_fragments_in_one_read_give_the_same_response(limits: dict[str, Any]) -> None:
+    """A read holding the fragments of two calls, interleaved, is one batch; where a limit is
+    passed inside it, its fragments are taken one by one, in the order they came."""
+    pieces = [(i % 2, f'{{"k{i}":' if i < 2 else f'"{i}' * 3) for i in range(16)]
+    body = _sse(
+        _start(0, "call_a", "f"),
+        _start(1, "call_b", "g"),
+        *[_fragment(index, text) for index, text in pieces],
+        FINISH,
+        b"[DONE]",
+    )
+    for chunks in (
+        [body],
+        [body[:200], body[200:]],
+        [body[i : i + 97] for i in range(0, len(body), 97)],
+    ):
+        fast, full = both(chunks, "openai_chat", **limits)
+        assert fast == full
+    if limits:
+        assert fast.errors, "the limit was passed"
+
+
+def test_a_chunk_like_the_last_with_another_model_is_not_read_through_its_template() -> None:
+    """Templates are made under the response's id and model: a chunk that differs from the one
+    before only in its model (or id) still changes the metadata."""
+    text = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"content": "a"}}]}
+    other = {**text, "model": "m2"}
+    body = _sse(
+        text,
+        text,
+        other,
+        text,
+        {**other, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        b"[DONE]",
+    )
+    fast, full = both([body], "openai_chat")
+    assert fast == full
+    assert fast.text == "aaaa"
+    assert fast.model == "m2"
+    results = list(run([body], "openai_chat", clock=clock))
+    models = [c.meta.model_id for r in results for c in r.contents if isinstance(c, contents.Text)]
+    assert models == ["m", "m", "m2", "m"]
 
 
 class Watching(ResponseCollector):
