@@ -298,20 +298,68 @@ class OpenAIChatDialect(JSONEventDialect):
             return self.feed_payloads(payloads, 0, run.id, frame)
         if batch:
             return self._batch(payloads, run.id, frame)
-        try:
-            chunks = list(map(_decode_chunk, payloads))
-        except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
-            return self.feed_payloads(payloads, 0, run.id, frame)
-        # No payload is too deep now, so the usual mapping is the shared path's.
+        return self._stream(payloads, run.id, frame)
+
+    def _templates_now(self) -> Templates[int | None]:
+        """The templates, emptied if the response's id or model changed since they were made
+        (their chunks would change the metadata now)."""
+        templates = self._templates
+        now = (self._last_id, self._last_model)
+        if self._templates_for != now:
+            templates.clear()
+            self._templates_for = now
+        return templates
+
+    def _stream(self, payloads: list[bytes], event_id: str, frame: Frame) -> bool:
+        """:meth:`feed_run` without ``batch``: each payload that matches a template gives the
+        update its chunk gives (a ``TextDelta`` or an argument-only ``ToolCallDelta``); any
+        other is decoded and mapped as :meth:`usual` maps it, leaving a template if it holds
+        one text or argument fragment, or takes the shared path."""
         out = frame.out
-        try:
-            for chunk, payload in zip(chunks, payloads, strict=True):
-                if self._usual(chunk, out, payload):
+        templates = self._templates_now()
+        match = templates.match
+        for payload in payloads:
+            try:
+                matched = match(payload)
+                if matched is not None:
+                    value, tag = matched
+                    if tag is not None:
+                        out.append(_ToolCallDelta(index=tag, arguments_delta=value))
+                    elif value:
+                        out.append(_TextDelta(delta=value))
                     continue
-                if self._one(payload, run.id, frame):
+                try:
+                    chunk = _decode_chunk(payload)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    chunk = None
+                if chunk is not None and self._usual(chunk, out, payload):
+                    templates = self._templates_now()
+                    match = templates.match
+                    delta = chunk.choices[0].delta  # type: ignore[index]  # usual: one choice
+                    content = delta.content  # type: ignore[union-attr]  # and a delta
+                    calls = delta.tool_calls  # type: ignore[union-attr]
+                    if calls:
+                        call = calls[0]
+                        function = call.function
+                        if (
+                            len(calls) == 1
+                            and not content
+                            and call.index is not None
+                            and function is not None
+                            and function.arguments
+                            and not call.id
+                            and not function.name
+                        ):
+                            templates.add(payload, "arguments", function.arguments, call.index)
+                    elif content:
+                        templates.add(payload, "content", content, None)  # type: ignore[arg-type]
+                    continue
+                if self._one(payload, event_id, frame):
                     return True
-        except Exception as exc:  # a bug in raf: report it, skip the rest of the run, go on
-            out.append(self.internal_error(exc, b"\n".join(payloads).decode("utf-8", "replace")))
+                templates = self._templates_now()
+                match = templates.match
+            except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
+                out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
         return False
 
     def _one(self, payload: bytes, event_id: str, frame: Frame) -> bool:
@@ -330,10 +378,7 @@ class OpenAIChatDialect(JSONEventDialect):
         arguments: dict[int, list[str]] = {}
         order: list[int] = []
         last_id, last_model = self._last_id, self._last_model
-        templates = self._templates
-        if self._templates_for != (last_id, last_model):
-            templates.clear()  # made under other metadata: their chunks would change it now
-            self._templates_for = (last_id, last_model)
+        templates = self._templates_now()
         match = templates.match
         for payload in payloads:
             try:

@@ -37,18 +37,26 @@ _ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 class Templates(Generic[T]):
     """The templates of one stream, each with a tag (what the string is, for the caller).
 
-    A lookup tries the template the last match used, then the others in the order they were
-    made (a prefix comparison each: a stream has a template per call streaming at once and one
-    for text), then decodes the one string.
+    A lookup tries the template the last match used, then those whose prefix has the
+    payload's byte at the first offset where the prefixes differ (a stream has a template per
+    call streaming at once, which differ in the call's index, and one for text), then decodes
+    the one string.
 
     Args:
         limit: the most templates kept; :meth:`add` refuses more.
+        tries: the most payloads :meth:`add` tries to cut without success before it stops
+            trying (a stream whose chunks cannot be cut costs nothing more then).
     """
 
-    def __init__(self, limit: int = 8) -> None:
+    def __init__(self, limit: int = 8, tries: int = 32) -> None:
         self.limit = limit
+        self.tries = tries
         self._entries: list[tuple[bytes, bytes, T]] = []  # (prefix, suffix, tag)
         self._last: tuple[bytes, bytes, T] | None = None
+        self._failed = 0
+        # The first byte where the prefixes differ, and the entries by their byte there.
+        self._offset = 0
+        self._table: dict[int, list[tuple[bytes, bytes, T]]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -57,27 +65,46 @@ class Templates(Generic[T]):
         """Forget every template."""
         self._entries.clear()
         self._last = None
+        self._offset = 0
+        self._table = {}
 
     def add(self, payload: bytes, key: str, value: str, tag: T) -> bool:
         """Keep the template of ``payload`` around the value of its member ``key``, which the
         full decode found to be ``value`` (see :func:`cut`); ``False`` if it was not kept
-        (no certain cut, or the limit is reached)."""
-        if len(self._entries) >= self.limit:
+        (no certain cut, the limit is reached, or too many cuts failed)."""
+        if len(self._entries) >= self.limit or self._failed >= self.tries:
             return False
         parts = cut(payload, key, value)
         if parts is None:
+            self._failed += 1
             return False
         entry = (parts[0], parts[1], tag)
         self._entries.append(entry)
         self._last = entry
+        self._index()
         return True
+
+    def _index(self) -> None:
+        """Find the first byte where the prefixes differ, and which prefixes have which byte
+        there: a lookup then compares the payload with those only (one, usually)."""
+        prefixes = [prefix for prefix, _, _ in self._entries]
+        shortest = min(map(len, prefixes))
+        first = prefixes[0]
+        offset = next((i for i in range(shortest) if any(p[i] != first[i] for p in prefixes)), 0)
+        table: dict[int, list[tuple[bytes, bytes, T]]] = {}
+        for entry in self._entries:
+            table.setdefault(entry[0][offset], []).append(entry)
+        self._offset = offset
+        self._table = table
 
     def match(self, payload: bytes) -> tuple[str, T] | None:
         """The string ``payload`` holds in a template's place, with the template's tag, or
         ``None`` if it matches none (it is not prefix, one JSON string token, suffix)."""
         entry = self._last
         if entry is None or not payload.startswith(entry[0]):
-            for entry in self._entries:  # the entry is read after the break
+            if len(payload) <= self._offset:
+                return None
+            for entry in self._table.get(payload[self._offset], ()):  # read after the break
                 if payload.startswith(entry[0]):
                     self._last = entry
                     break

@@ -151,3 +151,12 @@ def test_templates_are_tried_in_turn_and_bounded() -> None:
     templates.clear()
     assert len(templates) == 0
     assert templates.match(other[0]) is None
+
+
+def test_a_stream_whose_chunks_cannot_be_cut_stops_being_tried() -> None:
+    templates: Templates[None] = Templates(tries=3)
+    escaped = b'{"id":"a\\u0062","choices":[{"delta":{"content":"x"}}]}'
+    assert [templates.add(escaped, "content", "x", None) for _ in range(4)] == [False] * 4
+    usual = b'{"id":"ab","choices":[{"delta":{"content":"x"}}]}'
+    assert not templates.add(usual, "content", "x", None)  # no longer tried
+    assert Templates[None]().add(usual, "content", "x", None)
