@@ -34,13 +34,18 @@ _decode_string = msgspec.json.Decoder(str).decode
 _ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
 
+_Entry = tuple[bytes, bytes, T, int, int, int]
+"""A template: prefix, suffix, tag, then the prefix's length, the suffix's, and the length of
+the shortest payload that matches (prefix, ``""``, suffix)."""
+
+
 class Templates(Generic[T]):
     """The templates of one stream, each with a tag (what the string is, for the caller).
 
-    A lookup tries the template the last match used, then those whose prefix has the
-    payload's byte at the first offset where the prefixes differ (a stream has a template per
-    call streaming at once, which differ in the call's index, and one for text), then decodes
-    the one string.
+    With one template a lookup compares the payload's start with its prefix; with several,
+    only with those whose prefix has the payload's byte at the first offset where the prefixes
+    differ (a stream has a template per call streaming at once, which differ in the call's
+    index, and one for text). Then it decodes the one string.
 
     Args:
         limit: the most templates kept; :meth:`add` refuses more.
@@ -51,12 +56,13 @@ class Templates(Generic[T]):
     def __init__(self, limit: int = 8, tries: int = 32) -> None:
         self.limit = limit
         self.tries = tries
-        self._entries: list[tuple[bytes, bytes, T]] = []  # (prefix, suffix, tag)
-        self._last: tuple[bytes, bytes, T] | None = None
+        self._entries: list[_Entry[T]] = []
         self._failed = 0
-        # The first byte where the prefixes differ, and the entries by their byte there.
-        self._offset = 0
-        self._table: dict[int, list[tuple[bytes, bytes, T]]] = {}
+        self._only: _Entry[T] | None = None  # the one template, when there is one
+        # With several: the first byte where the prefixes differ, and the entries by their
+        # byte there.
+        self._offset = -1
+        self._table: dict[int, list[_Entry[T]]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -64,8 +70,8 @@ class Templates(Generic[T]):
     def clear(self) -> None:
         """Forget every template."""
         self._entries.clear()
-        self._last = None
-        self._offset = 0
+        self._only = None
+        self._offset = -1
         self._table = {}
 
     def add(self, payload: bytes, key: str, value: str, tag: T) -> bool:
@@ -78,44 +84,53 @@ class Templates(Generic[T]):
         if parts is None:
             self._failed += 1
             return False
-        entry = (parts[0], parts[1], tag)
-        self._entries.append(entry)
-        self._last = entry
-        self._index()
-        return True
-
-    def _index(self) -> None:
-        """Find the first byte where the prefixes differ, and which prefixes have which byte
-        there: a lookup then compares the payload with those only (one, usually)."""
-        prefixes = [prefix for prefix, _, _ in self._entries]
-        shortest = min(map(len, prefixes))
+        prefix, suffix = parts
+        entries = self._entries
+        entries.append(
+            (prefix, suffix, tag, len(prefix), len(suffix), len(prefix) + len(suffix) + 2)
+        )
+        if len(entries) == 1:
+            self._only = entries[0]
+            return True
+        self._only = None
+        # Index the prefixes by their byte at the first offset where they differ (0 if one
+        # is the start of all the others: then every lookup compares them all).
+        prefixes = [entry[0] for entry in entries]
         first = prefixes[0]
-        offset = next((i for i in range(shortest) if any(p[i] != first[i] for p in prefixes)), 0)
-        table: dict[int, list[tuple[bytes, bytes, T]]] = {}
-        for entry in self._entries:
-            table.setdefault(entry[0][offset], []).append(entry)
-        self._offset = offset
+        self._offset = next(
+            (
+                i
+                for i in range(min(map(len, prefixes)))
+                if any(other[i] != first[i] for other in prefixes)
+            ),
+            0,
+        )
+        table: dict[int, list[_Entry[T]]] = {}
+        for entry in entries:
+            table.setdefault(entry[0][self._offset], []).append(entry)
         self._table = table
+        return True
 
     def match(self, payload: bytes) -> tuple[str, T] | None:
         """The string ``payload`` holds in a template's place, with the template's tag, or
         ``None`` if it matches none (it is not prefix, one JSON string token, suffix)."""
-        entry = self._last
-        if entry is None or not payload.startswith(entry[0]):
-            if len(payload) <= self._offset:
+        entry = self._only
+        if entry is None:
+            offset = self._offset
+            if offset < 0 or len(payload) <= offset:
                 return None
-            for entry in self._table.get(payload[self._offset], ()):  # read after the break
+            for entry in self._table.get(payload[offset], ()):  # read after the break
                 if payload.startswith(entry[0]):
-                    self._last = entry
                     break
             else:
                 return None
-        prefix, suffix, tag = entry
-        end = len(payload) - len(suffix)
-        if end < len(prefix) + 2 or not payload.endswith(suffix):
+        elif not payload.startswith(entry[0]):
+            return None
+        _, suffix, tag, start, tail, shortest = entry
+        if len(payload) < shortest or not payload.endswith(suffix):
             return None
         try:
-            return _decode_string(payload[len(prefix) : end]), tag
+            return _decode_string(payload[start : len(payload) - tail]), tag
         except _ERRORS:
             return None
 
