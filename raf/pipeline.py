@@ -173,9 +173,13 @@ class UpdateDecoder:
         """
         if self._closed:
             raise StateError("feed() after close()")
-        if self.done:
+        if self._aborted:
             return []
-        if self._sniffing is not None:
+        dialect = self.dialect
+        if dialect is not None:
+            if dialect.done:
+                return []
+        elif self._sniffing is not None:
             self._sniffing += data
             if (
                 sniff.sniff(bytes(self._sniffing)) is None
