@@ -1,0 +1,130 @@
+"""The Chat Completions dialect reads runs of chunks straight from bytes and through templates
+(docs/dialects.md, "Runs and batches"). On streams made to trip that up (chunks that repeat an
+earlier one but for a string, with the string's neighbours changed, its key escaped or spaced,
+invalid UTF-8 or a raw control character in it, the id or model changed, a second call's
+fragment, an end marker), the updates of a run must be exactly those of its events one by one
+(which take no template), and respond() must give what collecting run() gives."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from raf.collect import collect_agent_response
+from raf.dialects.openai_chat import OpenAIChatDialect
+from raf.framing.sse import DataRun, SSEDecoder
+from raf.model import updates
+from raf.pipeline import respond, run
+
+SEP = (",", ":")
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def _clock() -> datetime:
+    return T0
+
+
+def _chunk(delta: dict[str, Any], **top: Any) -> bytes:
+    body = {"id": "r1", "model": "m", **top, "choices": [{"index": 0, "delta": delta}]}
+    return json.dumps(body, separators=SEP, ensure_ascii=False).encode()
+
+
+strings = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
+
+
+@st.composite
+def payloads(draw: st.DrawFn) -> bytes:
+    """One chunk: mostly a text or argument fragment like the others, sometimes not."""
+    kind = draw(st.integers(0, 12))
+    text = draw(strings)
+    index = draw(st.sampled_from([0, 0, 0, 1]))
+    if kind <= 5:
+        fragment = {"tool_calls": [{"index": index, "function": {"arguments": text}}]}
+        return _chunk(fragment)
+    if kind <= 8:
+        return _chunk({"content": text})
+    usual = _chunk({"content": "x"})
+    mutations = [
+        usual.replace(b'"content":"x"', b'"content" : "x"'),
+        usual.replace(b'"content":"x"', b'"cont\\u0065nt":"x"'),
+        usual.replace(b'"x"', b'"\xff"'),
+        usual.replace(b'"x"', b'"a\tb"'),
+        usual.replace(b'"x"', b'"x","content":"y"'),
+        usual.replace(b'"x"', b"7"),
+        usual.replace(b'"m"', b'"m2"'),
+        usual.replace(b'"r1"', b'"r2"'),
+        usual.replace(b'"x"}', b'"x","reasoning_content":"t"}'),
+        usual.replace(b"}}]}", b'}, "finish_reason":"stop"}]}'),
+        _chunk({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "f"}}]}),
+        _chunk({"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "g"}}]}),
+        _chunk({"content": "x"}, usage={"prompt_tokens": 1}),
+        b"[DONE]",
+        b"",
+        b"{",
+    ]
+    return draw(st.sampled_from(mutations))
+
+
+@st.composite
+def bodies(draw: st.DrawFn) -> tuple[list[bytes], list[bytes]]:
+    items = draw(st.lists(payloads(), min_size=1, max_size=30))
+    body = b"".join(b"data: " + p + b"\n\n" for p in items)
+    size = draw(st.sampled_from([7, 64, 300, 4096, len(body)]))
+    return items, [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def _by_events(chunks: list[bytes]) -> list[Any]:
+    decoder, dialect = SSEDecoder(), OpenAIChatDialect()
+    out: list[Any] = []
+    for chunk in chunks:
+        out.extend(dialect.feed_events(decoder.feed(chunk)))
+    return out
+
+
+def _by_runs(chunks: list[bytes], batch: bool) -> list[Any]:
+    decoder, dialect = SSEDecoder(), OpenAIChatDialect()
+    out: list[Any] = []
+    for chunk in chunks:
+        out.extend(dialect.feed_frames(decoder.feed_runs(chunk), batch=batch))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(bodies())
+def test_a_run_maps_to_what_its_events_map_to_one_by_one(body: Any) -> None:
+    _, chunks = body
+    assert _by_runs(chunks, batch=False) == _by_events(chunks)
+
+
+@settings(max_examples=300, deadline=None)
+@given(bodies())
+def test_batches_stand_for_the_updates_of_their_events(body: Any) -> None:
+    """Expanding every batch gives the updates of the events, but for the order of the texts
+    among the fragments inside each batch; the aggregate is the same."""
+    _, chunks = body
+    expanded = [
+        u
+        for item in _by_runs(chunks, batch=True)
+        for u in (item.updates() if isinstance(item, updates.DeltaBatch) else [item])
+    ]
+    events = _by_events(chunks)
+    assert sorted(map(repr, expanded)) == sorted(map(repr, events))
+    assert respond(chunks, clock=_clock) == collect_agent_response(run(chunks, clock=_clock))
+
+
+def test_the_runs_are_taken_and_read_through_templates() -> None:
+    """The streams above reach the run path, and the templates: a chunk that repeats the
+    previous one but for its text is read without decoding the chunk."""
+    body = b"".join(b"data: " + _chunk({"content": str(i)}) + b"\n\n" for i in range(20))
+    frames = SSEDecoder().feed_runs(body)
+    assert [type(f) for f in frames] == [DataRun]
+    dialect = OpenAIChatDialect()
+    got = dialect.feed_frames(frames, batch=True)
+    assert len(dialect._templates) == 1
+    # The first chunk sets the metadata, so it is mapped as usual; the others are a batch.
+    assert [type(u).__name__ for u in got] == ["ResponseMetadata", "TextDelta", "DeltaBatch"]
+    assert got[2].text == [str(i) for i in range(1, 20)]  # type: ignore[union-attr]
