@@ -210,14 +210,25 @@ class UpdateDecoder:
                 if self._feed_runs is None
                 else self._frames(exc.events, batch)
             )
+            out.extend(self._flush())
             if not self.dialect.done:
                 self._abort()
                 out.append(updates.Error(error_code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
             return out
         except Exception as exc:  # a bug in raf: report it and abandon the stream
             self._abort()
-            return [_internal_error(exc, "the framing")]
+            return [*self._flush(), _internal_error(exc, "the framing")]
         return self._events(events)
+
+    def _flush(self) -> list[AgentResponseUpdate]:
+        """What the dialect held back (``flush``, after a batch), before an update of ours."""
+        flush = getattr(self.dialect, "flush", None)
+        if flush is None:
+            return []
+        try:
+            return flush()  # type: ignore[no-any-return]
+        except Exception as exc:  # a third-party dialect that broke its promise
+            return [_internal_error(exc, f"the {getattr(self.dialect, 'name', '?')} dialect")]
 
     def close(self) -> list[AgentResponseUpdate]:
         """End of input: flush the framing and let the dialect report truncation."""
@@ -253,7 +264,7 @@ class UpdateDecoder:
             return []
         self._closed = True
         self._abort()
-        return [error]
+        return [*self._flush(), error]
 
     def _abort(self) -> None:
         self._aborted = True

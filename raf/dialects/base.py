@@ -276,11 +276,19 @@ class JSONEventDialect:
             if isinstance(item, DataRun):
                 if self.feed_run(item, frame, batch):
                     break
-            elif usual is not None and usual(item, out):
                 continue
-            elif feed_event(item, frame):
+            out.extend(self.flush())  # what a run left open comes before this event
+            if usual is not None and usual(item, out):
+                continue
+            if feed_event(item, frame):
                 break
         return out
+
+    def flush(self) -> list[Any]:
+        """The updates held back so far, handed on now: with ``batch``, a dialect may leave the
+        batch of a run open for the next run (the pipeline calls this before any update of
+        its own, and :meth:`close` before its own). The default holds nothing back."""
+        return []
 
     def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
         """Map a run of events, appending their updates to ``frame.out``; ``True`` when one
@@ -393,7 +401,7 @@ class JSONEventDialect:
         """Report a stream that ended inside a frame, or before its terminal event (unless a
         provider error explained why). :meth:`at_close` runs first, after a clean end marker
         too (so a dialect can hand on what it still holds)."""
-        out: list[AgentResponseUpdate] = []
+        out: list[AgentResponseUpdate] = self.flush()
         self.at_close(out)
         if self._done:
             return out

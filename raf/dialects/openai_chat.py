@@ -101,6 +101,8 @@ class _Chunk(msgspec.Struct, gc=False):
 
 _decode_chunk = msgspec.json.Decoder(_Chunk).decode
 _TEMPLATES = 8
+_HOLD = 1024
+"""The most deltas a batch left open across runs gathers before it is handed on."""
 """How many templates (raf.dialects.templates) a stream keeps: one per call streaming at once,
 and one for text."""
 
@@ -240,6 +242,8 @@ class OpenAIChatDialect(JSONEventDialect):
         # Templates of batched chunks (feed_run), with the call index each is for (None:
         # text), and the metadata they were made under.
         self._templates: Templates[int | None] = Templates(_TEMPLATES)
+        # The batch of the last runs, left open for the next one (batch mode only).
+        self._held: DeltaBatch | None = None
         self._templates_for: tuple[str | None, str | None] = (None, None)
 
     def decode(self, frame: Frame) -> tuple[str, Any] | None:
@@ -282,12 +286,13 @@ class OpenAIChatDialect(JSONEventDialect):
         return self._usual(chunk, out, data)
 
     def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
-        """A run's chunks are decoded straight from bytes, all at once, and each of the usual
-        shape is mapped as :meth:`usual` maps it; with ``batch``, the deltas of consecutive
-        usual chunks that only add text, reasoning or arguments to a call already named are
-        gathered into one :class:`DeltaBatch`. Any other chunk takes the shared path, in its
-        place. A run that does not decode as a whole (an end marker, a keep-alive, a chunk of
-        another shape, invalid UTF-8) is mapped event by event."""
+        """A run's chunks are read straight from bytes: through a template where one matches
+        (see :meth:`_batch`), else decoded in full and mapped as :meth:`usual` maps them, or
+        by the shared path, in their place. With ``batch``, the deltas of consecutive usual
+        chunks that only add text, reasoning or arguments to a call already named are
+        gathered into one :class:`DeltaBatch`, left open across runs (up to 1,024 deltas)
+        until a chunk of another kind, an event outside a run, the end of the stream or
+        :meth:`flush`. A run where a payload may nest too deep is mapped event by event."""
         payloads = run.payloads
         depth = self.max_json_depth
         if max(map(len, payloads)) > 2 * depth + 1 and any(
@@ -298,6 +303,7 @@ class OpenAIChatDialect(JSONEventDialect):
             return self.feed_payloads(payloads, 0, run.id, frame)
         if batch:
             return self._batch(payloads, run.id, frame)
+        frame.out.extend(self.flush())
         return self._stream(payloads, run.id, frame)
 
     def _templates_now(self) -> Templates[int | None]:
@@ -373,10 +379,20 @@ class OpenAIChatDialect(JSONEventDialect):
         without decoding the rest of it; the others are decoded in full, and each that can
         be batched leaves a template for those that follow."""
         out: list[Any] = frame.out  # updates, and the DeltaBatch values
-        reasoning: list[str] = []
-        text: list[str] = []
-        arguments: dict[int, list[str]] = {}
-        order: list[int] = []
+        held = self._held
+        if held is None:
+            reasoning: list[str] = []
+            text: list[str] = []
+            arguments: dict[int, list[str]] = {}
+            order: list[int] = []
+        else:  # the batch the last runs left open: this run goes on with it
+            self._held = None
+            reasoning, text, arguments, order = (
+                held.reasoning,
+                held.text,
+                held.arguments,
+                held.order,
+            )
         last_id, last_model = self._last_id, self._last_model
         templates = self._templates_now()
         match = templates.match
@@ -466,8 +482,17 @@ class OpenAIChatDialect(JSONEventDialect):
             except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
                 out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
         if reasoning or text or order:
-            out.append(DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order))
+            batch = DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order)
+            if len(order) + len(text) + len(reasoning) < _HOLD:
+                self._held = batch  # left open for the next run (flush() hands it on)
+            else:
+                out.append(batch)
         return False
+
+    def flush(self) -> list[Any]:
+        """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
+        held, self._held = self._held, None
+        return [] if held is None else [held]
 
     def _usual(self, chunk: _Chunk, out: list[AgentResponseUpdate], data: str | bytes) -> bool:
         """Map ``chunk`` if it has the usual shape (see :meth:`usual`); ``False``,

@@ -90,6 +90,7 @@ def _by_runs(chunks: list[bytes], batch: bool) -> list[Any]:
     out: list[Any] = []
     for chunk in chunks:
         out.extend(dialect.feed_frames(decoder.feed_runs(chunk), batch=batch))
+    out.extend(dialect.flush())  # a batch may be left open for the next run
     return out
 
 
@@ -125,6 +126,9 @@ def test_the_runs_are_taken_and_read_through_templates() -> None:
     dialect = OpenAIChatDialect()
     got = dialect.feed_frames(frames, batch=True)
     assert len(dialect._templates) == 1
+    assert [type(u).__name__ for u in got] == ["ResponseMetadata", "TextDelta"]
+    got += dialect.flush()  # the batch is left open for the next run until asked for
+    assert dialect.flush() == []
     # The first chunk sets the metadata, so it is mapped as usual; the others are a batch.
     assert [type(u).__name__ for u in got] == ["ResponseMetadata", "TextDelta", "DeltaBatch"]
     assert got[2].text == [str(i) for i in range(1, 20)]  # type: ignore[union-attr]
