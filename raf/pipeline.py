@@ -228,7 +228,10 @@ class UpdateDecoder:
         try:
             return flush()  # type: ignore[no-any-return]
         except Exception as exc:  # a third-party dialect that broke its promise
-            return [_internal_error(exc, f"the {getattr(self.dialect, 'name', '?')} dialect")]
+            return [self._dialect_failed(exc)]
+
+    def _dialect_failed(self, exc: Exception) -> updates.Error:
+        return _internal_error(exc, f"the {getattr(self.dialect, 'name', '?')} dialect")
 
     def close(self) -> list[AgentResponseUpdate]:
         """End of input: flush the framing and let the dialect report truncation."""
@@ -276,8 +279,7 @@ class UpdateDecoder:
         try:
             return self._feed_frames(frames, batch)  # type: ignore[misc, no-any-return]
         except Exception as exc:  # a third-party dialect that broke its promise
-            name = getattr(self.dialect, "name", "?")
-            return [_internal_error(exc, f"the {name} dialect")]
+            return [self._dialect_failed(exc)]
 
     def _events(self, events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
         if not events:
@@ -285,8 +287,7 @@ class UpdateDecoder:
         try:
             return self._feed_events(events)
         except Exception as exc:  # a third-party dialect that broke its promise
-            name = getattr(self.dialect, "name", "?")
-            return [_internal_error(exc, f"the {name} dialect")]
+            return [self._dialect_failed(exc)]
 
 
 def _internal_error(exc: Exception, where: str) -> updates.Error:

@@ -295,19 +295,19 @@ class JSONEventDialect:
         was an end marker. The default maps each of :meth:`DataRun.events` as
         :meth:`feed_events` does; a dialect may decode the payloads straight from bytes, and
         when ``batch`` give its usual deltas as a ``DeltaBatch``. Never raises."""
-        return self.feed_payloads(run.payloads, 0, run.id, frame)
+        return self.feed_payloads(run.payloads, run.id, frame)
 
-    def feed_payloads(self, payloads: list[bytes], start: int, event_id: str, frame: Frame) -> bool:
-        """Map ``payloads[start:]`` of a run with ID ``event_id`` one by one, as events;
-        ``True`` when one was an end marker."""
+    def feed_payloads(self, payloads: list[bytes], event_id: str, frame: Frame) -> bool:
+        """Map the payloads of a run with ID ``event_id`` one by one, as events; ``True``
+        when one was an end marker."""
         out = frame.out
         usual = self.usual
         feed_event = self.feed_event
-        for i in range(start, len(payloads)):
+        for payload in payloads:
             if self._done:
                 return False
             event = ServerSentEvent(
-                event="message", data=payloads[i].decode("utf-8", "replace"), id=event_id
+                event="message", data=payload.decode("utf-8", "replace"), id=event_id
             )
             if usual is not None and usual(event, out):
                 continue

@@ -299,8 +299,10 @@ class OpenAIChatDialect(JSONEventDialect):
             p.count(b"{") + p.count(b"[") > depth for p in payloads if len(p) > 2 * depth + 1
         ):
             # One may nest too deep (a document deeper than the limit needs more than
-            # 2 * depth + 1 characters, and more brackets): the shared path tells.
-            return self.feed_payloads(payloads, 0, run.id, frame)
+            # 2 * depth + 1 characters, and more brackets): the shared path tells, after
+            # the batch left open, which came first.
+            frame.out.extend(self.flush())
+            return self.feed_payloads(payloads, run.id, frame)
         if batch:
             return self._batch(payloads, run.id, frame)
         frame.out.extend(self.flush())

@@ -255,3 +255,19 @@ def test_a_converter_passed_to_respond_is_used_as_it_is() -> None:
     respond([PARALLEL], converter=Counting(), collector=watching)
     assert Counting.starts >= 2
     assert contents.ToolCallArgs in watching.seen
+
+
+def test_a_batch_left_open_comes_before_a_run_read_event_by_event() -> None:
+    """A run with a payload that may nest too deep is read event by event; the batch the
+    runs before it left open is handed on first, so the text keeps its order."""
+    text = {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"content": "a"}}]}
+    many_brackets = {**text, "x": [[]] * 6, "choices": [{"index": 0, "delta": {"content": "b"}}]}
+    first = _sse(text, text, text)
+    second = _sse(
+        many_brackets,
+        {**text, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        b"[DONE]",
+    )
+    fast, full = both([first, second], "openai_chat", max_json_depth=8)
+    assert fast == full
+    assert fast.text == "aaab"
