@@ -218,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     for tree in (args.old, args.new):
         if not (tree / "raf" / "__init__.py").is_file():
             parser.error(f"{tree} is not a checkout of raf (no raf/__init__.py)")
+    if args.old.resolve() == args.new.resolve():
+        # (Path("") is the current folder: an empty --old compared the tree with itself.)
+        parser.error(f"--old and --new are the same folder ({args.new.resolve()})")
 
     started = time.perf_counter()
     inputs = [] if args.no_cassettes else cassette_inputs() + corpus_inputs()
