@@ -175,7 +175,12 @@ class _Call:
 
     def text(self) -> str:
         """The whole argument text received so far."""
-        return "".join(self.blocks) + "".join(self.args)
+        blocks = self.blocks
+        if not blocks:
+            return "".join(self.args)
+        blocks.extend(self.args)  # one join: the pieces and the text, never a third copy
+        self.args = []
+        return "".join(blocks)
 
     @property
     def reported_id(self) -> str:

@@ -15,14 +15,26 @@ repairs it instead:
   e.g. under a very deep caller stack, is reported as ``json_too_deep`` too);
 * a number out of range is read as ``null`` and named in :attr:`Decoded.repairs`;
 * a lone UTF-16 surrogate escape (``"\\ud800"``; a high surrogate at the end of one chunk and
-  its low half in the next is a real server bug) is read as U+FFFD and named too.
+  its low half in the next is a real server bug) is read as U+FFFD and named too;
+* a text that is not Unicode (a lone surrogate character in a ``str`` built by hand) is not
+  JSON (``sse_parse_error``), as it is for msgspec.
+
+A long text given to :func:`decode_strict` (a tool call's arguments) is read by the standard
+library's ``json`` when it reads the text as msgspec would, to keep the heap small: msgspec holds
+a UTF-8 copy of a non-ASCII text and a scratch copy of each string with escapes, about 3.4 bytes
+per character of a long string argument at its peak, against about 0.1 for ``json`` (the value
+itself aside). Whatever ``json`` could read otherwise (numbers out of range, ``NaN``, surrogate
+escapes, malformed text) goes to msgspec, which stays the one authority on what a text means.
 
 Everything here is linear in the length of the text.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
+import sys
 from typing import Any, Final
 
 import msgspec
@@ -55,9 +67,15 @@ _ESCAPE: Final = re.compile(
     r"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[dD][89a-fA-F][0-9a-fA-F]{2}|.)",
     re.S,
 )
+# A surrogate escape, paired or not: a text holding one is left to msgspec.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 _OPEN: Final = frozenset("[{")
 _SAFE_NUMBER_LENGTH: Final = 18  # shorter numbers without an exponent always fit
 _STACK_DETAIL: Final = "nests deeper than the interpreter's stack allows (lower max_json_depth)"
+_MSGSPEC_MAX_DIGITS: Final = 4300  # msgspec's cap on an integer, below the interpreter's limit
+LEAN_FROM: Final = 16_384
+_PIECE: Final = 8192
+"""The length (characters) from which :func:`decode_strict` tries ``json`` first."""
 
 
 class UnusableJSON(Exception):
@@ -78,6 +96,51 @@ class Decoded(msgspec.Struct, frozen=True, gc=False):
 
     value: Any
     repairs: tuple[str, ...] = ()
+
+
+class _NotLean(Exception):
+    """``json`` might read the text otherwise than msgspec: msgspec decides."""
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if value in (math.inf, -math.inf):  # msgspec: "Number out of range"
+        raise _NotLean
+    return value
+
+
+def _not_json(token: str) -> Any:  # NaN, Infinity, -Infinity
+    raise _NotLean
+
+
+_decode_lean = json.JSONDecoder(parse_float=_finite, parse_constant=_not_json).decode
+
+
+def _lean(text: str) -> Any:
+    """``text`` decoded by ``json`` as msgspec decodes it, or :class:`_NotLean`.
+
+    What the two libraries read differently, each ruled out: numbers out of range (msgspec
+    refuses them, ``json`` reads infinity), ``NaN`` and ``Infinity`` (not JSON), surrogate
+    escapes (msgspec refuses a lone one, ``json`` keeps it), lone surrogate characters
+    (msgspec cannot encode them) and integers longer than msgspec's cap of 4,300 digits when
+    the interpreter's own limit (``sys.set_int_max_str_digits``, which both obey) is higher.
+    Everything else reads the same: whitespace, duplicate keys (the last wins, at the first
+    one's place), ``-0``, float rounding (both exact). tests/test_safe_json.py checks it.
+    """
+    if "\\" in text and _SURROGATE_ESCAPE.search(text):
+        raise _NotLean
+    if not text.isascii():  # a lone surrogate cannot be encoded: piece by piece, to stay lean
+        try:
+            for start in range(0, len(text), _PIECE):
+                text[start : start + _PIECE].encode()
+        except UnicodeEncodeError:
+            raise _NotLean from None
+    if not 0 < sys.get_int_max_str_digits() <= _MSGSPEC_MAX_DIGITS:
+        raise _NotLean  # json would read integers that msgspec refuses
+    try:
+        return _decode_lean(text)
+    except (ValueError, RecursionError):  # JSONDecodeError, an integer too long
+        raise _NotLean from None
 
 
 def too_deep(text: str, limit: int) -> bool:
@@ -138,6 +201,8 @@ def decode(text: str, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Decoded:
                 ) from None
             text = repaired
             repairs.extend(found)
+        except UnicodeEncodeError as exc:
+            raise _not_unicode(exc) from None
         except RecursionError:
             raise UnusableJSON(ErrorCode.JSON_TOO_DEEP, _STACK_DETAIL) from None
     raise UnusableJSON(ErrorCode.SSE_PARSE_ERROR, "is not JSON (a value is out of range)")
@@ -152,14 +217,27 @@ def decode_strict(text: str, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
             (``sse_parse_error``; ``reason`` has the JSON library's message).
     """
     check_depth(text, max_depth)
+    if len(text) >= LEAN_FROM:
+        try:
+            return _lean(text)
+        except _NotLean:
+            pass
     try:
         return _decode_any(text)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise UnusableJSON(
             ErrorCode.SSE_PARSE_ERROR, f"is not JSON ({exc})", reason=str(exc)
         ) from None
+    except UnicodeEncodeError as exc:
+        raise _not_unicode(exc) from None
     except RecursionError:
         raise UnusableJSON(ErrorCode.JSON_TOO_DEEP, _STACK_DETAIL) from None
+
+
+def _not_unicode(exc: UnicodeEncodeError) -> UnusableJSON:
+    """The error of a text holding a lone surrogate character, which msgspec cannot read."""
+    reason = f"character {exc.start} is a lone surrogate, not Unicode text"
+    return UnusableJSON(ErrorCode.SSE_PARSE_ERROR, f"is not JSON ({reason})", reason=reason)
 
 
 def _repair_numbers(text: str) -> tuple[str, list[str]]:
