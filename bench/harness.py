@@ -355,9 +355,11 @@ def compare(
 
 @dataclasses.dataclass(frozen=True)
 class Heap:
-    """The peak of the Python heap during one call, above what was allocated before it."""
+    """The peak of the Python heap during one call, above what was allocated before it, and
+    what the call left allocated (its result, mostly)."""
 
     peak: int
+    kept: int = 0
 
     @property
     def megabytes(self) -> float:
@@ -381,10 +383,10 @@ def peak_heap(fn: Callable[[], R]) -> tuple[Heap, R]:
         base, _ = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
         result = fn()
-        _, high = tracemalloc.get_traced_memory()
+        current, high = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    return Heap(high - base), result
+    return Heap(high - base, current - base), result
 
 
 # -- header, tables, targets ----------------------------------------------------------------

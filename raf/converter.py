@@ -551,6 +551,7 @@ class AgentResponseConverter:
                     out.extend(self._calling(call, streaming=call.ordinal in streaming))
                 except Exception as exc:  # a bug in raf: report it and go on
                     out.append(self._internal_error(exc, "finishing a tool call"))
+            call.args = []  # the turn is over: its text is never read again, only its value
         result = AgentResponseResult(
             id=self._response_id,
             model=self._response_model,

@@ -91,6 +91,9 @@ def test_peak_heap_and_table() -> None:
     assert len(result) == 1_000_000
     assert heap.peak >= 1_000_000
     assert heap.per(1_000_000) >= 1.0
+    assert 1_000_000 <= heap.kept <= heap.peak  # the result is still held
+    dropped, _ = harness.peak_heap(lambda: len(bytes(1_000_000)))
+    assert dropped.peak >= 1_000_000 > dropped.kept
     text = harness.table(["name", "n"], [["a", "1"], ["bb", "22"]])
     assert text.splitlines() == ["  name   n", "  ----  --", "  a      1", "  bb    22"]
     assert any(line.startswith("versions: raf ") for line in harness.environment())
