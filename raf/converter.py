@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 
@@ -258,6 +258,8 @@ class AgentResponseConverter:
         self._sink: ResponseCollector | None = None
         self.finish_reason: str | None = None
         """The last finish reason the updates carried (what ``results`` passes to finalize)."""
+        # The dispatch tables of this class: the module's, or a subclass's own (_tables_of).
+        self._streaming_table, self._collect_table = _tables_of(type(self))
 
     # -- public API ----------------------------------------------------------------------
 
@@ -276,7 +278,7 @@ class AgentResponseConverter:
         chunk): their contents share one metadata object, with one timestamp. The finish
         reason they carry is kept in :attr:`finish_reason` for :meth:`finalize`.
         """
-        return self._convert(batch, _HANDLERS)
+        return self._convert(batch, self._streaming_table)
 
     def collect(
         self,
@@ -287,9 +289,9 @@ class AgentResponseConverter:
         ``results(batch)`` to it does. An aggregate-only converter (``streaming_contents=False``)
         hands text and reasoning to the collector directly, building no content for them."""
         if self.streaming_contents:
-            handlers = _HANDLERS
+            handlers = self._streaming_table
         else:
-            handlers = _COLLECT_HANDLERS
+            handlers = self._collect_table
             self._sink = collector
         add = collector.add
         for result in self._convert(batch, handlers):
@@ -314,13 +316,20 @@ class AgentResponseConverter:
                     # A batch stands for many updates: convert them one by one instead, so
                     # that a bug in the batch path costs one error, not the batch's deltas.
                     out.append(produced)
-                    produced = self._convert(update.updates(), _UNBATCHED[handlers is _HANDLERS])
+                    produced = self._convert(update.updates(), self._unbatched(handlers))
             if produced is not None:
                 if isinstance(produced, list):  # a DeltaBatch produced several results
                     out.extend(produced)
                 else:
                     out.append(produced)
         return out
+
+    def _unbatched(self, handlers: dict[type, _Handler]) -> dict[type, _Handler]:
+        """The table a failed batch's updates are converted with, which cannot fail on a
+        batch again (a subclass's own tables expand every batch as the streaming path does)."""
+        if handlers is _COLLECT_HANDLERS:
+            return _UNBATCHED_COLLECT
+        return self._streaming_table
 
     def _internal_error(self, exc: Exception, where: str) -> contents.Error:
         return contents.Error(
@@ -346,7 +355,7 @@ class AgentResponseConverter:
             self._sink.add_reasoning(update.delta)  # type: ignore[union-attr]  # set by collect()
 
     def _on_delta_batch(self, batch: updates.DeltaBatch) -> list[AgentResponseResult]:
-        return self._convert(batch.updates(), _HANDLERS)
+        return self._convert(batch.updates(), self._streaming_table)
 
     def _collect_delta_batch(self, batch: updates.DeltaBatch) -> list[AgentResponseResult] | None:
         """Aggregate-only: the texts to the collector, and every index's fragments added to
@@ -890,12 +899,40 @@ _COLLECT_HANDLERS: dict[type, _Handler] = {
 """The dispatch table of an aggregate-only converter's ``collect``."""
 
 
-_UNBATCHED: dict[bool, dict[type, _Handler]] = {
-    True: _HANDLERS,
-    False: {**_COLLECT_HANDLERS, updates.DeltaBatch: _ignore},
-}
-"""The tables a failed batch's updates are converted with (streaming or aggregate-only), which
-cannot fail on a batch again."""
+_UNBATCHED_COLLECT: dict[type, _Handler] = {**_COLLECT_HANDLERS, updates.DeltaBatch: _ignore}
+"""The table an aggregate-only converter's failed batch's updates are converted with (they
+hold no batch; a streaming converter's go through ``_HANDLERS``)."""
+
+_BYPASSED: Final = ("_add_args", "_route")
+"""Helpers of the streaming handlers that the aggregate-only ones skip (a batch's fragments
+are added to their calls at once)."""
+
+_CLASS_TABLES: dict[type, tuple[dict[type, _Handler], dict[type, _Handler]]] = {}
+
+
+def _tables_of(
+    cls: type[AgentResponseConverter],
+) -> tuple[dict[type, _Handler], dict[type, _Handler]]:
+    """The streaming and aggregate-only dispatch tables of a converter class.
+
+    The module's own tables for :class:`AgentResponseConverter` and for a subclass that
+    overrides none of their handlers nor a helper the aggregate-only ones skip
+    (:data:`_BYPASSED`). Otherwise the subclass's handlers in their place, and its
+    aggregate-only mode reads every update through them (a batch update by update): slower,
+    but every override is called as in streaming.
+    """
+    tables = _CLASS_TABLES.get(cls)
+    if tables is not None:
+        return tables
+    base = AgentResponseConverter
+    names = {handler.__name__ for handler in (*_HANDLERS.values(), *_COLLECT_HANDLERS.values())}
+    if all(getattr(cls, name) is getattr(base, name) for name in (*names, *_BYPASSED)):
+        tables = (_HANDLERS, _COLLECT_HANDLERS)
+    else:
+        own = {kind: getattr(cls, handler.__name__) for kind, handler in _HANDLERS.items()}
+        tables = (own, own)
+    _CLASS_TABLES[cls] = tables
+    return tables
 
 
 def _handler_for(kind: type, handlers: dict[type, _Handler]) -> _Handler:

@@ -257,6 +257,57 @@ def test_a_converter_passed_to_respond_is_used_as_it_is() -> None:
     assert contents.ToolCallArgs in watching.seen
 
 
+class Shouting(AgentResponseConverter):
+    """Overrides a handler of the dispatch table: text in capitals."""
+
+    def _on_text(self, update: Any) -> Any:
+        return super()._on_text(type(update)(delta=update.delta.upper()))
+
+
+class CountingFragments(AgentResponseConverter):
+    """Overrides a helper the aggregate-only fast path skips: every argument fragment."""
+
+    fragments = 0
+
+    def _add_args(self, call: Any, delta: str, out: list[Any]) -> None:
+        if delta:
+            CountingFragments.fragments += 1
+        super()._add_args(call, delta, out)
+
+
+@pytest.mark.parametrize("streaming_contents", [True, False])
+def test_a_subclass_s_overrides_are_called_in_both_modes(streaming_contents: bool) -> None:
+    text = _sse(
+        *({"id": "c", "model": "m", "choices": [{"index": 0, "delta": {"content": w}}]}
+          for w in ("hello ", "world")),
+        b"[DONE]",
+    )  # fmt: skip
+    shouted = respond([text], converter=Shouting(streaming_contents=streaming_contents))
+    assert shouted.text == "HELLO WORLD"
+    streamed = collect_agent_response(run([text], converter=Shouting()))
+    assert streamed.text == "HELLO WORLD"
+
+    expected = collect_agent_response(run([PARALLEL]))
+    CountingFragments.fragments = 0
+    counted = respond(
+        [PARALLEL], converter=CountingFragments(streaming_contents=streaming_contents)
+    )
+    assert counted == expected
+    fragments = PARALLEL.count(b'"arguments":"') - PARALLEL.count(b'"arguments":""')
+    assert CountingFragments.fragments == fragments
+
+
+def test_a_subclass_that_overrides_no_handler_keeps_the_fast_paths() -> None:
+    class Named(AgentResponseConverter):
+        def _set_name(self, call: Any, name: str, out: list[Any]) -> None:
+            super()._set_name(call, name, out)
+
+    base = AgentResponseConverter(streaming_contents=False)
+    for converter in (Named(streaming_contents=False), CountingFragments(streaming_contents=False)):
+        shares = converter._collect_table is base._collect_table
+        assert shares is (type(converter) is Named)
+
+
 def test_a_batch_left_open_comes_before_a_run_read_event_by_event() -> None:
     """A run with a payload that may nest too deep is read event by event; the batch the
     runs before it left open is handed on first, so the text keeps its order."""
