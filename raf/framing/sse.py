@@ -27,9 +27,12 @@ streams are nothing but one-line ``data: ...`` blocks, and most chunks of them s
 a line and end inside another; so when no block is open, the fast path takes the text from
 the unfinished line to the chunk's last blank line, decodes it once, splits it at the
 ``"\\n\\ndata: "`` (or ``"\\r\\n\\r\\ndata: "``) between blocks, and dispatches one
-event per piece, after checking that no piece holds a line terminator; anything else (other
-fields, comments, several lines in a block, a chunk that could pass a limit) goes through
-the general path, with the same results, for at most one more pass over the chunk.
+event per piece, after checking that no piece holds a line terminator. Two-line
+``event: <type>`` / ``data: <value>`` blocks (Anthropic, the Responses API) have a fast path
+of the same kind, which may also finish the block the last chunk left open after its
+``event:`` line. Anything else (other fields, comments, several data lines, a chunk that could
+pass a limit) goes through the general path, with the same results, for at most one more pass
+over the chunk.
 :meth:`SSEDecoder.feed_runs` is :meth:`SSEDecoder.feed` with the fast path's blocks given as
 one :class:`DataRun` (their data left as bytes, for a dialect that decodes JSON straight from
 bytes) instead of one event each.
@@ -80,7 +83,8 @@ class SSEDecoder:
         last_event_id: the last event ID string (committed at each blank line).
         retry: the last valid reconnection time received, in milliseconds, or ``None``.
         truncated: set by :meth:`close`: ``True`` when the stream ended inside a line or
-            inside a block (field lines after the last blank line), which were discarded.
+            inside a block (field lines after the last blank line), which were discarded, or
+            after a limit error (which discarded the line or block that passed the limit).
     """
 
     def __init__(
@@ -163,7 +167,7 @@ class SSEDecoder:
         if end == len(data) and data[-1] == _CR:
             self._skip_lf = True  # the LF of a CRLF may come with the next chunk
         pos = 0  # data[:pos] is interpreted
-        if fast and not self._block_open and len(self._partial) + end <= self.max_line_bytes:
+        if fast and not self._data and len(self._partial) + end <= self.max_line_bytes:
             pos = self._data_blocks(data, end, last_cr < 0, events, runs)
         if pos < end:
             self._complete_lines(data[pos:end] if pos or end < len(data) else data, events)
@@ -188,7 +192,8 @@ class SSEDecoder:
             pending = bytes(self._partial)
             if self._first_line and pending.startswith(_BOM_BYTES):
                 pending = pending[len(_BOM_BYTES) :]  # a lone BOM is not content
-            self.truncated = bool(pending) or self._block_open
+            # A limit error discarded the line or block that passed it.
+            self.truncated = self._failed or bool(pending) or self._block_open
             self._partial = bytearray()
             self._data = []
         return []
@@ -241,11 +246,11 @@ class SSEDecoder:
         if blocks_end < len(terminator):
             return 0
         partial = self._partial
-        if len(partial) + blocks_end > self.max_event_bytes:
+        if self._block_bytes + len(partial) + blocks_end > self.max_event_bytes:
             return 0  # one of these blocks might pass the limit: the general path decides
         raw = bytes(partial) + data[:blocks_end] if partial else data[:blocks_end]
-        if not raw.startswith(b"data: "):
-            return 0
+        if self._block_open or not raw.startswith(b"data: "):
+            return self._typed_blocks(raw, partial, blocks_end, lf_only, events)
         if runs:
             payloads = (
                 raw[6:-2].split(b"\n\ndata: ") if lf_only else raw[6:-4].split(b"\r\n\r\ndata: ")
@@ -269,6 +274,78 @@ class SSEDecoder:
                 for value in values
             ]
         )
+        return blocks_end
+
+    def _typed_blocks(
+        self,
+        raw: bytes,
+        partial: bytearray,
+        blocks_end: int,
+        lf_only: bool,
+        events: list[EventOrRun],
+    ) -> int:
+        """The fast path's other usual shape, that of Anthropic's and the Responses API's
+        streams: two-line blocks, ``event: <type>`` then ``data: <value>``, from the
+        unfinished line to the last blank line (``raw``). A chunk of such a stream nearly
+        always ends inside a block, after its ``event:`` line: the block left open by the
+        last chunk, if it holds no data line yet, is then finished by a ``data:`` line at the
+        start of ``raw``. Returns ``blocks_end``, or 0 (nothing done).
+
+        Each block gives what :meth:`_lines` makes of its lines: an event of its type
+        (``message`` when empty) whose data is the value, with the current ID; the block left
+        open keeps the type, ID and retry its lines set. Always events, never a
+        :class:`DataRun` (a run has no types). The text is split at the separators between
+        blocks and each block at its ``data:`` line; every block must have one, and no more
+        LFs (nor, with CRLF, CRs) may be left than blocks: then each block is those two lines.
+        """
+        text = raw.decode("utf-8", "replace")
+        separator, field = ("\n\n", "\ndata: ") if lf_only else ("\r\n\r\n", "\r\ndata: ")
+        first: ServerSentEvent | None = None
+        if self._block_open:  # the caller checked that it holds no data line
+            if not text.startswith("data: "):
+                return 0
+            cut = text.find(separator)
+            value = text[6:cut]
+            if "\n" in value or "\r" in value:
+                return 0
+            first = ServerSentEvent(
+                event=self._event_type or "message",
+                data=value,
+                id=self._id_buffer,
+                retry=self._block_retry,
+            )
+            text = text[cut + len(separator) :]
+            if not text:
+                pieces: list[str] = []
+            elif text.startswith("event: "):
+                pieces = text[7 : -len(separator)].split(separator + "event: ")
+            else:
+                return 0
+        elif text.startswith("event: "):
+            pieces = text[7 : -len(separator)].split(separator + "event: ")
+        else:
+            return 0
+        flat = "".join(pieces)
+        count = len(pieces)
+        if flat.count("\n") != count or (not lf_only and flat.count("\r") != count):
+            return 0
+        event_id = self._id_buffer
+        out: list[EventOrRun] = [] if first is None else [first]
+        for piece in pieces:
+            name, found, value = piece.partition(field)
+            if not found:
+                return 0
+            out.append(
+                ServerSentEvent(event=name or "message", data=value, id=event_id, retry=None)
+            )
+        if first is not None:  # the open block is dispatched: its state is committed
+            self.last_event_id = event_id
+            self._event_type = ""
+            self._block_retry = None
+            self._block_bytes = 0
+            self._block_open = False
+        self._dispatched(partial)
+        events.extend(out)
         return blocks_end
 
     def _dispatched(self, partial: bytearray) -> None:

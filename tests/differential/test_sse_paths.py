@@ -203,6 +203,77 @@ def test_usual_streams_in_network_sized_chunks(stream: bytes, data: st.DataObjec
     assert_same_paths(data.draw(chunkings(stream)), data.draw(limits()))
 
 
+_NAMES = [b"content_block_delta", b"response.output_text.delta", b"", b"a:b", b" x", b"\xff"]
+
+
+@st.composite
+def typed_streams(draw: st.DrawFn) -> bytes:
+    """An Anthropic- or Responses-like stream: two-line blocks, ``event: <type>`` then
+    ``data: <value>``, LF or CRLF, with an occasional other shape: a line more or less in a
+    block (id, retry, a comment, a second data line, no data line), the type without its
+    space, a one-line data block, a stray CR."""
+    usual = draw(st.sampled_from([b"\n", b"\r\n"]))
+    out = []
+    for _ in range(draw(st.integers(min_value=1, max_value=30))):
+        nl = usual if draw(st.integers(0, 7)) else draw(st.sampled_from([b"\n", b"\r\n", b"\r"]))
+        name = draw(st.sampled_from(_NAMES) | values)
+        event = b"event: " + name + nl
+        data = b"data: " + draw(values) + nl
+        shape = draw(st.integers(min_value=0, max_value=15))
+        if shape > 5:
+            out.append(event + data + nl)
+        elif shape == 5:  # a line inside the block, before or after the data line
+            extra = draw(st.sampled_from([b"id: 7", b"retry: 30", b": ping", b"data: more", b"x"]))
+            out.append(
+                event + extra + nl + data + nl
+                if draw(st.booleans())
+                else event + data + extra + nl + nl
+            )
+        elif shape == 4:  # no data line: nothing is dispatched
+            out.append(event + nl)
+        elif shape == 3:
+            out.append(b"event:" + name + nl + data + nl)
+        elif shape == 2:
+            out.append(data + nl)
+        else:
+            out.append(b"".join(line + nl for line in draw(blocks())))
+    return b"".join(out)
+
+
+@given(typed_streams(), st.data())
+def test_typed_streams_in_network_sized_chunks(stream: bytes, data: st.DataObject) -> None:
+    size = data.draw(st.integers(min_value=1, max_value=200))
+    assert_same_paths([stream[i : i + size] for i in range(0, len(stream), size)])
+    assert_same_paths(data.draw(chunkings(stream)), data.draw(limits()))
+
+
+def test_examples_of_the_typed_fast_path() -> None:
+    a = b'event: content_block_delta\ndata: {"a":1}\n\n'
+    cases = [
+        [a * 3],
+        [a + a[:30], a[30:] + a],  # the second chunk finishes the block the first left open
+        [a + b"event: x\n", b"data: y\n\n" + a],  # cut right after the event line
+        [a + b"event: x\ndata: y\n", b"\n" + a],  # cut after the data line: general path
+        [b"event: x\nid: 9\nretry: 5\n", b"data: y\n\n" + a],  # the open block's id and retry
+        [b"event: \ndata: untyped\n\n" + a],  # an empty type is "message"
+        [a.replace(b"\n", b"\r\n") * 2, b"event: x\r\n", b"data: y\r\n\r\n"],
+        [a + b"event: x\n\n" + a],  # a block with no data line dispatches nothing
+        [a + b"data: plain\n\n" + a],  # a one-line data block among typed ones
+        [b"event: x\n", b"data: a\nevent: y\n\n" + a],  # a second field after the data
+    ]
+    for chunks in cases:
+        for first in ([], [b"data: 0\n\n"], [a + b"event: p\n"], [b": hi\n"]):
+            assert_same_paths([*first, *chunks])
+            assert_same_paths([*first, *chunks], (40, 60))
+    decoder = SSEDecoder()
+    events = decoder.feed(b"event: x\nid: 9\nretry: 5\n") + decoder.feed(b"data: y\n\n" + a)
+    assert [(e.event, e.data, e.id, e.retry) for e in events] == [
+        ("x", "y", "9", 5),
+        ("content_block_delta", '{"a":1}', "9", None),
+    ]
+    assert decoder.last_event_id == "9"
+
+
 @given(st.integers(min_value=-3, max_value=3), st.integers(min_value=-3, max_value=3), st.data())
 def test_lines_and_blocks_near_the_limits(
     line_delta: int, event_delta: int, data: st.DataObject
