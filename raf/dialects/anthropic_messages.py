@@ -27,6 +27,7 @@ import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
@@ -69,6 +70,26 @@ _OTHER = 4  # server tools, their results, compaction, unknown kinds: ignored
 _BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _THINKING}
 
 _encode = msgspec.json.encode
+
+
+class _DeltaBody(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: str
+    text: str | None = None
+    thinking: str | None = None
+    partial_json: str | None = None
+
+
+class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The usual event, a ``content_block_delta``, exactly: every field known and typed, so
+    that reading it gives what the shared path gives (an unknown field, which the shared
+    path decodes and may report on, sends the event there)."""
+
+    type: str
+    index: int
+    delta: _DeltaBody
+
+
+_decode_delta = msgspec.json.Decoder(_Delta).decode
 
 
 class _Block:
@@ -148,6 +169,46 @@ class AnthropicMessagesDialect(JSONEventDialect):
             out.append(updates.ToolCallDelta(index=block.index, arguments_delta=pending))
         elif block.kind == _THINKING and not block.got_signature:
             out.append(updates.ReasoningSignature(signature=pending))
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual event, mapped as :meth:`_content_block_delta` maps it: a text, thinking
+        or argument fragment (:class:`_Delta`) for a block that was started and has not
+        stopped. Any other frame returns ``False`` having done nothing, and takes the shared
+        path."""
+        data = event.data
+        # Longer data may nest too deep: the shared path counts its brackets first.
+        if event.event == "error" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
+            return False
+        try:
+            payload = _decode_delta(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return False
+        block = self._blocks.get(payload.index)
+        if payload.type != "content_block_delta" or block is None or block.stopped:
+            return False
+        delta = payload.delta
+        kind = delta.type
+        if block.kind == _OTHER:
+            return True  # ignored, as the shared path ignores it
+        if kind == "text_delta":
+            if delta.text:
+                out.append(updates.TextDelta(delta=delta.text))
+            return True
+        if kind == "thinking_delta":
+            if delta.thinking:
+                out.append(updates.ReasoningDelta(delta=delta.thinking))
+            return True
+        if kind == "input_json_delta":
+            partial = delta.partial_json
+            if partial:
+                if block.kind == _TOOL and block.id is not None:
+                    block.got_args = True
+                    out.append(updates.ToolCallArgs(id=block.id, args_delta=partial))
+                elif block.kind == _LEGACY_TOOL:
+                    block.got_args = True
+                    out.append(updates.ToolCallDelta(index=block.index, arguments_delta=partial))
+            return True
+        return False  # a signature, citations or an unknown kind: the shared path
 
     # -- handlers ----------------------------------------------------------------------------
 

@@ -796,3 +796,80 @@ def test_arbitrary_events_never_raise_nor_fail_internally(
     assert "internal_error" not in codes(out)
     response = respond([body.encode()], NAME)
     assert all(e.error_code != "internal_error" for e in response.errors)
+
+
+# -- the fast path of the usual event -------------------------------------------------------
+
+
+def _shared_path_only(body: str) -> list[AgentResponseUpdate]:
+    decoder = UpdateDecoder(NAME)
+    dialect = decoder.dialect
+    assert isinstance(dialect, AnthropicMessagesDialect)
+    dialect.usual = None  # every event through feed_event, the shared path
+    return feed_all(decoder.feed, decoder.close, [body.encode()])
+
+
+_TOOL_START = block(1, type="tool_use", id="toolu_1", name="get", input={})
+_LEGACY_START = block(2, type="tool_use", input={})
+USUAL_VARIANTS = [
+    delta(0, type="text_delta", text="plain"),
+    delta(0, type="text_delta", text=""),
+    delta(0, type="text_delta", text=None),
+    delta(0, type="text_delta"),
+    delta(0, type="text_delta", text=7),
+    delta(0, type="thinking_delta", thinking="hmm"),
+    delta(0, type="signature_delta", signature="sig"),
+    delta(0, type="citations_delta", citation={"cited_text": "x"}),
+    delta(0, type="mystery_delta", text="?"),
+    delta(1, type="input_json_delta", partial_json='{"a":'),
+    delta(2, type="input_json_delta", partial_json="[1"),
+    delta(1, type="text_delta", text="text in a tool block"),
+    delta(5, type="text_delta", text="never started"),
+    delta(None, type="text_delta", text="no index"),
+    event("content_block_delta", index=True, delta={"type": "text_delta", "text": "bool"}),
+    event("content_block_delta", index=0.0, delta={"type": "text_delta", "text": "float"}),
+    event("content_block_delta", index=10**30, delta={"type": "text_delta", "text": "big"}),
+    event("content_block_delta", index=0, delta="not an object"),
+    event("content_block_delta", index=0),
+    event("content_block_delta", index=0, delta={"type": "text_delta", "text": "x"}, extra=1),
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"huge number"},"x":1e400}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"lone \\ud800 surrogate"}}\n\n',
+    'event: error\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"an error event"}}\n\n',
+    'event: ping\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"another name"}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"index":3,'
+    '"delta":{"type":"text_delta","text":"a","text":"b"}}\n\n',
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    '"delta":{"type":"text_delta","text":"deep","x":' + "[" * 300 + "]" * 300 + "}}\n\n",
+]
+
+
+@pytest.mark.parametrize("variant", USUAL_VARIANTS)
+def test_the_usual_event_fast_path_reads_as_the_shared_path(variant: str) -> None:
+    # Before the blocks start, while they are open, and after their stop.
+    body = (
+        start() + variant + block(0, type="text", text="") + _TOOL_START + _LEGACY_START
+        + variant + variant + stop(0) + stop(1) + stop(2) + variant + end()
+    )  # fmt: skip
+    assert run(body) == _shared_path_only(body)
+
+
+def test_the_fast_path_takes_the_usual_events() -> None:
+    taken: list[str] = []
+    dialect = AnthropicMessagesDialect()
+    usual = dialect.usual
+
+    def watching(event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        took = usual(event, out)
+        if took:
+            taken.append(event.data)
+        return took
+
+    dialect.usual = watching
+    decoder = UpdateDecoder(dialect)
+    body = start() + text_block(0, "a", "b") + tool(1, "toolu_1", "get", '{"x":', "1}") + end()
+    feed_all(decoder.feed, decoder.close, [body.encode()])
+    assert len(taken) == 4  # the two text and the two argument fragments
