@@ -37,6 +37,7 @@ from raf import safe_json
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.errors import raw_excerpt
+from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
@@ -108,6 +109,25 @@ def _compact(value: Any) -> str:
     if isinstance(value, str):
         return value
     return _encode(value).decode()
+
+
+class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The usual events, ``response.output_text.delta`` and
+    ``response.function_call_arguments.delta``, exactly: every field they carry known and
+    typed, so that reading one gives what the shared path gives (an unknown field, which the
+    shared path decodes and may report on, sends the event there)."""
+
+    type: str
+    delta: str | None = None
+    item_id: str | None = None
+    output_index: int | None = None
+    content_index: int | None = None
+    sequence_number: int | None = None
+    logprobs: Any = None
+    obfuscation: str | None = None
+
+
+_decode_delta = msgspec.json.Decoder(_Delta).decode
 
 
 class _Item:
@@ -182,6 +202,48 @@ class OpenAIResponsesDialect(JSONEventDialect):
 
     def at_close(self, out: list[AgentResponseUpdate]) -> None:
         self._report_orphans(out)
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual events, mapped as their handlers map them: a text or argument fragment
+        (:class:`_Delta`) whose ``item_id`` names an item that was added (of type
+        ``function_call``, with a call id, for arguments), with a ``sequence_number`` that
+        increases or none. Any other frame returns ``False`` having done nothing, and takes
+        the shared path."""
+        data = event.data
+        # Longer data may nest too deep: the shared path counts its brackets first.
+        if event.event == "error" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
+            return False
+        try:
+            payload = _decode_delta(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return False
+        kind = payload.type
+        text = kind == "response.output_text.delta"
+        if not text and kind != "response.function_call_arguments.delta":
+            return False
+        item_id = payload.item_id
+        item = self._items.get(item_id) if item_id else None
+        if item is None or not (text or (item.kind in _FUNCTION and item.call_id is not None)):
+            return False
+        seq = payload.sequence_number
+        if seq is not None and self._seq is not None and seq <= self._seq:
+            return False  # the shared path reports it
+        if seq is not None:
+            self._seq = seq
+        delta = payload.delta
+        if not delta:
+            return True
+        if text:
+            key = ("text", item.id or item_id or "", payload.content_index or 0)
+            pieces = self._parts.get(key)
+            if pieces is None:
+                self._parts[key] = [delta]
+            else:
+                pieces.append(delta)
+            self._emit("text", key, delta, out)
+        else:
+            self._args(item, delta, out)
+        return True
 
     # -- helpers -----------------------------------------------------------------------------
 

@@ -1230,3 +1230,88 @@ def test_arbitrary_json_never_raises(payloads: list[dict[str, Any]], kind: str) 
     out = run(body)
     assert all(u.error_code != "internal_error" for u in out if isinstance(u, updates.Error))
     respond([body], "openai_responses")
+
+
+# -- the fast path of the usual events -------------------------------------------------------
+
+
+def _shared_path_only(body: bytes) -> list[AgentResponseUpdate]:
+    decoder = UpdateDecoder("openai_responses")
+    dialect = decoder.dialect
+    assert isinstance(dialect, OpenAIResponsesDialect)
+    dialect.usual = None  # every event through feed_event, the shared path
+    return feed_all(decoder.feed, decoder.close, [body])
+
+
+_TEXT = text_delta("plain")
+_ARGS = args_delta("fc_1", '{"city":', 1)
+USUAL_VARIANTS: list[Any] = [
+    _TEXT,
+    {**_TEXT, "delta": ""},
+    {**_TEXT, "delta": None},
+    {**_TEXT, "delta": 7},
+    {**_TEXT, "content_index": 2},
+    {**_TEXT, "content_index": True},
+    {**_TEXT, "output_index": "one"},
+    {**_TEXT, "output_index": 5},
+    {**_TEXT, "item_id": "msg_unknown"},
+    {**_TEXT, "item_id": ""},
+    {k: v for k, v in _TEXT.items() if k != "item_id"},
+    {**_TEXT, "item_id": "fc_1"},  # text for a function call item
+    {**_TEXT, "logprobs": [{"token": "x", "logprob": 0.5}]},  # 1e400 below
+    {**_TEXT, "obfuscation": 3},
+    {**_TEXT, "sequence_number": 0},  # does not increase
+    {**_TEXT, "sequence_number": 10**6},
+    {**_TEXT, "sequence_number": True},
+    {**_TEXT, "extra": 0},  # 1e400 below
+    {**_TEXT, "delta": "lone \ud800"},
+    _ARGS,
+    {**_ARGS, "item_id": "msg_1"},  # arguments for a message item
+    {**_ARGS, "item_id": "fc_never_added"},
+    {**_ARGS, "delta": ""},
+    {**_ARGS, "obfuscation": "abc"},
+    {**_TEXT, "type": "response.refusal.delta"},
+    {**_TEXT, "type": "response.reasoning_text.delta"},
+]
+
+
+@pytest.mark.parametrize("variant", USUAL_VARIANTS)
+def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, Any]) -> None:
+    # Before the items are added, while they stream, after they are done, and in a resumed
+    # stream (no response.created).
+    message, call = msg(), fc("fc_1", "call_1")
+    events: list[Any] = [
+        variant, created(), variant, added(message, 0), added(call, 1),
+        variant, variant, done(message, 0), done(call, 1), variant, completed(),
+    ]  # fmt: skip
+    for body in (sse(events), sse(events[3:]), sse(events, named=False)):
+        assert run(body) == _shared_path_only(body)
+    # What json.dumps cannot write: a number out of range, a lone surrogate escape.
+    body = sse(events)
+    for raw in (
+        body.replace(b"0.5", b"1e400").replace(b'"extra":0', b'"extra":1e400'),
+        body.replace(b'"plain"', b'"lone \\ud800"'),
+    ):
+        assert run(raw) == _shared_path_only(raw)
+
+
+def test_the_fast_path_takes_the_usual_events() -> None:
+    taken: list[str] = []
+    dialect = OpenAIResponsesDialect()
+    usual = dialect.usual
+
+    def watching(event: Any, out: list[AgentResponseUpdate]) -> bool:
+        took = usual(event, out)
+        if took:
+            taken.append(event.data)
+        return took
+
+    dialect.usual = watching
+    decoder = UpdateDecoder(dialect)
+    message, call = msg(), fc("fc_1", "call_1")
+    body = sse([
+        created(), added(message, 0), added(call, 1), text_delta("a"), text_delta("b"),
+        args_delta("fc_1", "{}", 1), done(message, 0), done(call, 1), completed(),
+    ])  # fmt: skip
+    feed_all(decoder.feed, decoder.close, [body])
+    assert len(taken) == 3
