@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from raf.chunking import chunk
+from raf.pipeline import UpdateDecoder
 
 T = TypeVar("T")
 
@@ -42,3 +43,33 @@ def every_split_point(data: bytes, *, limit: int = 600) -> Iterator[list[bytes]]
         positions = sorted({*range(0, len(data) + 1, step), *special, *(i + 1 for i in special)})
     for i in positions:
         yield [data[:i], data[i:]]
+
+
+def read_with_and_without_usual(dialect: str, body: bytes) -> tuple[list[Any], list[Any]]:
+    """The updates of ``body`` read by ``dialect`` as usual, and with its ``usual`` fast
+    path switched off (every event through ``feed_event``, the shared path)."""
+
+    def read(fast: bool) -> list[Any]:
+        decoder = UpdateDecoder(dialect)
+        if not fast:
+            decoder.dialect.usual = None  # type: ignore[union-attr]
+        return feed_all(decoder.feed, decoder.close, [body])
+
+    return read(True), read(False)
+
+
+def taken_by_usual(dialect: Any, body: bytes) -> list[str]:
+    """The data of the events of ``body`` that ``dialect``'s ``usual`` fast path took."""
+    taken: list[str] = []
+    usual = dialect.usual
+
+    def watching(event: Any, out: list[Any]) -> bool:
+        took: bool = usual(event, out)
+        if took:
+            taken.append(event.data)
+        return took
+
+    dialect.usual = watching
+    decoder = UpdateDecoder(dialect)
+    feed_all(decoder.feed, decoder.close, [body])
+    return taken

@@ -91,6 +91,14 @@ class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 _decode_delta = msgspec.json.Decoder(_Delta).decode
 
+_DELTA_FIELDS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+    "input_json_delta": "partial_json",
+}
+"""The field that carries each kind of delta's value."""
+
 
 class _Block:
     __slots__ = ("got_args", "got_signature", "id", "index", "kind", "pending", "stopped", "warned")
@@ -175,40 +183,46 @@ class AnthropicMessagesDialect(JSONEventDialect):
         or argument fragment (:class:`_Delta`) for a block that was started and has not
         stopped. Any other frame returns ``False`` having done nothing, and takes the shared
         path."""
-        data = event.data
-        # Longer data may nest too deep: the shared path counts its brackets first.
-        if event.event == "error" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
-            return False
-        try:
-            payload = _decode_delta(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        payload = self.typed_usual(event, _decode_delta)
+        if payload is None or payload.type != "content_block_delta":
             return False
         block = self._blocks.get(payload.index)
-        if payload.type != "content_block_delta" or block is None or block.stopped:
+        if block is None or block.stopped:
             return False
         delta = payload.delta
         kind = delta.type
-        if block.kind == _OTHER:
-            return True  # ignored, as the shared path ignores it
         if kind == "text_delta":
-            if delta.text:
-                out.append(updates.TextDelta(delta=delta.text))
-            return True
-        if kind == "thinking_delta":
-            if delta.thinking:
-                out.append(updates.ReasoningDelta(delta=delta.thinking))
-            return True
-        if kind == "input_json_delta":
-            partial = delta.partial_json
-            if partial:
-                if block.kind == _TOOL and block.id is not None:
-                    block.got_args = True
-                    out.append(updates.ToolCallArgs(id=block.id, args_delta=partial))
-                elif block.kind == _LEGACY_TOOL:
-                    block.got_args = True
-                    out.append(updates.ToolCallDelta(index=block.index, arguments_delta=partial))
-            return True
-        return False  # a signature, citations or an unknown kind: the shared path
+            value = delta.text
+        elif kind == "thinking_delta":
+            value = delta.thinking
+        elif kind == "input_json_delta":
+            value = delta.partial_json
+        else:
+            return False  # a signature, citations or an unknown kind: the shared path
+        self._apply(block, kind, value, out)
+        return True
+
+    def _apply(
+        self, block: _Block, kind: object, value: str | None, out: list[AgentResponseUpdate]
+    ) -> None:
+        """The updates of a delta of ``kind`` carrying ``value`` (its text, thinking,
+        signature or partial JSON) for ``block``."""
+        if block.kind == _OTHER or not value:
+            return
+        if kind == "text_delta":
+            out.append(updates.TextDelta(delta=value))
+        elif kind == "thinking_delta":
+            out.append(updates.ReasoningDelta(delta=value))
+        elif kind == "signature_delta":
+            block.got_signature = True
+            out.append(updates.ReasoningSignature(signature=value))
+        elif kind == "input_json_delta":
+            if block.kind == _TOOL and block.id is not None:
+                block.got_args = True
+                out.append(updates.ToolCallArgs(id=block.id, args_delta=value))
+            elif block.kind == _LEGACY_TOOL:
+                block.got_args = True
+                out.append(updates.ToolCallDelta(index=block.index, arguments_delta=value))
 
     # -- handlers ----------------------------------------------------------------------------
 
@@ -326,31 +340,11 @@ class AnthropicMessagesDialect(JSONEventDialect):
         elif block.stopped and not block.warned:
             block.warned = True
             self._violation(f"content_block_delta for index {block.index} after its stop", frame)
-        block_kind = block.kind
-        if block_kind == _OTHER:
-            return
-        if kind == "text_delta":
-            text = frame.str(delta, "text", where)
-            if text:
-                out.append(updates.TextDelta(delta=text))
-        elif kind == "thinking_delta":
-            thinking = frame.str(delta, "thinking", where)
-            if thinking:
-                out.append(updates.ReasoningDelta(delta=thinking))
-        elif kind == "signature_delta":
-            signature = frame.str(delta, "signature", where)
-            if signature:
-                block.got_signature = True
-                out.append(updates.ReasoningSignature(signature=signature))
-        elif kind == "input_json_delta":
-            partial = frame.str(delta, "partial_json", where)
-            if partial:
-                if block_kind == _TOOL and block.id is not None:
-                    block.got_args = True
-                    out.append(updates.ToolCallArgs(id=block.id, args_delta=partial))
-                elif block_kind == _LEGACY_TOOL:
-                    block.got_args = True
-                    out.append(updates.ToolCallDelta(index=block.index, arguments_delta=partial))
+        if block.kind == _OTHER:
+            return  # ignored, its fields unread (a wrong one is no problem of ours)
+        field = _DELTA_FIELDS.get(kind) if isinstance(kind, str) else None
+        if field is not None:
+            self._apply(block, kind, frame.str(delta, field, where), out)
 
     def _content_block_stop(self, payload: dict[str, Any], frame: Frame) -> None:
         index = self._index(payload, frame)

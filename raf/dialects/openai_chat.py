@@ -276,15 +276,10 @@ class OpenAIChatDialect(JSONEventDialect):
         text and/or tool-call fragments, and no finish reason, reasoning, usage or error.
         Any other frame returns ``False`` and takes the shared path (its data decoded again).
         """
-        data = event.data
-        # Longer data may nest too deep: the shared path counts its brackets first.
-        if event.event != "message" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
+        if event.event != "message":
             return False
-        try:
-            chunk = _decode_chunk(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return False
-        return self._usual(chunk, out, data)
+        chunk = self.typed_usual(event, _decode_chunk)
+        return chunk is not None and self._usual(chunk, out, event.data)
 
     def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
         """A run's chunks are read straight from bytes: through a template where one matches

@@ -209,13 +209,8 @@ class OpenAIResponsesDialect(JSONEventDialect):
         ``function_call``, with a call id, for arguments), with a ``sequence_number`` that
         increases or none. Any other frame returns ``False`` having done nothing, and takes
         the shared path."""
-        data = event.data
-        # Longer data may nest too deep: the shared path counts its brackets first.
-        if event.event == "error" or data[:1] != "{" or len(data) > 2 * self.max_json_depth + 1:
-            return False
-        try:
-            payload = _decode_delta(data)
-        except (msgspec.ValidationError, msgspec.DecodeError):
+        payload = self.typed_usual(event, _decode_delta)
+        if payload is None:
             return False
         kind = payload.type
         text = kind == "response.output_text.delta"
@@ -234,13 +229,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
         if not delta:
             return True
         if text:
-            key = ("text", item.id or item_id or "", payload.content_index or 0)
-            pieces = self._parts.get(key)
-            if pieces is None:
-                self._parts[key] = [delta]
-            else:
-                pieces.append(delta)
-            self._emit("text", key, delta, out)
+            self._part("text", item.id or item_id or "", payload.content_index or 0, delta, out)
         else:
             self._args(item, delta, out)
         return True
@@ -599,17 +588,19 @@ class OpenAIResponsesDialect(JSONEventDialect):
         item, item_id = self._find(payload, frame, None)
         if not delta:
             return
-        key = (
-            channel,
-            (item.id if item is not None else item_id) or "",
-            frame.int(payload, index_key) or 0,
-        )
+        owner = (item.id if item is not None else item_id) or ""
+        self._part(channel, owner, frame.int(payload, index_key) or 0, delta, frame.out)
+
+    def _part(self, channel: str, owner: str, index: int, delta: str, out: list[Any]) -> None:
+        """A delta of the text part (``channel``, item ``owner``, ``index``): kept for its
+        ``.done`` and emitted."""
+        key = (channel, owner, index)
         pieces = self._parts.get(key)
         if pieces is None:
             self._parts[key] = [delta]
         else:
             pieces.append(delta)
-        self._emit(channel, key, delta, frame.out)
+        self._emit(channel, key, delta, out)
 
     def _text_done(
         self, payload: dict[str, Any], frame: Frame, channel: str, index_key: str, field: str

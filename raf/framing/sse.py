@@ -315,12 +315,8 @@ class SSEDecoder:
                 retry=self._block_retry,
             )
             text = text[cut + len(separator) :]
-            if not text:
-                pieces: list[str] = []
-            elif text.startswith("event: "):
-                pieces = text[7 : -len(separator)].split(separator + "event: ")
-            else:
-                return 0
+        if not text:  # only the open block was finished
+            pieces: list[str] = []
         elif text.startswith("event: "):
             pieces = text[7 : -len(separator)].split(separator + "event: ")
         else:

@@ -19,7 +19,13 @@ from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from raf.sse import ServerSentEvent
-from tests.helpers import CHUNKINGS, feed_all, split
+from tests.helpers import (
+    CHUNKINGS,
+    feed_all,
+    read_with_and_without_usual,
+    split,
+    taken_by_usual,
+)
 
 NAME = "anthropic_messages"
 MSG_ID = "msg_01XFDUDYJgAACzvnptvVoYEL"
@@ -801,14 +807,6 @@ def test_arbitrary_events_never_raise_nor_fail_internally(
 # -- the fast path of the usual event -------------------------------------------------------
 
 
-def _shared_path_only(body: str) -> list[AgentResponseUpdate]:
-    decoder = UpdateDecoder(NAME)
-    dialect = decoder.dialect
-    assert isinstance(dialect, AnthropicMessagesDialect)
-    dialect.usual = None  # every event through feed_event, the shared path
-    return feed_all(decoder.feed, decoder.close, [body.encode()])
-
-
 _TOOL_START = block(1, type="tool_use", id="toolu_1", name="get", input={})
 _LEGACY_START = block(2, type="tool_use", input={})
 USUAL_VARIANTS = [
@@ -854,22 +852,11 @@ def test_the_usual_event_fast_path_reads_as_the_shared_path(variant: str) -> Non
         start() + variant + block(0, type="text", text="") + _TOOL_START + _LEGACY_START
         + variant + variant + stop(0) + stop(1) + stop(2) + variant + end()
     )  # fmt: skip
-    assert run(body) == _shared_path_only(body)
+    fast, shared = read_with_and_without_usual(NAME, body.encode())
+    assert fast == shared
 
 
 def test_the_fast_path_takes_the_usual_events() -> None:
-    taken: list[str] = []
-    dialect = AnthropicMessagesDialect()
-    usual = dialect.usual
-
-    def watching(event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
-        took = usual(event, out)
-        if took:
-            taken.append(event.data)
-        return took
-
-    dialect.usual = watching
-    decoder = UpdateDecoder(dialect)
     body = start() + text_block(0, "a", "b") + tool(1, "toolu_1", "get", '{"x":', "1}") + end()
-    feed_all(decoder.feed, decoder.close, [body.encode()])
+    taken = taken_by_usual(AnthropicMessagesDialect(), body.encode())
     assert len(taken) == 4  # the two text and the two argument fragments

@@ -18,7 +18,13 @@ from raf.dialects.openai_responses import FINISH_REASONS, USAGE, OpenAIResponses
 from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
-from tests.helpers import CHUNKINGS, feed_all, split
+from tests.helpers import (
+    CHUNKINGS,
+    feed_all,
+    read_with_and_without_usual,
+    split,
+    taken_by_usual,
+)
 
 if "openai_responses" not in names():  # the built-in table may be edited elsewhere meanwhile
     register("openai_responses", OpenAIResponsesDialect)
@@ -1235,14 +1241,6 @@ def test_arbitrary_json_never_raises(payloads: list[dict[str, Any]], kind: str) 
 # -- the fast path of the usual events -------------------------------------------------------
 
 
-def _shared_path_only(body: bytes) -> list[AgentResponseUpdate]:
-    decoder = UpdateDecoder("openai_responses")
-    dialect = decoder.dialect
-    assert isinstance(dialect, OpenAIResponsesDialect)
-    dialect.usual = None  # every event through feed_event, the shared path
-    return feed_all(decoder.feed, decoder.close, [body])
-
-
 _TEXT = text_delta("plain")
 _ARGS = args_delta("fc_1", '{"city":', 1)
 USUAL_VARIANTS: list[Any] = [
@@ -1285,33 +1283,22 @@ def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, 
         variant, variant, done(message, 0), done(call, 1), variant, completed(),
     ]  # fmt: skip
     for body in (sse(events), sse(events[3:]), sse(events, named=False)):
-        assert run(body) == _shared_path_only(body)
+        fast, shared = read_with_and_without_usual("openai_responses", body)
+        assert fast == shared
     # What json.dumps cannot write: a number out of range, a lone surrogate escape.
     body = sse(events)
     for raw in (
         body.replace(b"0.5", b"1e400").replace(b'"extra":0', b'"extra":1e400'),
         body.replace(b'"plain"', b'"lone \\ud800"'),
     ):
-        assert run(raw) == _shared_path_only(raw)
+        fast, shared = read_with_and_without_usual("openai_responses", raw)
+        assert fast == shared
 
 
 def test_the_fast_path_takes_the_usual_events() -> None:
-    taken: list[str] = []
-    dialect = OpenAIResponsesDialect()
-    usual = dialect.usual
-
-    def watching(event: Any, out: list[AgentResponseUpdate]) -> bool:
-        took = usual(event, out)
-        if took:
-            taken.append(event.data)
-        return took
-
-    dialect.usual = watching
-    decoder = UpdateDecoder(dialect)
     message, call = msg(), fc("fc_1", "call_1")
     body = sse([
         created(), added(message, 0), added(call, 1), text_delta("a"), text_delta("b"),
         args_delta("fc_1", "{}", 1), done(message, 0), done(call, 1), completed(),
     ])  # fmt: skip
-    feed_all(decoder.feed, decoder.close, [body])
-    assert len(taken) == 3
+    assert len(taken_by_usual(OpenAIResponsesDialect(), body)) == 3
