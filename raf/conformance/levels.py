@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from raf.conformance.protocol import ClientResponse
+from raf.conformance.severity import Kind
 
 __all__ = [
     "Mismatch",
@@ -43,13 +44,33 @@ _SHOWN = 300  # characters of a value shown in a mismatch
 
 @dataclass(frozen=True)
 class Mismatch:
-    """One disagreement: ``where`` names the field, ``expected``/``actual`` the values (or a
-    description), ``diff`` a unified diff for long values and lists."""
+    """One disagreement.
+
+    Attributes:
+        where: the place, as shown (``tool_calls[1].arguments``, ``call call_abc``).
+        expected: the expected value, or a description of it.
+        actual: what the implementation gave.
+        diff: a unified diff for long values and lists.
+        kind: what the difference is (:data:`raf.conformance.severity.KINDS`).
+        field: the place, named the same in every run and under every chunking (no ids the
+            implementation chose, no positions in a list of deltas): what an
+            expected-failures baseline records. Empty means ``where``.
+        level: the check that found it: ``response``, ``lifecycle``, ``updates`` or
+            ``request`` (the request a client sent over HTTP).
+    """
 
     where: str
     expected: str
     actual: str
     diff: str = ""
+    kind: Kind = "wrong"
+    field: str = ""
+    level: str = "response"
+
+    @property
+    def key(self) -> str:
+        """The stable name of the place (``field``, else ``where``)."""
+        return self.field or self.where
 
     def summary(self) -> str:
         """One line: ``where: expected X, got Y``."""
@@ -90,22 +111,47 @@ def is_synthetic_id(call_id: str | None) -> bool:
     return call_id is None or call_id.startswith(_SYNTHETIC)
 
 
+def _is_subsequence(short: str, long: str) -> bool:
+    """Whether ``short`` is ``long`` with some characters left out (linear)."""
+    rest = iter(long)
+    return all(char in rest for char in short)
+
+
+def text_kind(want: str, got: str) -> Kind:
+    """The kind of a difference between two texts: ``lost`` when the actual one is the
+    expected one with parts left out (empty included), ``invented`` when it is the expected
+    one with parts added, ``wrong`` otherwise."""
+    if not got or (len(got) < len(want) and _is_subsequence(got, want)):
+        return "lost"
+    if not want or (len(got) > len(want) and _is_subsequence(want, got)):
+        return "invented"
+    return "wrong"
+
+
 def compare_response(
     expected: dict[str, Any],
     actual: ClientResponse | None,
     *,
     raised: str | None = None,
     capabilities: Iterable[str] = (),
+    provider_ids: Collection[str] | None = None,
 ) -> list[Mismatch]:
     """Level ``response``: ``actual`` (what the client returned; ``None`` when it raised
     without a partial response) against ``expected`` (a golden's canonical response).
 
     Compared: text; reasoning (``None`` and ``""`` alike); tool calls in order (name and
-    arguments; the id when the expected one is a provider id, else present and unique);
-    finish reason; usage with the ``usage`` capability (the three counts, and each richer
-    count the client reports); errors: at least one (raising counts) where errors are
+    arguments; the id when the expected one is an id the stream carried, else present and
+    unique); finish reason; usage with the ``usage`` capability (the three counts, and each
+    richer count the client reports); errors: at least one (raising counts) where errors are
     expected, none where none are, and their codes in order with ``error_codes``. Messages
     are never compared.
+
+    ``provider_ids`` are the call ids the stream carried (:func:`provider_ids_of` of the
+    expected updates): a call whose expected id is not one of them got its id from raf, and
+    any id that is unique in the response is as good (a ``detail`` when it is not raf's).
+    Without them, raf's own ids are told by their ``__tc_`` prefix.
+
+    Each mismatch has its kind (docs/conformance.md, "Kinds of difference").
     """
     caps = set(capabilities)
     got = actual if actual is not None else ClientResponse()
@@ -115,7 +161,11 @@ def compare_response(
     if got.text != want_text:
         out.append(
             Mismatch(
-                "text", _shown(want_text), _shown(got.text), _text_diff("text", want_text, got.text)
+                "text",
+                _shown(want_text),
+                _shown(got.text),
+                _text_diff("text", want_text, got.text),
+                kind=text_kind(want_text, got.text),
             )
         )
     want_reasoning = expected.get("reasoning_text") or ""
@@ -127,13 +177,22 @@ def compare_response(
                 _shown(want_reasoning or None),
                 _shown(got_reasoning or None),
                 _text_diff("reasoning", want_reasoning, got_reasoning),
+                kind=text_kind(want_reasoning, got_reasoning),
             )
         )
-    out.extend(_compare_calls(expected.get("tool_calls") or [], got))
-    if got.finish_reason != expected.get("finish_reason"):
+    out.extend(_compare_calls(expected.get("tool_calls") or [], got, provider_ids))
+    want_finish = expected.get("finish_reason")
+    if got.finish_reason != want_finish:
         out.append(
             Mismatch(
-                "finish_reason", _shown(expected.get("finish_reason")), _shown(got.finish_reason)
+                "finish_reason",
+                _shown(want_finish),
+                _shown(got.finish_reason),
+                kind="lost"
+                if got.finish_reason is None
+                else "invented"
+                if want_finish is None
+                else "wrong",
             )
         )
     if "usage" in caps:
@@ -142,7 +201,9 @@ def compare_response(
     return out
 
 
-def _compare_calls(want: list[dict[str, Any]], got: ClientResponse) -> list[Mismatch]:
+def _compare_calls(
+    want: list[dict[str, Any]], got: ClientResponse, provider_ids: Collection[str] | None
+) -> list[Mismatch]:
     out: list[Mismatch] = []
     calls = got.tool_calls
     if len(calls) != len(want):
@@ -151,12 +212,20 @@ def _compare_calls(want: list[dict[str, Any]], got: ClientResponse) -> list[Mism
                 "tool_calls",
                 f"{len(want)} call(s) {_shown([c.get('name') for c in want])}",
                 f"{len(calls)} call(s) {_shown([c.name for c in calls])}",
+                kind="lost" if len(calls) < len(want) else "invented",
             )
         )
     seen: set[str] = set()
     for n, (w, g) in enumerate(zip(want, calls, strict=False)):
         if g.name != w.get("name"):
-            out.append(Mismatch(f"tool_calls[{n}].name", _shown(w.get("name")), _shown(g.name)))
+            out.append(
+                Mismatch(
+                    f"tool_calls[{n}].name",
+                    _shown(w.get("name")),
+                    _shown(g.name),
+                    kind="lost" if not g.name else "wrong",
+                )
+            )
         if g.arguments != w.get("arguments"):
             out.append(
                 Mismatch(
@@ -164,18 +233,33 @@ def _compare_calls(want: list[dict[str, Any]], got: ClientResponse) -> list[Mism
                     _shown(w.get("arguments")),
                     _shown(g.arguments),
                     _json_diff(f"tool_calls[{n}].arguments", w.get("arguments"), g.arguments),
+                    kind="lost" if g.arguments is None else "wrong",
                 )
             )
         want_id = w.get("id")
-        if not is_synthetic_id(want_id):
-            if g.id != want_id:
-                out.append(Mismatch(f"tool_calls[{n}].id", _shown(want_id), _shown(g.id)))
-        elif not g.id:
-            out.append(
-                Mismatch(f"tool_calls[{n}].id", "an id (the stream carried none)", _shown(g.id))
-            )
+        carried = (
+            not is_synthetic_id(want_id)
+            if provider_ids is None
+            else isinstance(want_id, str) and want_id in provider_ids
+        )
+        where = f"tool_calls[{n}].id"
+        if not g.id:
+            what = "the provider's id" if carried else "an id (the stream carried none)"
+            out.append(Mismatch(where, f"{what} {_shown(want_id)}", _shown(g.id), kind="lost"))
         elif g.id in seen:
-            out.append(Mismatch(f"tool_calls[{n}].id", "a unique id", f"{g.id!r} again"))
+            out.append(Mismatch(where, "an id unique in the response", f"{g.id!r} again"))
+        elif carried and g.id != want_id:
+            out.append(Mismatch(where, _shown(want_id), _shown(g.id)))
+        elif not carried and g.id != want_id:
+            out.append(
+                Mismatch(
+                    where,
+                    f"any unique id (the stream carried none for this call; raf names it "
+                    f"{_shown(want_id)})",
+                    _shown(g.id),
+                    kind="detail",
+                )
+            )
         if g.id:
             seen.add(g.id)
     return out
@@ -184,20 +268,38 @@ def _compare_calls(want: list[dict[str, Any]], got: ClientResponse) -> list[Mism
 def _compare_usage(want: dict[str, Any] | None, got: ClientResponse) -> list[Mismatch]:
     usage = got.usage
     if want is None or usage is None:
-        if (want is None) != (usage is None):
-            shown = None if usage is None else msgspec.to_builtins(usage)
-            return [Mismatch("usage", _shown(want), _shown(shown))]
+        if want is None and usage is not None:
+            shown = msgspec.to_builtins(usage)
+            zero = not any(v for v in shown.values())
+            return [
+                Mismatch(
+                    "usage",
+                    "none (the provider sent no usage)",
+                    _shown(shown),
+                    kind="detail" if zero else "invented",
+                )
+            ]
+        if want is not None and usage is None:
+            return [Mismatch("usage", _shown(want), "null", kind="lost")]
         return []
     out = [
         Mismatch(f"usage.{name}", _shown(want.get(name)), _shown(getattr(usage, name)))
         for name in _USAGE_COUNTS
         if getattr(usage, name) != want.get(name)
     ]
-    out += [
-        Mismatch(f"usage.{name}", _shown(want.get(name)), _shown(getattr(usage, name)))
-        for name in _USAGE_DETAILS
-        if getattr(usage, name) is not None and getattr(usage, name) != want.get(name)
-    ]
+    for name in _USAGE_DETAILS:
+        value, wanted = getattr(usage, name), want.get(name)
+        if value is None or value == wanted:
+            continue
+        if wanted is None:
+            kind: Kind = "detail" if value == 0 else "invented"
+            out.append(
+                Mismatch(
+                    f"usage.{name}", "none (the provider did not send it)", _shown(value), kind=kind
+                )
+            )
+        else:
+            out.append(Mismatch(f"usage.{name}", _shown(wanted), _shown(value)))
     return out
 
 
@@ -210,9 +312,13 @@ def _compare_errors(
     if raised is not None:
         got_shown.append(f"raised {raised[:80]}")
     if want and not reported:
-        return [Mismatch("errors", f"at least one error {_shown(want_codes)}", "none")]
+        return [
+            Mismatch(
+                "errors", f"at least one error {_shown(want_codes)}", "none", kind="unreported"
+            )
+        ]
     if not want and reported:
-        return [Mismatch("errors", "no error", _shown(got_shown))]
+        return [Mismatch("errors", "no error", _shown(got_shown), kind="invented")]
     if codes and want:
         got_codes = [e.error_code for e in got.errors]
         if got_codes != want_codes:
@@ -232,6 +338,9 @@ def _json_diff(label: str, want: Any, got: Any) -> str:
 
 
 # -- lifecycle --------------------------------------------------------------------------------
+
+_LIFECYCLE = "lifecycle"
+_UPDATES = "updates"
 
 _CALL_STEPS = {
     "tool_call_start": "start",
@@ -257,7 +366,14 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
     """
     out: list[Mismatch] = []
     if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
-        return [Mismatch("results", "a list of agent_response_result objects", "something else")]
+        return [
+            Mismatch(
+                "results",
+                "a list of agent_response_result objects",
+                "something else",
+                level=_LIFECYCLE,
+            )
+        ]
     text: list[str] = []
     reasoning: list[str] = []
     steps: dict[str, list[str]] = {}
@@ -269,11 +385,27 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
     for n, result in enumerate(results):
         contents = result.get("contents") or []
         if not isinstance(contents, list):
-            out.append(Mismatch(f"results[{n}].contents", "a list", _shown(contents)))
+            out.append(
+                Mismatch(
+                    f"results[{n}].contents",
+                    "a list",
+                    _shown(contents),
+                    field="results.contents",
+                    level=_LIFECYCLE,
+                )
+            )
             continue
         for content in contents:
             if not isinstance(content, dict):
-                out.append(Mismatch(f"results[{n}].contents", "objects", _shown(content)))
+                out.append(
+                    Mismatch(
+                        f"results[{n}].contents",
+                        "objects",
+                        _shown(content),
+                        field="results.contents",
+                        level=_LIFECYCLE,
+                    )
+                )
                 continue
             kind = content.get("type")
             if kind == "text":
@@ -301,6 +433,8 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
                                 f"call {call_id}.name",
                                 f"the name of its start {_shown(names.get(call_id))}",
                                 _shown(content.get("name")),
+                                field="lifecycle.call.name",
+                                level=_LIFECYCLE,
                             )
                         )
     for where, parts, field in (("text", text, "text"), ("reasoning", reasoning, "reasoning_text")):
@@ -312,6 +446,9 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
                     f"deltas adding up to {_shown(want)}",
                     _shown(joined),
                     _text_diff(where, want, joined),
+                    kind=text_kind(want, joined),
+                    field=f"lifecycle.{where}",
+                    level=_LIFECYCLE,
                 )
             )
     for call_id in order:
@@ -319,7 +456,15 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
     called = [c for c in order if "calling" in steps[c]]
     want_order = [c.get("id") for c in response.get("tool_calls") or []]
     if called != want_order:
-        out.append(Mismatch("lifecycle call order", _shown(want_order), _shown(called)))
+        out.append(
+            Mismatch(
+                "lifecycle call order",
+                _shown(want_order),
+                _shown(called),
+                field="lifecycle.call_order",
+                level=_LIFECYCLE,
+            )
+        )
     last = [n for n, r in enumerate(results) if r.get("finish_reason") is not None]
     if last and last[-1] != len(results) - 1:
         out.append(
@@ -327,6 +472,8 @@ def check_lifecycle(results: Sequence[Any], response: dict[str, Any]) -> list[Mi
                 "lifecycle end",
                 "nothing after the final result",
                 f"{len(results) - 1 - last[-1]} result(s) after it",
+                field="lifecycle.end",
+                level=_LIFECYCLE,
             )
         )
     return out
@@ -356,10 +503,25 @@ def _check_call(
     out: list[Mismatch] = []
     if not well_formed:
         out.append(
-            Mismatch(where, "start, args..., end, calling (each once, in this order)", _shown(core))
+            Mismatch(
+                where,
+                "start, args..., end, calling (each once, in this order)",
+                _shown(core),
+                field="lifecycle.call",
+                level=_LIFECYCLE,
+            )
         )
     if not calling and call_id not in errored:
-        out.append(Mismatch(where, "a calling, or an error naming the call", "neither"))
+        out.append(
+            Mismatch(
+                where,
+                "a calling, or an error naming the call",
+                "neither",
+                kind="lost",
+                field="lifecycle.call",
+                level=_LIFECYCLE,
+            )
+        )
     if calling:
         joined = "".join(fragments)
         try:
@@ -372,6 +534,8 @@ def _check_call(
                     f"{where} arguments",
                     f"fragments adding up to {_shown(final[call_id])}",
                     _shown(joined),
+                    field="lifecycle.call.arguments",
+                    level=_LIFECYCLE,
                 )
             )
     return out
@@ -451,7 +615,9 @@ def compare_updates(
         ("results", expected_results, results),
     ):
         if got is None:
-            out.append(Mismatch(part, f"{len(want)} {part}", "none sent"))
+            out.append(
+                Mismatch(part, f"{len(want)} {part}", "none sent", kind="lost", level=_UPDATES)
+            )
             continue
         a, b = normalise(want, ids), normalise(got, ids)
         if a != b:
@@ -463,6 +629,8 @@ def compare_updates(
                     _shown(a[at]) if at < len(a) else "the end",
                     _shown(b[at]) if at < len(b) else "the end",
                     _list_diff(part, a, b),
+                    field=part,
+                    level=_UPDATES,
                 )
             )
     return out
