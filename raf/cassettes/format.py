@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from raf.errors import CassetteFormatError
 
@@ -39,6 +40,7 @@ __all__ = [
     "ExpectedCall",
     "ExpectedUsage",
     "Interaction",
+    "Reading",
     "Request",
     "Response",
     "ScenarioInfo",
@@ -79,11 +81,29 @@ class ExpectedUsage(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     total_tokens: int
 
 
+class Reading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Another correct reading of a stream where reasonable readings differ: the fields of
+    the expectation it changes (the others stay as the expectation has them), and why it is
+    correct too. An implementation whose response matches it passes like one that matches the
+    expectation (docs/cassettes.md, "Decisions on arguable expectations")."""
+
+    why: str
+    text: str | UnsetType = UNSET
+    reasoning: str | UnsetType | None = UNSET
+    tool_calls: tuple[ExpectedCall, ...] | UnsetType = UNSET
+    finish_reason: str | UnsetType | None = UNSET
+    usage: ExpectedUsage | UnsetType | None = UNSET
+    errors: tuple[str, ...] | UnsetType = UNSET
+
+
 class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the aggregated ``AgentResponse`` of a cassette must be, written by a person.
 
     It is the review of the golden: a test checks every golden against it, so a wrong golden
-    cannot pass silently. ``errors`` lists the error codes, in order.
+    cannot pass silently. ``errors`` lists the error codes, in order. ``also`` lists the other
+    readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
+    a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
+    no golden is written for it and ``raf conform`` names it.
     """
 
     text: str = ""
@@ -92,6 +112,8 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     finish_reason: str | None = None
     usage: ExpectedUsage | None = None
     errors: tuple[str, ...] = ()
+    also: tuple[Reading, ...] = ()
+    reviewed: bool = True
 
 
 class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -170,6 +192,12 @@ class Cassette(msgspec.Struct, kw_only=True):
         document: dict[str, Any] = {}
         if self.info is not None:
             document["raf"] = _without_defaults(msgspec.to_builtins(self.info))
+            expect = document["raf"].get("expect")
+            if expect is not None:  # the two newer fields, only where they say something
+                if not expect.get("also"):
+                    expect.pop("also", None)
+                if expect.get("reviewed") is True:
+                    expect.pop("reviewed", None)
         document["interactions"] = [
             {
                 "request": {

@@ -17,6 +17,7 @@ against an independent reader in raf's own tests.)
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,10 +29,25 @@ from raf.chunking import STANDARD_CHUNKINGS, chunk
 from raf.conformance import goldens
 from raf.conformance.goldens import Golden, InteractionOutput
 from raf.conformance.levels import check_lifecycle
-from raf.conformance.review import expectation_problems
+from raf.conformance.review import (
+    OtherReading,
+    expectation_problems,
+    other_readings,
+    reading_problems,
+)
 from raf.errors import CassetteError, GoldenFormatError
 
-__all__ = ["Case", "Problem", "Suite", "case_id", "load_suite", "matches"]
+__all__ = [
+    "NOT_BLESSED",
+    "Case",
+    "Problem",
+    "Suite",
+    "blessing_problem",
+    "case_id",
+    "load_suite",
+    "matches",
+    "review",
+]
 
 
 def case_id(dialect: str, scenario: str, interaction: int, chunking: str) -> str:
@@ -57,6 +73,23 @@ class Case:
     requires: frozenset[str] = frozenset()
     request: Request | None = field(default=None, repr=False)
     """The recorded request (what an ``http`` case asks the client to send)."""
+    readings: tuple[OtherReading, ...] = field(default=(), repr=False)
+    """The other correct responses, where reasonable readings of the stream differ (the
+    cassette's ``expect.also``); the golden's ``expected.response`` is the first."""
+
+    def carried_ids(self) -> frozenset[str]:
+        """The call ids of the expected response that the recorded body carries (as a JSON
+        string): the others are raf's own (``__tc_0``, ``call_0#2``), and any unique id is as
+        good as those."""
+        out = set()
+        for call in self.expected.response.get("tool_calls") or []:
+            call_id = call.get("id") if isinstance(call, dict) else None
+            if isinstance(call_id, str) and call_id:
+                quoted = json.dumps(call_id).encode("utf-8")
+                raw = json.dumps(call_id, ensure_ascii=False).encode("utf-8")
+                if quoted in self.body or raw in self.body:
+                    out.add(call_id)
+        return frozenset(out)
 
     def chunks(self) -> list[bytes]:
         """The body as the network reads of this case's chunking."""
@@ -79,12 +112,15 @@ class Case:
 
 @dataclass(frozen=True)
 class Problem:
-    """A cassette that gives no case: why, named by its scenario (or file name)."""
+    """A cassette that gives no case: why, named by its scenario (or file name).
+    ``unblessed`` when the reason is that no person reviewed what it must give (no ``expect``
+    block, or a draft): ``raf conform`` names those together."""
 
     scenario: str
     dialect: str
     cassette: Path
     message: str
+    unblessed: bool = False
 
     @property
     def id(self) -> str:
@@ -139,11 +175,36 @@ def _requires(output: InteractionOutput, status: int) -> frozenset[str]:
     return frozenset(needs)
 
 
+NOT_BLESSED = "not blessed"
+"""How the reason of a cassette no person has reviewed begins."""
+
+
+def blessing_problem(cassette: Cassette) -> str | None:
+    """Why no golden of ``cassette`` can be trusted yet, or ``None``: it has no ``expect``
+    block, or only a draft nobody reviewed (``reviewed: false``)."""
+    info = cassette.info
+    if info is None or info.expect is None:
+        return (
+            f"{NOT_BLESSED}: no reviewed expect block (draft one with `raf cassette expect "
+            "FILE`, read it, then `raf conform --update`)"
+        )
+    if not info.expect.reviewed:
+        return (
+            f"{NOT_BLESSED}: its expect block is an unreviewed draft (read every field, fix "
+            "what is wrong, then delete the line `reviewed: false`)"
+        )
+    return None
+
+
 def review(golden: Golden, cassette: Cassette) -> list[str]:
-    """Why ``golden`` cannot be trusted for ``cassette``, or nothing: its last response must
-    satisfy the reviewed ``expect`` block, and every interaction's results must follow the
-    lifecycle rules and add up to its response."""
+    """Why ``golden`` cannot be trusted for ``cassette``, or nothing: the cassette must be
+    blessed (:func:`blessing_problem`), its last response must satisfy the reviewed
+    ``expect`` block, whose other readings must each say why and change something, and every
+    interaction's results must follow the lifecycle rules and add up to its response."""
     problems = []
+    unblessed = blessing_problem(cassette)
+    if unblessed is not None:
+        return [unblessed]
     if len(golden.interactions) != len(cassette.interactions):
         problems.append(
             f"the golden has {len(golden.interactions)} interaction(s), "
@@ -155,6 +216,7 @@ def review(golden: Golden, cassette: Cassette) -> list[str]:
             f"golden contradicts expect: {p}"
             for p in expectation_problems(info.expect, golden.interactions[-1].response)
         ]
+        problems += [f"expect.{p}" for p in reading_problems(info.expect)]
     for n, output in enumerate(golden.interactions):
         problems += [
             f"golden interaction {n} breaks the lifecycle rules: {m.summary()}"
@@ -233,6 +295,10 @@ def _add(
             golden = goldens.load(golden_file)
         except GoldenFormatError as exc:
             problem = f"golden is not valid: {exc}"
+    unblessed = blessing_problem(cassette) if problem is None else None
+    if unblessed is not None:  # a golden nobody can trust, or none: a person must review
+        suite.problems.append(Problem(scenario, dialect, path, unblessed, unblessed=True))
+        return
     if problem is None and golden is None:
         problem = "no golden file: write it with `raf conform --update` and review it"
     if problem is None and golden is not None:
@@ -241,9 +307,13 @@ def _add(
     if problem is not None or golden is None:
         suite.problems.append(Problem(scenario, dialect, path, problem or "no golden"))
         return
+    last = len(cassette.interactions) - 1
+    expect = cassette.info.expect if cassette.info is not None else None
     for n, (interaction, output) in enumerate(
         zip(cassette.interactions, golden.interactions, strict=True)
     ):
+        # The expectation (and its other readings) is of the last interaction's response.
+        readings = tuple(other_readings(expect, output.response)) if n == last else ()
         headers = _headers(interaction)
         needs = _requires(output, interaction.response.status)
         for chunking in chunkings:
@@ -265,5 +335,6 @@ def _add(
                     expected=output,
                     requires=needs,
                     request=interaction.request,
+                    readings=readings,
                 )
             )

@@ -1,20 +1,27 @@
-"""Check a golden against the expectation a person wrote in its cassette. No IO.
+"""Check a golden against the expectation a person wrote in its cassette, and turn the other
+readings the expectation accepts into expected responses. No IO.
 
 A golden is produced by the code under test, so it cannot be trusted on its own: every
 cassette's ``raf.expect`` block states, in a few fields, what the aggregated response must
 be, and :func:`expectation_problems` lists where a response (a golden's, or any
-implementation's) disagrees with it.
+implementation's) disagrees with it. Where reasonable readings of a stream differ, the block's
+``also`` lists the other correct ones (each with why): :func:`other_readings` gives each as the
+golden's response with those fields changed, for the levels to accept as well.
 """
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
-from raf.cassettes.format import Expectation
+from raf.cassettes.format import Expectation, ExpectedCall, Reading
 
-__all__ = ["expectation_problems"]
+__all__ = ["OtherReading", "expectation_problems", "other_readings", "reading_problems"]
+
+_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 def expectation_problems(expect: Expectation, response: dict[str, Any]) -> list[str]:
@@ -30,11 +37,7 @@ def expectation_problems(expect: Expectation, response: dict[str, Any]) -> list[
     differ("reasoning", expect.reasoning, response.get("reasoning_text"))
     differ("finish_reason", expect.finish_reason, response.get("finish_reason"))
     usage = response.get("usage")
-    got_usage = (
-        None
-        if usage is None
-        else {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-    )
+    got_usage = None if usage is None else {k: usage.get(k) for k in _COUNTS}
     differ("usage", None if expect.usage is None else msgspec.to_builtins(expect.usage), got_usage)
     differ(
         "errors",
@@ -53,3 +56,94 @@ def expectation_problems(expect: Expectation, response: dict[str, Any]) -> list[
         if want.id is not None:
             differ(f"tool_calls[{n}].id", want.id, got.get("id"))
     return problems
+
+
+class OtherReading(msgspec.Struct, frozen=True, kw_only=True):
+    """Another correct response of a case: ``response`` (canonical JSON), and ``why`` it is
+    correct too."""
+
+    why: str
+    response: dict[str, Any]
+
+
+def reading_problems(expect: Expectation) -> list[str]:
+    """What is wrong with the ``also`` readings of ``expect``: a reading without a reason, or
+    one that changes nothing."""
+    problems = []
+    for n, reading in enumerate(expect.also):
+        if not reading.why.strip():
+            problems.append(f"also[{n}]: says no 'why'")
+        changed = [
+            name
+            for name in ("text", "reasoning", "tool_calls", "finish_reason", "usage", "errors")
+            if getattr(reading, name) is not UNSET
+            and getattr(reading, name) != getattr(expect, name)
+        ]
+        if not changed:
+            problems.append(f"also[{n}]: changes nothing the expectation says")
+    return problems
+
+
+def other_readings(expect: Expectation | None, response: dict[str, Any]) -> list[OtherReading]:
+    """Each reading of ``expect.also`` as a whole expected response: ``response`` (the
+    golden's, which satisfies the expectation) with the fields the reading changes.
+
+    A changed tool call takes the id of the golden's call with the same name and arguments
+    (the first not yet taken), else the id the reading gives, else none: an id raf would
+    make up, so that any unique id matches it.
+    """
+    if expect is None:
+        return []
+    return [
+        OtherReading(why=reading.why, response=_applied(reading, response))
+        for reading in expect.also
+    ]
+
+
+def _applied(reading: Reading, response: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(response)
+    if reading.text is not UNSET:
+        out["text"] = reading.text
+    if reading.reasoning is not UNSET:
+        out["reasoning_text"] = reading.reasoning
+    if reading.finish_reason is not UNSET:
+        out["finish_reason"] = reading.finish_reason
+    if reading.usage is not UNSET:
+        out["usage"] = (
+            None
+            if reading.usage is None
+            else {
+                **dict.fromkeys(
+                    ("prompt_cache_hit_tokens", "prompt_cache_miss_tokens", "reasoning_tokens")
+                ),
+                **msgspec.to_builtins(reading.usage),
+            }
+        )
+    if reading.errors is not UNSET:
+        out["errors"] = [{"error_code": code, "message": ""} for code in reading.errors]
+    if reading.tool_calls is not UNSET:
+        out["tool_calls"] = _calls(reading.tool_calls, response.get("tool_calls") or [])
+    return out
+
+
+def _calls(calls: tuple[ExpectedCall, ...], golden: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    taken: set[int] = set()
+    out = []
+    for n, call in enumerate(calls):
+        match = next(
+            (
+                i
+                for i, g in enumerate(golden)
+                if i not in taken
+                and g.get("name") == call.name
+                and g.get("arguments") == call.arguments
+            ),
+            None,
+        )
+        if match is not None:
+            taken.add(match)
+            call_id = golden[match].get("id")
+        else:
+            call_id = call.id if call.id is not None else f"__tc_reading_{n}"
+        out.append({"id": call_id, "name": call.name, "arguments": call.arguments})
+    return out

@@ -18,7 +18,8 @@ from pathlib import Path
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
 from raf.conformance import goldens
-from raf.conformance.cases import matches, review
+from raf.conformance.bundled import owned_by_raf
+from raf.conformance.cases import blessing_problem, matches, review
 from raf.conformance.reference import golden_of
 from raf.errors import CassetteError, GoldenFormatError
 
@@ -53,7 +54,15 @@ def update_goldens(
 ) -> list[GoldenUpdate]:
     """Write the golden of every selected cassette under ``cassettes_dir`` that passes its
     review; report the others. ``select`` and ``dialects`` as for
-    :func:`raf.conformance.cases.load_suite`."""
+    :func:`raf.conformance.cases.load_suite`.
+
+    Raises:
+        ValueError: ``goldens_dir`` is raf's own (:func:`raf.conformance.bundled.owned_by_raf`):
+            no golden of the package is ever written.
+    """
+    owned = owned_by_raf(goldens_dir)
+    if owned is not None:
+        raise ValueError(owned)
     out = []
     for path in cassette_files([cassettes_dir]):
         try:
@@ -67,12 +76,9 @@ def update_goldens(
         dialect = info.dialect if info else path.parent.name
         if (dialects and dialect not in dialects) or not matches(select, scenario):
             continue
-        if info is None or info.expect is None:
-            out.append(
-                GoldenUpdate(
-                    path, None, "not blessed", "no reviewed expect block: write one, then update"
-                )
-            )
+        unblessed = blessing_problem(cassette)
+        if unblessed is not None:
+            out.append(GoldenUpdate(path, None, "not blessed", unblessed.split(": ", 1)[1]))
             continue
         try:
             target = goldens.golden_path(goldens_dir, dialect, scenario)
