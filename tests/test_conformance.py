@@ -148,7 +148,7 @@ def test_cli_conform_exit_codes_and_summary(
     golden.write_text(golden.read_text().replace('"delta":"Hel"', '"delta":"Help"', 1))
     assert main([*args, "--chunking", "utf8"]) == 1  # the reference at level updates
     out = capsys.readouterr().out
-    assert "FAIL" in out
+    assert "✗ wrong" in out
     assert '+{"type":"text_delta","delta":"Hel"}' in out
     assert main([*args, "--level", "response"]) == 0  # the response did not change
     capsys.readouterr()

@@ -14,10 +14,11 @@ install) the repository's own folders are used.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BundledSuite", "bundled"]
+__all__ = ["BundledSuite", "bundled", "owned_by_raf"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -48,3 +49,20 @@ def bundled() -> BundledSuite:
             repository / "conformance" / "schema",
         )
     raise FileNotFoundError(f"the bundled cassettes are missing from {packaged} (reinstall raf)")
+
+
+def owned_by_raf(path: str | Path) -> str | None:
+    """Why no command may write ``path``, or ``None``: it is inside the installed ``raf``
+    package (the bundled suite included), or inside the bundled goldens wherever they are (a
+    clone's ``conformance/goldens`` too: raf's own goldens change only through ``pytest
+    tests/test_goldens.py --snapshot-update``, after review, docs/cassettes.md). Links are
+    resolved first, so a link into the package is refused too."""
+    target = Path(path).resolve()
+    owned = [("the installed raf package", _PACKAGE)]
+    with contextlib.suppress(FileNotFoundError):
+        owned.append(("raf's bundled goldens", bundled().goldens))
+    for what, folder in owned:
+        root = folder.resolve()
+        if target == root or root in target.parents:
+            return f"{path} is inside {what} ({root}): raf never writes there"
+    return None

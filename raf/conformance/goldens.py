@@ -48,6 +48,7 @@ from raf.model.canonical import encode_json
 __all__ = [
     "Golden",
     "InteractionOutput",
+    "beside",
     "dumps",
     "golden_path",
     "load",
@@ -90,6 +91,13 @@ def golden_path(goldens: str | Path, dialect: str, scenario: str) -> Path:
         if not is_file_name(name):
             raise ValueError(f"{name!r} cannot name a golden file (use {NAME_RULE})")
     return Path(goldens) / dialect / f"{scenario}.json"
+
+
+def beside(cassettes: str | Path) -> Path:
+    """The golden folder of a cassette folder of one's own, when none is named: a folder
+    beside it, named after it (``tests/cassettes`` -> ``tests/cassettes_goldens``)."""
+    folder = Path(cassettes).resolve()
+    return folder.parent / f"{folder.name}_goldens"
 
 
 def _line(value: Any) -> str:

@@ -56,6 +56,10 @@ class Outcome:
     request_problems: tuple[str, ...] = ()
     """For an ``http`` case: what is wrong with the request the client sent (none reached
     the server, or it differs from the recorded one)."""
+    give_up: str | None = None
+    """The implementation cannot go on (it cannot be started again, or it timed out too
+    often): the one message saying why. The runner stops and reports the cases left as not
+    run."""
 
 
 class Implementation(Protocol):
@@ -69,8 +73,9 @@ class Implementation(Protocol):
         """Run one case; never raises."""
         ...
 
-    def close(self) -> None:
-        """Done with it (stop the process, if any)."""
+    def close(self, *, abort: bool = False) -> None:
+        """Done with it (stop the process, if any); ``abort``: at once, without a goodbye
+        (the run was interrupted)."""
         ...
 
 
@@ -125,8 +130,8 @@ class FunctionImplementation:
         except msgspec.ValidationError as exc:
             return Outcome(failure=f"its response is not an agent_response: {exc}")
 
-    def close(self) -> None:
-        pass
+    def close(self, *, abort: bool = False) -> None:
+        del abort
 
 
 class ReferenceImplementation(FunctionImplementation):

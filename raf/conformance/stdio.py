@@ -173,8 +173,10 @@ class StdioImplementation:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         server: ReplayServer | None = None,
+        max_timeouts: int = 3,
     ) -> None:
         self.server = server
+        self.max_timeouts = max_timeouts
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an empty command")
@@ -278,10 +280,14 @@ class StdioImplementation:
             problems = tuple(request_problems(self.server.journal, journal_mark, case))
         return Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
 
-    def close(self) -> None:
-        """Say bye and wait for the program to exit (killing it after 5 seconds)."""
+    def close(self, *, abort: bool = False) -> None:
+        """Say bye and wait for the program to exit (killing it after 5 seconds); with
+        ``abort``, kill it at once."""
         process, self._process = self._process, None
         if process is None:
+            return
+        if abort:
+            process.kill()
             return
         with contextlib.suppress(OSError):
             process.send(encode(Bye()))

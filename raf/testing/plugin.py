@@ -17,11 +17,14 @@ The conformance suite as pytest items: ``pytest --raf-impl 'node my_client.js'``
 item per case (``openai_chat/plain_text#0@bytes``), so ``-k``, ``-x``, ``--junitxml`` and
 pytest-xdist's ``-n auto`` work as usual (each xdist worker starts its own copy of the
 implementation). Options: ``--raf-level``, ``--raf-cassettes``/``--raf-goldens`` (default:
-the bundled suite), ``--raf-chunking`` (repeatable), ``--raf-timeout``, ``--raf-transport
-http`` (each worker starts its own ``raf serve`` and the implementation makes the requests),
-and ``--raf-only`` to run the cases alone. A case that is not declared by the implementation
-is skipped with the reason; a failing case shows the field that differs, the diff and the
-implementation's stderr.
+the bundled suite; cassettes of one's own have their goldens beside them), ``--raf-chunking``
+(repeatable), ``--raf-timeout``, ``--raf-transport http`` (each worker starts its own ``raf
+serve`` and the implementation makes the requests), ``--raf-fail-on``/``--raf-severity``
+(which kinds of difference fail, as for ``raf conform``), ``--raf-baseline FILE`` (the cases
+its entries cover are strict xfails) and ``--raf-only`` to run the cases alone. A case that is
+not declared by the implementation is skipped with the reason; a failing case shows each
+difference with its kind, the diff and the implementation's stderr; a notice is a
+:class:`RafNotice` warning.
 
 Heavy imports happen when a fixture or the option is used, so installing raf never slows
 down or breaks an unrelated test session.
@@ -29,6 +32,7 @@ down or breaks an unrelated test session.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +43,9 @@ from raf.model.response import AgentResponse
 
 __all__ = [
     "RafCase",
+    "RafCaseFailed",
+    "RafKnownFailure",
+    "RafNotice",
     "pytest_addoption",
     "pytest_collection_modifyitems",
     "raf_reference",
@@ -92,11 +99,15 @@ def raf_server(_raf_server_running: Any) -> Any:
 # -- the conformance suite as pytest items ----------------------------------------------------
 
 if TYPE_CHECKING:  # pragma: no cover
+    from raf.conformance.baseline import Baseline
     from raf.conformance.cases import Case
     from raf.conformance.implementation import Implementation
     from raf.conformance.runner import CaseResult
+    from raf.conformance.severity import Policy
 
 _IMPLEMENTATION: pytest.StashKey[Implementation] = pytest.StashKey()
+_POLICY: pytest.StashKey[Policy] = pytest.StashKey()
+_BASELINE: pytest.StashKey[Baseline | None] = pytest.StashKey()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -128,6 +139,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "case and the implementation makes the request itself (docs/protocol.md)",
     )
     group.addoption("--raf-only", action="store_true", help="collect only the conformance cases")
+    group.addoption(
+        "--raf-fail-on",
+        default="error",
+        choices=("error", "notice"),
+        help="the least severity of a difference that fails a case (default error; notices "
+        "are reported as RafNotice warnings)",
+    )
+    group.addoption(
+        "--raf-severity",
+        action="append",
+        default=[],
+        metavar="KIND=SEVERITY",
+        help="change the severity of one kind of difference, e.g. detail=error (repeatable)",
+    )
+    group.addoption(
+        "--raf-baseline",
+        type=Path,
+        metavar="FILE",
+        help="known failures (raf conform --write-baseline): the cases they cover are strict "
+        "xfails, failing only with a baseline difference; one that passes is an XPASS(strict)",
+    )
 
 
 class RafCaseFailed(Exception):
@@ -136,6 +168,16 @@ class RafCaseFailed(Exception):
     def __init__(self, verdict: CaseResult) -> None:
         super().__init__(verdict.reason)
         self.verdict = verdict
+
+
+class RafKnownFailure(RafCaseFailed):
+    """A conformance case failed with differences the baseline knows, and only those: the
+    exception its strict xfail marker expects."""
+
+
+class RafNotice(UserWarning):
+    """A difference whose severity is ``notice``: the case passes, the warning says what
+    differs (``-W error::raf.testing.plugin.RafNotice`` makes notices fail)."""
 
 
 class RafCase(pytest.Item):
@@ -168,19 +210,46 @@ class RafCase(pytest.Item):
             hello = implementation.hello()
         except Exception as exc:  # cannot be started, or speaks another protocol
             raise RafCaseFailed(CaseResult.of(self.case, level, "error", str(exc))) from None
-        skip = skip_reason(self.case, level, hello, self.config.getoption("raf_transport"))
+        transport = self.config.getoption("raf_transport")
+        skip = skip_reason(self.case, level, hello, transport)
         if skip is not None:
             pytest.skip(skip)
         verdict = judge(
-            self.case, implementation.run(self.case, level), level, set(hello.capabilities)
+            self.case,
+            implementation.run(self.case, level),
+            level,
+            set(hello.capabilities),
+            policy=self.config.stash[_POLICY],
+            baseline=self.config.stash[_BASELINE],
+            transport=transport,
         )
-        if verdict.status != "pass":
+        for notice in verdict.notices:
+            warnings.warn(
+                RafNotice(f"{self.name}: {notice.mismatch.kind}: {notice.mismatch.summary()}"),
+                stacklevel=1,
+            )
+        if verdict.status == "known" and not verdict.stale:
+            raise RafKnownFailure(verdict)
+        if verdict.status != "pass" or verdict.stale:
             raise RafCaseFailed(verdict)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, RafCaseFailed):
             verdict = excinfo.value.verdict
             parts = [verdict.reason]
+            if verdict.differences:
+                parts.append(
+                    "\n".join(
+                        f"{d.mismatch.kind} ({d.severity}"
+                        f"{', known' if d.known else ''}): {d.mismatch.summary()}"
+                        for d in verdict.differences
+                    )
+                )
+            if verdict.stale:
+                parts.append(
+                    "baseline entries that no longer fail here (remove them): "
+                    + "; ".join(e.label() for e in verdict.stale)
+                )
             if verdict.diff:
                 parts.append(verdict.diff)
             if verdict.stderr.strip():
@@ -213,6 +282,12 @@ def pytest_collection_modifyitems(
     golden_folder = config.getoption("raf_goldens")
     if cassettes is None or golden_folder is None:
         default = bundled()
+    if golden_folder is None and cassettes is not None:
+        from raf.conformance.goldens import beside  # noqa: PLC0415
+
+        # Cassettes of one's own have their goldens beside them, never raf's own.
+        if cassettes.resolve() != default.cassettes.resolve():  # type: ignore[union-attr]
+            golden_folder = beside(cassettes)
     from raf.chunking import check_chunking  # noqa: PLC0415
     from raf.errors import CassetteError  # noqa: PLC0415
 
@@ -238,15 +313,56 @@ def pytest_collection_modifyitems(
     )
     config.stash[_IMPLEMENTATION] = implementation
     config.add_cleanup(implementation.close)
+    config.stash[_POLICY], config.stash[_BASELINE] = _judging(config)
     new: list[pytest.Item] = [
         RafCase.from_parent(session, name=problem.id, case=None, problem=problem.message)
         for problem in suite.problems
     ]
     new += [RafCase.from_parent(session, name=case.id, case=case) for case in suite.cases]
+    known = config.stash[_BASELINE]
+    if known is not None:
+        from raf.conformance.runner import checked_levels  # noqa: PLC0415
+
+        levels = checked_levels(config.getoption("raf_level"), config.getoption("raf_transport"))
+        for item in new:
+            case = item.case  # type: ignore[attr-defined]
+            entries = (
+                known.covering(case.dialect, case.scenario, case.interaction, case.chunking, levels)
+                if case is not None
+                else []
+            )
+            if entries:
+                item.add_marker(
+                    pytest.mark.xfail(
+                        strict=True,
+                        raises=RafKnownFailure,
+                        reason="known (baseline): " + "; ".join(e.label() for e in entries),
+                    )
+                )
     if config.getoption("raf_only"):
         items[:] = new
     else:
         items.extend(new)
+
+
+def _judging(config: pytest.Config) -> tuple[Policy, Baseline | None]:
+    """The policy and the baseline of ``--raf-fail-on``, ``--raf-severity`` and
+    ``--raf-baseline``."""
+    from raf.conformance import baseline as baselines  # noqa: PLC0415
+    from raf.conformance.severity import Policy, parse_severity_overrides  # noqa: PLC0415
+
+    try:
+        overrides = parse_severity_overrides(config.getoption("raf_severity"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--raf-severity: {exc}") from None
+    policy = Policy(fail_on=config.getoption("raf_fail_on"), overrides=overrides)
+    path = config.getoption("raf_baseline")
+    if path is None:
+        return policy, None
+    try:
+        return policy, baselines.load(path)
+    except baselines.BaselineError as exc:
+        raise pytest.UsageError(f"--raf-baseline: {exc}") from None
 
 
 def pytest_configure(config: pytest.Config) -> None:

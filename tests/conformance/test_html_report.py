@@ -339,7 +339,7 @@ def test_the_header_names_the_run(report: RunReport, dom: Node) -> None:
 
 
 def test_the_summary_counts(report: RunReport, dom: Node) -> None:
-    assert report.counts() == {"pass": 3, "fail": 3, "skip": 1, "error": 1}
+    assert report.counts() == {"pass": 3, "fail": 3, "skip": 1, "error": 1, "known": 0}
     for status, count in {**report.counts(), "total": 8}.items():
         node = dom.by_id(f"count-{status}")
         assert node.attrs["data-count"] == str(count)
@@ -370,7 +370,7 @@ def test_one_row_per_scenario(dom: Node) -> None:
     }
     wrong = next(r for r in rows if r.attrs["data-scenario"] == "wrong_text")
     cells = [td.text() for td in wrong.all("td")]
-    assert cells == ["openai_chat", "wrong_text", "1 / 2", "0", "fail"]
+    assert cells == ["openai_chat", "wrong_text", "1 / 2", "0", "fail", ""]
     # A scenario with a problem links to its first case block.
     assert wrong.all("a")[0].attrs["href"] == "#case-2"
 

@@ -34,7 +34,8 @@ import hashlib
 import html
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -50,8 +51,16 @@ SPENT_LINES = 40
 SPENT_BYTES = 4 * 1024
 _REASON_IN_SUMMARY = 300
 
-_STATUSES = ("pass", "fail", "error", "skip")
-_LABELS = {"pass": "passed", "fail": "failed", "error": "errors", "skip": "skipped"}
+_STATUSES = ("pass", "fail", "known", "error", "skip")
+_LABELS = {
+    "pass": "passed",
+    "fail": "failed",
+    "known": "known",
+    "error": "errors",
+    "skip": "skipped",
+}
+# The order of the scenario table and of the case blocks: what needs a person first.
+_RANK = {"fail": 0, "error": 0, "stale": 0, "known": 1, "notice": 2, "pass": 3, "skip": 4}
 
 # Colour (SGR) escape sequences are dropped; every other character HTML may not hold, or that
 # would move the text about, is shown as its Python escape (``\x07``), in any font.
@@ -231,7 +240,11 @@ class _Scenario:
     skipped: int = 0
     failed: int = 0
     errors: int = 0
+    known: int = 0
+    notices: int = 0
+    stale: int = 0
     first_problem: int | None = None
+    kinds: list[str] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -239,8 +252,12 @@ class _Scenario:
             return "error"
         if self.failed:
             return "fail"
+        if self.stale:
+            return "stale"
+        if self.known:
+            return "known"
         if self.passed:
-            return "pass"
+            return "notice" if self.notices else "pass"
         return "skip"
 
 
@@ -252,16 +269,27 @@ def _scenarios(report: RunReport) -> list[_Scenario]:
         if row is None:
             row = rows[key] = _Scenario(result.dialect, result.scenario)
         row.total += 1
+        row.stale += bool(result.stale)
+        shown = [d for d in result.differences if d.failing] or result.notices
+        for difference in shown:
+            if difference.mismatch.kind not in row.kinds:
+                row.kinds.append(difference.mismatch.kind)
         if result.status == "pass":
             row.passed += 1
+            row.notices += bool(result.notices)
         elif result.status == "skip":
             row.skipped += 1
         else:
             row.failed += result.status == "fail"
             row.errors += result.status == "error"
-            if row.first_problem is None:
-                row.first_problem = index
-    return list(rows.values())
+            row.known += result.status == "known"
+        if _needs_a_block(result) and row.first_problem is None:
+            row.first_problem = index
+    return sorted(rows.values(), key=lambda row: _RANK[row.status])
+
+
+def _needs_a_block(result: CaseResult) -> bool:
+    return result.status != "pass" or bool(result.notices) or bool(result.stale)
 
 
 def _verdict(report: RunReport) -> tuple[str, str, str]:
@@ -271,7 +299,13 @@ def _verdict(report: RunReport) -> tuple[str, str, str]:
     ran = total - counts["skip"]
     if not report.ok:
         bad = counts["fail"] + counts["error"]
-        return "fail", "FAILED", f"{bad:,} of {total:,} cases did not pass"
+        stale = len(report.stale())
+        words = f"{bad:,} of {total:,} cases did not pass"
+        if stale:
+            words += f", {stale:,} baseline entr{'y' if stale == 1 else 'ies'} no longer fail"
+        if report.stopped in ("interrupted", "terminated"):
+            words += f" ({report.stopped} after {total:,} of {report.planned:,})"
+        return "fail", "FAILED", words
     if ran:
         skipped = f" ({counts['skip']:,} skipped)" if counts["skip"] else ""
         return "pass", "PASSED", f"every case that ran passed{skipped}"
@@ -358,24 +392,27 @@ def _table(report: RunReport) -> str:
         rows.append(
             f'<tr class="st-{row.status}" data-dialect="{_e(row.dialect)}" '
             f'data-scenario="{_e(row.scenario)}" data-status="{row.status}" '
+            f'data-kinds="{_e(" ".join(row.kinds))}" '
             f'data-passed="{row.passed}" data-run="{ran}" data-skipped="{row.skipped}">'
             f"<td>{_e(row.dialect)}</td><td>{name}</td>"
             f'<td class="num">{row.passed:,} / {ran:,}</td>'
-            f'<td class="num">{row.skipped:,}</td><td>{_badge(row.status)}</td></tr>'
+            f'<td class="num">{row.skipped:,}</td><td>{_badge(row.status)}</td>'
+            f'<td class="kinds">{_e(", ".join(row.kinds))}</td></tr>'
         )
-    body = "".join(rows) or '<tr><td colspan="5">No cases.</td></tr>'
+    body = "".join(rows) or '<tr><td colspan="6">No cases.</td></tr>'
     return (
         '<section id="scenarios-section" aria-labelledby="scenarios-h">'
         '<h2 id="scenarios-h">Scenarios</h2>'
-        '<div class="scroll"><table id="scenarios"><thead><tr><th scope="col">Dialect</th>'
+        '<div class="scroll"><table id="scenarios"><thead><tr><th scope="col">Format</th>'
         '<th scope="col">Scenario</th><th scope="col" class="num">Passed / run</th>'
-        '<th scope="col" class="num">Skipped</th><th scope="col">Status</th></tr></thead>'
+        '<th scope="col" class="num">Skipped</th><th scope="col">Status</th>'
+        '<th scope="col">Kinds</th></tr></thead>'
         f"<tbody>{body}</tbody></table></div></section>"
     )
 
 
 def _case(index: int, result: CaseResult, budget: _Budget) -> str:
-    opened = " open" if result.status in ("fail", "error") else ""
+    opened = " open" if result.status in ("fail", "error") or result.stale else ""
     reason = result.reason or "(no reason given)"
     facts = [
         ("scenario", result.scenario),
@@ -392,7 +429,8 @@ def _case(index: int, result: CaseResult, budget: _Budget) -> str:
     parts = [
         f'<details class="case st-{result.status}" id="case-{index}" '
         f'data-case-id="{_e(result.id)}" data-status="{result.status}" '
-        f'data-dialect="{_e(result.dialect)}" data-scenario="{_e(result.scenario)}"{opened}>'
+        f'data-dialect="{_e(result.dialect)}" data-scenario="{_e(result.scenario)}"'
+        f"{' data-stale' if result.stale else ''}{opened}>"
         f'<summary>{_badge(result.status)} <code class="case-id">{_e(result.id)}</code> '
         f'<span class="reason">{_e(_one_line(reason, _REASON_IN_SUMMARY))}</span></summary>'
         f'<div class="body"><dl class="meta">{meta}</dl>'
@@ -400,6 +438,17 @@ def _case(index: int, result: CaseResult, budget: _Budget) -> str:
     full = _clean(reason).strip()
     if "\n" in full or len(full) > _REASON_IN_SUMMARY:
         parts.append(f'<h3>Reason</h3><pre class="reason-full">\n{_e(reason)}</pre>')
+    if result.reading:
+        parts.append(
+            f'<p class="reading">Matched another correct reading: {_e(result.reading)}</p>'
+        )
+    if result.differences:
+        parts.append(_differences(result))
+    if result.stale:
+        items = "".join(f"<li>{_e(e.label())}</li>" for e in result.stale)
+        parts.append(
+            f'<h3>Baseline entries that no longer fail here</h3><ul class="stale">{items}</ul>'
+        )
     if result.diff:
         parts.append("<h3>Diff</h3>" + _pre("diff", result.diff, budget))
     if result.stderr.strip():
@@ -410,18 +459,81 @@ def _case(index: int, result: CaseResult, budget: _Budget) -> str:
     return "".join(parts)
 
 
+def _differences(result: CaseResult) -> str:
+    rows = []
+    for d in result.differences:
+        m = d.mismatch
+        state = "known" if d.known else ("fails" if d.fails else "notice")
+        rows.append(
+            f'<tr class="kind-{m.kind} {state}" data-kind="{m.kind}" '
+            f'data-severity="{d.severity}" data-state="{state}" data-field="{_e(m.key)}" '
+            f'data-level="{_e(m.level)}"><td>{m.kind}</td><td>{d.severity}'
+            f"{' (known)' if d.known else ''}</td><td><code>{_e(m.where)}</code></td>"
+            f'<td class="value">{_e(_one_line(m.expected, _REASON_IN_SUMMARY))}</td>'
+            f'<td class="value">{_e(_one_line(m.actual, _REASON_IN_SUMMARY))}</td></tr>'
+        )
+    return (
+        '<h3>Differences</h3><div class="scroll"><table class="differences"><thead><tr>'
+        '<th scope="col">Kind</th><th scope="col">Severity</th><th scope="col">Where</th>'
+        '<th scope="col">Expected</th><th scope="col">Got</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _stale_section(report: RunReport) -> str:
+    stale = report.stale()
+    if not stale or report.baseline is None:
+        return ""
+    items = "".join(
+        f'<li data-entry="{_e(item.entry.label())}">{_e(item.entry.label())} '
+        f'<span class="quiet">(passes under {_e(", ".join(item.chunkings))})</span></li>'
+        for item in stale
+    )
+    return (
+        '<section id="stale" aria-labelledby="stale-h">'
+        f'<h2 id="stale-h">Stale baseline entries ({len(stale):,})</h2>'
+        f"<p>These entries of <code>{_e(report.baseline.source)}</code> no longer fail: "
+        "remove them (or write the file again with <code>--write-baseline</code>).</p>"
+        f"<ul>{items}</ul></section>"
+    )
+
+
 def _cases(report: RunReport) -> str:
     budget = _Budget(PAGE_BUDGET)
-    problems = [
-        _case(i, r, budget) for i, r in enumerate(report.results) if r.status in ("fail", "error")
-    ]
-    skips = [_case(i, r, budget) for i, r in enumerate(report.results) if r.status == "skip"]
+    order = sorted(
+        range(len(report.results)),
+        key=lambda i: _RANK["stale" if report.results[i].stale else report.results[i].status],
+    )
+    results = report.results
+
+    def blocks(keep: Callable[[CaseResult], bool]) -> list[str]:
+        return [_case(i, results[i], budget) for i in order if keep(results[i])]
+
+    problems = blocks(lambda r: r.status in ("fail", "error") or bool(r.stale))
+    known = blocks(lambda r: r.status == "known" and not r.stale)
+    notices = blocks(lambda r: r.status == "pass" and bool(r.notices) and not r.stale)
+    skips = blocks(lambda r: r.status == "skip")
     return (
-        '<section id="problems" data-section="problems" aria-labelledby="problems-h">'
+        _stale_section(report)
+        + '<section id="problems" data-section="problems" aria-labelledby="problems-h">'
         f'<h2 id="problems-h">Failures and errors ({len(problems):,})</h2>'
         + ("".join(problems) or '<p class="quiet">None: every case that ran passed.</p>')
         + "</section>"
-        '<section id="skips" data-section="skips" aria-labelledby="skips-h">'
+        + (
+            '<section id="known" data-section="known" aria-labelledby="known-h">'
+            f'<h2 id="known-h">Known failures ({len(known):,})</h2>' + "".join(known) + "</section>"
+            if known
+            else ""
+        )
+        + (
+            '<section id="notices" data-section="notices" aria-labelledby="notices-h">'
+            f'<h2 id="notices-h">Passed with notices ({len(notices):,})</h2>'
+            + "".join(notices)
+            + "</section>"
+            if notices
+            else ""
+        )
+        + '<section id="skips" data-section="skips" aria-labelledby="skips-h">'
         f'<h2 id="skips-h">Skipped ({len(skips):,})</h2>'
         + ("".join(skips) or '<p class="quiet">None.</p>')
         + "</section>"
@@ -431,9 +543,11 @@ def _cases(report: RunReport) -> str:
 _CSS = """
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;
 --line:#d1d9e0;--pass:#1a7f37;--fail:#cf222e;--error:#bc4c00;--skip:#6e7781;
+--known:#9a6700;--notice:#0969da;
 --add-bg:#dafbe1;--add-fg:#116329;--del-bg:#ffebe9;--del-fg:#a40e26;--hunk:#0550ae}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;
 --panel:#151b23;--line:#3d444d;--pass:#3fb950;--fail:#f85149;--error:#db6d28;--skip:#9198a1;
+--known:#d29922;--notice:#58a6ff;
 --add-bg:#12261e;--add-fg:#7ee787;--del-bg:#2d1214;--del-fg:#ffa198;--hunk:#79c0ff}}
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:1200px;padding:1.5rem;font:15px/1.45 system-ui,-apple-system,
@@ -461,7 +575,13 @@ border-radius:6px;background:var(--panel)}
 .count .n{display:block;font-size:1.8rem;font-weight:650;line-height:1.1}
 .count .label{color:var(--muted)}
 .st-pass{--c:var(--pass)}.st-fail{--c:var(--fail)}.st-error{--c:var(--error)}
-.st-skip{--c:var(--skip)}.st-total{--c:var(--fg)}
+.st-skip{--c:var(--skip)}.st-total{--c:var(--fg)}.st-known{--c:var(--known)}
+.st-notice{--c:var(--notice)}.st-stale{--c:var(--fail)}
+table.differences td.value{font-family:ui-monospace,monospace;font-size:.8rem}
+table.differences tr.fails td:first-child{color:var(--fail);font-weight:650}
+table.differences tr.known td:first-child{color:var(--known);font-weight:650}
+table.differences tr.notice td:first-child{color:var(--notice)}
+.reading{color:var(--muted)}
 .count{border-left-color:var(--c)}.count .n{color:var(--c)}
 .rate{margin:.8rem 0 .4rem}.rate #pass-rate{font-weight:650;font-size:1.1rem}
 .bar{display:flex;height:12px;border-radius:6px;overflow:hidden;background:var(--line)}
@@ -525,7 +645,11 @@ _SCRIPT = """
     if (text) { node.textContent = text; }
     return node;
   }
-  function problem(status) { return status === "fail" || status === "error"; }
+  function problem(node) {
+    var status = node.getAttribute("data-status");
+    return status === "fail" || status === "error" || status === "stale" ||
+      node.hasAttribute("data-stale");
+  }
   function matches(node) {
     if (!needle) { return true; }
     var hay = [node.getAttribute("data-case-id") || "", node.getAttribute("data-dialect") || "",
@@ -538,17 +662,17 @@ _SCRIPT = """
     var only = mode === "failures";
     var visible = 0;
     blocks.forEach(function (node) {
-      var hide = (only && !problem(node.getAttribute("data-status"))) || !matches(node);
+      var hide = (only && !problem(node)) || !matches(node);
       node.hidden = hide;
       if (!hide) { visible += 1; }
     });
     rows.forEach(function (node) {
-      node.hidden = (only && !problem(node.getAttribute("data-status"))) || !matches(node);
+      node.hidden = (only && !problem(node)) || !matches(node);
     });
     sections.forEach(function (section) {
       var mine = section.querySelectorAll("details[data-case-id]");
       var hide = mine.length > 0 || !!needle ||
-        (only && section.getAttribute("data-section") === "skips");
+        (only && section.getAttribute("data-section") !== "problems");
       for (var i = 0; i < mine.length; i += 1) { if (!mine[i].hidden) { hide = false; } }
       section.hidden = hide;
     });

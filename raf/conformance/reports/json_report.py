@@ -1,19 +1,30 @@
 """The JSON report of a conformance run (``raf conform --json FILE``).
 
-One object: the protocol, the implementation's name and version, the level, when it started
-and how long it took, the count of each status, and one entry per case::
+One object: the protocol, the implementation's name and version, the level and transport,
+when it started and how long it took, whether and why it stopped early, the policy (which
+severities fail, and every kind's severity), the baseline and its stale entries, the count of
+each status, and one entry per case::
 
     {"protocol": "raf-conformance/1",
      "implementation": {"name": "example-node", "version": "1.0"},
-     "level": "response", "started": "2026-12-01T09:00:00Z", "seconds": 3.2,
-     "summary": {"pass": 212, "fail": 4, "skip": 0, "error": 0},
+     "level": "response", "transport": "chunks", "started": "2026-12-01T09:00:00Z",
+     "seconds": 3.2, "planned": 582, "stopped": "", "fatal": "",
+     "policy": {"fail_on": "error", "severities": {"lost": "error", ..., "detail": "notice"}},
+     "baseline": "known.yaml", "stale": [{"entry": {...}, "chunkings": ["bytes"]}],
+     "summary": {"pass": 212, "fail": 4, "known": 0, "skip": 0, "error": 0, "notices": 3},
      "cases": [{"id": "openai_chat/plain_text#0@bytes", "scenario": "plain_text",
                 "dialect": "openai_chat", "interaction": 0, "chunking": "bytes",
                 "level": "response", "status": "pass", "ok": true, "reason": "",
-                "diff": "", "stderr": "", "seconds": 0.004}, ...]}
+                "diff": "", "stderr": "", "seconds": 0.004, "not_run": false,
+                "reading": "", "stale": [],
+                "differences": [{"where": "usage.reasoning_tokens",
+                                 "field": "usage.reasoning_tokens", "level": "response",
+                                 "kind": "detail", "severity": "notice", "fails": false,
+                                 "known": false, "expected": "...", "actual": "0"}]}, ...]}
 
-``ok`` is true for a passed or skipped case; ``reason`` is one line naming the first field
-that differs, ``diff`` every difference.
+``ok`` is true for a passed, known or skipped case with no stale baseline entry; ``reason`` is
+one line naming the first failing difference, ``diff`` every difference; ``differences`` has
+each with its kind and severity (docs/conformance.md).
 """
 
 from __future__ import annotations
@@ -22,21 +33,65 @@ import os
 from pathlib import Path
 from typing import Any
 
-from raf.conformance.runner import RunReport
+from raf.conformance.baseline import Entry
+from raf.conformance.runner import Difference, RunReport
+from raf.conformance.severity import KINDS
 from raf.model.canonical import encode_json
 
 __all__ = ["render_json", "report_document", "write_json"]
 
 
+def _entry(entry: Entry) -> dict[str, Any]:
+    return {
+        "format": entry.format,
+        "scenario": entry.scenario,
+        "level": entry.level,
+        "field": entry.field,
+        "kind": entry.kind,
+        "interaction": entry.interaction,
+        "chunkings": list(entry.chunkings),
+        "reason": entry.reason,
+    }
+
+
+def _difference(difference: Difference) -> dict[str, Any]:
+    m = difference.mismatch
+    return {
+        "where": m.where,
+        "field": m.key,
+        "level": m.level,
+        "kind": m.kind,
+        "severity": difference.severity,
+        "fails": difference.fails,
+        "known": difference.known,
+        "expected": m.expected,
+        "actual": m.actual,
+    }
+
+
 def report_document(report: RunReport) -> dict[str, Any]:
     """The report as JSON builtins."""
+    policy = report.policy
     return {
         "protocol": report.protocol,
         "implementation": {"name": report.implementation, "version": report.version},
         "level": report.level,
+        "transport": report.transport,
         "started": report.started,
         "seconds": round(report.seconds, 3),
-        "summary": report.counts(),
+        "planned": report.planned,
+        "stopped": report.stopped,
+        "fatal": report.fatal,
+        "policy": {
+            "fail_on": policy.fail_on,
+            "severities": {kind: policy.severity(kind) for kind in KINDS},
+        },
+        "baseline": report.baseline.source if report.baseline is not None else None,
+        "stale": [
+            {"entry": _entry(item.entry), "chunkings": list(item.chunkings)}
+            for item in report.stale()
+        ],
+        "summary": {**report.counts(), "notices": report.notices()},
         "cases": [
             {
                 "id": r.id,
@@ -51,6 +106,10 @@ def report_document(report: RunReport) -> dict[str, Any]:
                 "diff": r.diff,
                 "stderr": r.stderr,
                 "seconds": round(r.seconds, 4),
+                "not_run": r.not_run,
+                "reading": r.reading,
+                "stale": [_entry(e) for e in r.stale],
+                "differences": [_difference(d) for d in r.differences],
             }
             for r in report.results
         ],
