@@ -196,8 +196,8 @@ class Cassette(msgspec.Struct, kw_only=True):
             if expect is not None:  # the two newer fields, only where they say something
                 if not expect.get("also"):
                     expect.pop("also", None)
-                if expect.get("reviewed") is True:
-                    expect.pop("reviewed", None)
+                if expect.pop("reviewed", True) is False:  # a draft says so first
+                    document["raf"]["expect"] = {"reviewed": False, **expect}
         document["interactions"] = [
             {
                 "request": {

@@ -1,4 +1,4 @@
-"""``raf cassette import|lint|show``."""
+"""``raf cassette import|lint|show|expect``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,18 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
+import yaml
 
+from raf import dialects
 from raf.cassettes.files import find_files
-from raf.cassettes.importers import SUFFIXES, dialect_choices, import_file, scenario_name
+from raf.cassettes.format import Cassette, ScenarioInfo
+from raf.cassettes.importers import (
+    SUFFIXES,
+    dialect_choices,
+    guess_dialect,
+    import_file,
+    scenario_name,
+)
 from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.persister import load as load_cassette
 from raf.cassettes.persister import save as save_cassette
@@ -20,6 +29,8 @@ from raf.cli._shell import (
     _reason,
     _warn,
 )
+from raf.conformance.bundled import owned_by_raf
+from raf.conformance.draft import draft_expectation
 from raf.errors import CassetteError
 
 __all__ = ["add_parser", "run"]
@@ -67,6 +78,27 @@ def add_parser(sub: Any) -> None:
     )
     shower.add_argument("file", metavar="FILE", help="a cassette file")
     shower.add_argument("--no-color", action="store_true", help="never use colour")
+    expecter = cassette_sub.add_parser(
+        "expect",
+        help="draft a cassette's expect block from raf's reading, for a person to review",
+        description="Print the expect block raf's reference pipeline would write for FILE "
+        "(its last interaction's text, reasoning, tool calls, finish reason, token counts and "
+        "error codes), marked `reviewed: false`; with --write, put it into FILE. A cassette "
+        "whose expect block is a draft is not blessed: `raf conform --update` writes no "
+        "golden for it and `raf conform` names it, until a person has checked every field "
+        "against the recording (raf cassette show FILE) and deleted `reviewed: false`. A "
+        "reviewed expect block is never replaced.",
+    )
+    expecter.add_argument("file", metavar="FILE", help="a cassette file")
+    expecter.add_argument(
+        "--write", action="store_true", help="write the draft into FILE (else print it)"
+    )
+    expecter.add_argument(
+        "--dialect",
+        choices=dialect_choices(),
+        help="the wire format to read it as (default: the cassette's raf.dialect, else its "
+        "folder's name or its request URI)",
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -91,11 +123,82 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             raise _InputError(str(exc)) from exc
         render(_Console(file=out, no_color=args.no_color, highlight=False), cassette)
         return 0
+    if args.cassette_command == "expect":
+        return _run_expect(args, out)
     return _run_import(args, out)
+
+
+_DRAFT_NOTE = """\
+# A draft of raf's own reading (raf cassette expect): not a review. Check every field
+# against the recording (raf cassette show FILE), fix what raf got wrong, then delete the
+# line `reviewed: false`; only then is the cassette blessed (raf conform --update).
+"""
+
+
+def _dialect_of(path: Path, cassette: Cassette, chosen: str | None) -> str:
+    if chosen is not None:
+        return chosen
+    if cassette.info is not None:
+        return cassette.info.dialect
+    if path.parent.name in dialects.names():
+        return path.parent.name
+    uri = cassette.interactions[-1].request.uri if cassette.interactions else ""
+    guessed = guess_dialect(uri)
+    return guessed if guessed in dialects.names() else "openai_chat"
+
+
+def _run_expect(args: argparse.Namespace, out: TextIO) -> int:
+    path = Path(args.file)
+    if args.write:
+        owned = owned_by_raf(path)
+        if owned is not None:
+            raise _InputError(owned)
+    try:
+        cassette = load_cassette(path)
+    except CassetteError as exc:
+        raise _InputError(str(exc)) from exc
+    if not cassette.interactions:
+        raise _InputError(f"{path}: the cassette has no interaction to read")
+    dialect = _dialect_of(path, cassette, args.dialect)
+    draft = draft_expectation(cassette, dialect)
+    existing = cassette.info.expect if cassette.info is not None else None
+    if not args.write:
+        document = msgspec.to_builtins(draft)
+        document.pop("also", None)
+        document = {"reviewed": document.pop("reviewed"), **document}
+        out.write(
+            _DRAFT_NOTE
+            + yaml.safe_dump({"expect": document}, sort_keys=False, allow_unicode=True, width=100)
+        )
+        if existing is not None and existing.reviewed:
+            _warn(f"raf: {path} already has a reviewed expect block (printed a draft only)")
+        return 0
+    if existing is not None and existing.reviewed:
+        raise _InputError(
+            f"{path} already has a reviewed expect block: raf never replaces one (delete it "
+            "to draft anew)"
+        )
+    scenario = cassette.info.scenario if cassette.info is not None else scenario_name(path)
+    info = cassette.info or ScenarioInfo(scenario=scenario)
+    cassette.info = msgspec.structs.replace(info, dialect=dialect, expect=draft)
+    try:
+        save_cassette(cassette, path)
+    except CassetteError as exc:
+        raise _InputError(f"{path}: not written: {exc}") from exc
+    except (OSError, ValueError) as exc:
+        raise _InputError(f"cannot write {path}: {_reason(exc)}") from exc
+    _warn(
+        f"raf: wrote a draft expect block into {path} (reviewed: false): check every field "
+        f"against `raf cassette show {path}`, then delete `reviewed: false`"
+    )
+    return 0
 
 
 def _run_import(args: argparse.Namespace, out: TextIO) -> int:
     root: Path = args.output
+    owned = owned_by_raf(root)
+    if owned is not None:
+        raise _InputError(f"-o {owned}")
     if root.is_symlink():
         raise _InputError(f"-o {root} is a symbolic link (links are not followed)")
     if root.exists() and not root.is_dir():

@@ -14,6 +14,7 @@ from raf.cli._shell import (
     _reason,
     _warn,
 )
+from raf.conformance.bundled import owned_by_raf
 from raf.errors import FileRefused
 from raf.schema import json_schemas
 
@@ -46,6 +47,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     files = schema_files()
     if args.write:
         target = Path(args.write)
+        owned = owned_by_raf(target)
+        if owned is not None:
+            raise _InputError(f"--write {owned}")
         try:
             target.mkdir(parents=True, exist_ok=True)
             for name, text in files.items():
