@@ -98,12 +98,12 @@ def _scan(text: str | bytes, source: str, index: dict[str, int] | None) -> None:
                 if isinstance(event, yaml.AliasEvent):
                     raise refuse(
                         event,
-                        f"an alias (*{event.anchor}): cassettes never need anchors or "
+                        f"an alias (*{event.anchor}): raf's files never need anchors or "
                         "aliases, and aliases can make a small file expand without bound",
                     )
                 if event.anchor is not None:
                     raise refuse(
-                        event, f"an anchor (&{event.anchor}): cassettes never need anchors"
+                        event, f"an anchor (&{event.anchor}): raf's files never need anchors"
                     )
                 tag = getattr(event, "tag", None)
                 if tag is not None and tag != "!" and tag not in ALLOWED_TAGS:

@@ -51,7 +51,13 @@ def test_the_python_example_client_passes_every_case(suite: Suite) -> None:
     command = [sys.executable, str(ROOT / "examples" / "clients" / "python" / "client.py")]
     report = run_suite(suite, StdioImplementation(command), level="response")
     assert failing(report) == {}
-    assert report.counts() == {"pass": len(suite.cases), "fail": 0, "skip": 0, "error": 0, "known": 0}
+    assert report.counts() == {
+        "pass": len(suite.cases),
+        "fail": 0,
+        "skip": 0,
+        "error": 0,
+        "known": 0,
+    }
     assert report.implementation == "example-python"
 
 
@@ -117,4 +123,10 @@ def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite
     assert 'errors: expected no error, got ["raised ValueError: boom"]' in raised
     crashed = [r for r in report.results if r.scenario == "missing_id"]
     assert all("Traceback" in r.stderr for r in crashed)
-    assert report.counts() == {"pass": len(suite.cases) - 30, "fail": 30, "skip": 0, "error": 0, "known": 0}
+    assert report.counts() == {
+        "pass": len(suite.cases) - 30,
+        "fail": 30,
+        "skip": 0,
+        "error": 0,
+        "known": 0,
+    }

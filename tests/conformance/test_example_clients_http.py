@@ -286,6 +286,13 @@ def test_the_example_clients_pass_every_bundled_case_over_http(client: str, tmp_
     report = json.loads(report_file.read_text("utf-8"))
     failures = {c["id"]: c["reason"] for c in report["cases"] if not c["ok"]}
     assert failures == {}
-    assert report["summary"] == {"pass": len(suite.cases), "fail": 0, "skip": 0, "error": 0, "known": 0, "notices": 0}
+    assert report["summary"] == {
+        "pass": len(suite.cases),
+        "fail": 0,
+        "skip": 0,
+        "error": 0,
+        "known": 0,
+        "notices": 0,
+    }
     assert report["implementation"]["name"] == f"example-{client}"
     assert status == 0

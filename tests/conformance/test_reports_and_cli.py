@@ -61,7 +61,14 @@ def test_conform_impl_with_selection_and_reports(
     document = json.loads(report_json.read_text())
     assert document["protocol"] == "raf-conformance/1"
     assert document["implementation"] == {"name": "raf-reference", "version": "0.1.0"}
-    assert document["summary"] == {"pass": 2, "fail": 4, "skip": 0, "error": 0, "known": 0, "notices": 0}
+    assert document["summary"] == {
+        "pass": 2,
+        "fail": 4,
+        "skip": 0,
+        "error": 0,
+        "known": 0,
+        "notices": 0,
+    }
     by_id = {c["id"]: c for c in document["cases"]}
     assert set(by_id) == {
         f"openai_chat/{s}#0@{c}"

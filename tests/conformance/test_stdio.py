@@ -68,7 +68,13 @@ def test_the_reference_passes_every_level_through_the_protocol() -> None:
     for level in ("response", "lifecycle", "updates"):
         report = run_suite(suite, StdioImplementation(REFERENCE), level=level)
         assert report.ok, [r.reason for r in report.results if not r.ok][:3]
-        assert report.counts() == {"pass": len(suite.cases), "fail": 0, "skip": 0, "error": 0, "known": 0}
+        assert report.counts() == {
+            "pass": len(suite.cases),
+            "fail": 0,
+            "skip": 0,
+            "error": 0,
+            "known": 0,
+        }
         assert report.implementation == "raf-reference"
 
 
