@@ -22,6 +22,7 @@ from typing import Final, Literal, get_args
 
 __all__ = [
     "KINDS",
+    "kinds_table",
     "SEVERITIES",
     "Kind",
     "KindInfo",
@@ -145,3 +146,17 @@ def parse_severity_overrides(items: Iterable[str]) -> dict[Kind, Severity]:
             )
         out[kind] = severity  # type: ignore[index]  # checked just above
     return out
+
+
+def kinds_table() -> str:
+    """The Markdown table of :data:`KINDS` that docs/conformance.md holds (a test checks that
+    the document has exactly this table)."""
+    lines = [
+        "| kind | default severity | what it is | examples | why that severity |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| `{k.name}` | {k.severity} | {k.meaning} | {k.examples} | {k.why} |"
+        for k in KINDS.values()
+    ]
+    return "\n".join(lines) + "\n"
