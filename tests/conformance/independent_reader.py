@@ -458,12 +458,14 @@ def parse_usage(usage: dict[str, Any]) -> dict[str, Any]:
     if miss is None and hit is not None:
         miss = max(prompt - hit, 0)
 
-    # `reasoning_tokens`: "`completion_tokens_details.reasoning_tokens`" (only there: a
-    # top-level `reasoning_tokens`, as in missing_id.yaml, is not in the table).
+    # `reasoning_tokens`: "`completion_tokens_details.reasoning_tokens`, else a top-level
+    # `reasoning_tokens`" (missing_id.yaml has the top-level one).
     completion_details = usage.get("completion_tokens_details")
     if not isinstance(completion_details, dict):
         completion_details = None
     reasoning = token_count(completion_details, "reasoning_tokens")
+    if reasoning is None:
+        reasoning = token_count(usage, "reasoning_tokens")
 
     return usage_record(
         prompt_tokens=prompt,
