@@ -66,7 +66,10 @@ def test_the_node_example_client_passes_every_case(suite: Suite) -> None:
 @pytest.mark.parametrize(
     ("bugs", "scenarios"),
     [
-        (["concat-names"], {"id_and_name_repeated_every_delta"}),
+        (
+            ["concat-names"],
+            {"id_and_name_repeated_every_delta", "tool_call_header_repeated_type_null"},
+        ),
         (["index-only"], {"index_always_zero_distinct_ids", "missing_index"}),
     ],
 )
@@ -85,6 +88,10 @@ def test_a_broken_client_fails_exactly_the_scenarios_its_bug_touches(
         (reason,) = failures["id_and_name_repeated_every_delta"]
         assert reason.startswith(
             'tool_calls[0].name: expected "read_file", got "read_fileread_file'
+        )
+        (reason,) = failures["tool_call_header_repeated_type_null"]
+        assert reason.startswith(
+            'tool_calls[0].name: expected "get_weather", got "get_weatherget_weather'
         )
     else:
         reasons = failures["index_always_zero_distinct_ids"]

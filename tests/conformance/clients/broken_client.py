@@ -15,16 +15,18 @@ ollama/ollama#15457, #16 langchain-ai/langchain#40392): calls are keyed by ``ind
 that all say index 0 with distinct ids merge into one call whose arguments are ``{..}{..}``
 (not JSON: the merged call becomes an error); a delta without an index goes to the last call.
 
-Which bundled scenarios each bug makes fail, measured with ``raf conform`` on the 36 cassettes
-of ``cassettes/openai_chat`` under the six standard chunkings (each failing scenario fails
-under every chunking: the bugs are about what the chunks say, not how they are cut):
+Which bundled scenarios each bug makes fail, measured with ``raf conform`` on the 42 cassettes
+(43 interactions) of ``cassettes/openai_chat`` under the six standard chunkings (each failing
+scenario fails under every chunking: the bugs are about what the chunks say, not how they are
+cut):
 
-- ``--bug concat-names``: exactly ``{id_and_name_repeated_every_delta}`` (6 of 216 cases).
-  MiniMax via NVIDIA NIM resends ``function.name`` on all 8 deltas of the first call and all 6
-  of the second, which come out as ``read_file`` repeated 8 and 6 times. Every other bundled
-  stream names a call once (continuations carry no name, or ``"name": null`` in
-  ``missing_id``), so the bug is invisible there, ``two_entries_for_one_index_in_one_chunk``
-  included (its second entry has no name).
+- ``--bug concat-names``: exactly ``{id_and_name_repeated_every_delta,
+  tool_call_header_repeated_type_null}`` (12 of 258 cases). MiniMax via NVIDIA NIM resends
+  ``function.name`` on all 8 deltas of the first call and all 6 of the second, which come out
+  as ``read_file`` repeated 8 and 6 times; the relay repeats the name on all 12 deltas of
+  ``get_weather``. Every other bundled stream names a call once (continuations carry no name,
+  or ``"name": null`` in ``missing_id``), so the bug is invisible there,
+  ``two_entries_for_one_index_in_one_chunk`` included (its second entry has no name).
 - ``--bug index-only``: exactly ``{index_always_zero_distinct_ids, missing_index}`` (12
   cases). Ollama's three calls all say index 0 and Gemini's two calls have no index at all;
   keyed by index only, each stream's calls merge into one whose arguments are two or three
@@ -34,8 +36,9 @@ under every chunking: the bugs are about what the chunks say, not how they are c
   ``id_and_name_repeated_every_delta``) and single calls (``index_starting_at_one`` and
   ``two_entries_for_one_index_in_one_chunk`` included) route the same either way.
 - both (the default): the union, ``{id_and_name_repeated_every_delta,
-  index_always_zero_distinct_ids, missing_index}`` (18 cases); the merged calls then also
-  carry concatenated names (``get_weatherget_weatherget_local_time``).
+  tool_call_header_repeated_type_null, index_always_zero_distinct_ids, missing_index}`` (24
+  cases); the merged calls then also carry concatenated names
+  (``get_weatherget_weatherget_local_time``).
 """
 
 from __future__ import annotations
