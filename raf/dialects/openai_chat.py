@@ -20,7 +20,9 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
   annotations and unknown provider extras never fail a chunk.
 * Usage: beside a non-empty finish reason it rides on ``Finish``; otherwise it is a ``Usage``
   update; ``usage: null`` is ignored. Groq's ``x_groq.usage`` is read too. Cache and
-  reasoning counts follow raf-spec 1.9 (OpenAI format, which also covers DeepSeek).
+  reasoning counts follow raf-spec 1.9 (OpenAI format, which also covers DeepSeek); a
+  top-level ``reasoning_tokens`` (SGLang-based servers such as NVIDIA NIM) is read when
+  ``completion_tokens_details`` has none.
 * ``ResponseMetadata`` is emitted when the chunk's id or model differ from the last ones
   emitted (RAF repeats it for every chunk); an empty id or model counts as absent.
 * Errors never lose what arrived and never raise: a payload that is not JSON
@@ -198,9 +200,10 @@ USAGE = UsageTable(
     total_tokens=(("total_tokens",),),
     cache_hit=(("prompt_cache_hit_tokens",), ("prompt_tokens_details.cached_tokens",)),
     cache_miss=(("prompt_cache_miss_tokens",),),
-    reasoning=(("completion_tokens_details.reasoning_tokens",),),
+    reasoning=(("completion_tokens_details.reasoning_tokens",), ("reasoning_tokens",)),
 )
-"""The OpenAI usage object (DeepSeek's cache fields included), docs/dialects.md."""
+"""The OpenAI usage object (DeepSeek's cache fields included; the top-level
+``reasoning_tokens`` of SGLang-based servers such as NVIDIA NIM), docs/dialects.md."""
 
 FINISH_REASONS: dict[str, str] = {}
 """The format's finish reasons are raf's own (``stop``, ``length``, ``tool_calls``,
@@ -212,7 +215,9 @@ def parse_usage(raw: dict[str, Any]) -> Usage:
     :data:`USAGE`: missing or malformed counts are 0 (totals) or ``None`` (optional counts); a
     missing total is prompt + completion; cache hits come from DeepSeek's top-level
     ``prompt_cache_hit_tokens``, else from ``prompt_tokens_details.cached_tokens``; misses from
-    ``prompt_cache_miss_tokens``, else prompt - hit when the hit count is known."""
+    ``prompt_cache_miss_tokens``, else prompt - hit when the hit count is known; reasoning
+    tokens from ``completion_tokens_details.reasoning_tokens``, else from a top-level
+    ``reasoning_tokens`` (SGLang-based servers, NVIDIA NIM)."""
     return USAGE.parse(raw)
 
 

@@ -61,6 +61,7 @@ USAGE = UsageTable(
     reasoning=(
         ("output_tokens_details.reasoning_tokens",),
         ("completion_tokens_details.reasoning_tokens",),
+        ("reasoning_tokens",),
     ),
 )
 """The Response object's ``usage`` (docs/dialects.md)."""

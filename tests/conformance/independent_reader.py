@@ -458,12 +458,14 @@ def parse_usage(usage: dict[str, Any]) -> dict[str, Any]:
     if miss is None and hit is not None:
         miss = max(prompt - hit, 0)
 
-    # `reasoning_tokens`: "`completion_tokens_details.reasoning_tokens`" (only there: a
-    # top-level `reasoning_tokens`, as in missing_id.yaml, is not in the table).
+    # `reasoning_tokens`: "`completion_tokens_details.reasoning_tokens`, else a top-level
+    # `reasoning_tokens`" (missing_id.yaml has the top-level one).
     completion_details = usage.get("completion_tokens_details")
     if not isinstance(completion_details, dict):
         completion_details = None
     reasoning = token_count(completion_details, "reasoning_tokens")
+    if reasoning is None:
+        reasoning = token_count(usage, "reasoning_tokens")
 
     return usage_record(
         prompt_tokens=prompt,
@@ -647,7 +649,8 @@ class ChatStreamReader:
 
     def first_choice(self, choices: list[Any], wrong: list[str]) -> dict[str, Any] | None:
         """The first choice whose `index` is 0 or absent; "other choices of an `n > 1`
-        request are ignored"."""
+        request are ignored, their deltas and finish reasons included" (so a chunk whose only
+        finish reason is another choice's has "no finish reason" for rule 4)."""
         for position, choice in enumerate(choices):
             if not isinstance(choice, dict):
                 wrong.append(f"choices[{position}]")
@@ -772,7 +775,9 @@ class ChatStreamReader:
     def read_tool_call(self, entry: dict[str, Any], path: str, wrong: list[str]) -> dict[str, Any]:
         """One `delta.tool_calls` entry: "a missing or `null` index is `None`, an empty `id`
         or `name` is absent, missing arguments are `""`, and non-string arguments (an
-        object) become their compact JSON text. Entries are not merged here"."""
+        object) become their compact JSON text. The entry's `type` is not read (`"function"`,
+        `null` or absent alike), and an id or name that an entry repeats is passed on as it
+        came. Entries are not merged here"."""
         index = integer_field(entry, "index", f"{path}.index", wrong)
         call_id = string_field(entry, "id", f"{path}.id", wrong) or None
         function = object_field(entry, "function", f"{path}.function", wrong) or {}

@@ -182,9 +182,12 @@ def parse_usage(usage: Any) -> dict[str, Any] | None:
         count(usage.get("input_tokens_details"), "cached_tokens"),
         count(usage.get("prompt_tokens_details"), "cached_tokens"),
     )
+    # "`output_tokens_details.reasoning_tokens`, else
+    # `completion_tokens_details.reasoning_tokens`, else a top-level `reasoning_tokens`".
     reasoning = first_count(
         count(usage.get("output_tokens_details"), "reasoning_tokens"),
         count(usage.get("completion_tokens_details"), "reasoning_tokens"),
+        count(usage, "reasoning_tokens"),
     )
     # OPEN: "none of the counts below" is read as none of the wire fields the table reads.
     if all(

@@ -72,8 +72,16 @@ def test_the_node_example_client_passes_every_case(suite: Suite) -> None:
 @pytest.mark.parametrize(
     ("bugs", "scenarios"),
     [
-        (["concat-names"], {"id_and_name_repeated_every_delta"}),
+        (
+            ["concat-names"],
+            {"id_and_name_repeated_every_delta", "tool_call_header_repeated_type_null"},
+        ),
         (["index-only"], {"index_always_zero_distinct_ids", "missing_index"}),
+        (
+            ["finish-delta"],
+            {"text_beside_finish_reason", "tool_arguments_beside_finish_reason", "missing_index"},
+        ),
+        (["all-choices"], {"n_two_choices_interleaved"}),
     ],
 )
 def test_a_broken_client_fails_exactly_the_scenarios_its_bug_touches(
@@ -92,9 +100,20 @@ def test_a_broken_client_fails_exactly_the_scenarios_its_bug_touches(
         assert reason.startswith(
             'tool_calls[0].name: expected "read_file", got "read_fileread_file'
         )
-    else:
+        (reason,) = failures["tool_call_header_repeated_type_null"]
+        assert reason.startswith(
+            'tool_calls[0].name: expected "get_weather", got "get_weatherget_weather'
+        )
+    elif "index-only" in bugs:
         reasons = failures["index_always_zero_distinct_ids"]
         assert all(r.startswith("tool_calls: expected 3 call(s)") for r in reasons), reasons
+    elif "finish-delta" in bugs:
+        (reason,) = failures["text_beside_finish_reason"]
+        assert reason.startswith('text: expected "A mutex'), reason
+        assert reason.endswith('by two threads"'), reason  # " at once." lost
+    else:
+        (reason,) = failures["n_two_choices_interleaved"]
+        assert reason.startswith('text: expected "Crumb & Corner:'), reason
 
 
 def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite: Suite) -> None:

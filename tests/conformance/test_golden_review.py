@@ -275,6 +275,88 @@ DOC_EXAMPLES: dict[str, tuple[bytes, list[dict[str, Any]]]] = {
             }
         ],
     ),
+    # n > 1: another choice's deltas and finish reason are not read; the usage beside that
+    # finish still counts, as a Usage update (the chunk has no finish reason of choice 0).
+    "other_choices_finish_and_usage": (
+        chunk(choices=[{"index": 0, "delta": {"content": "a"}, "finish_reason": "stop"}]).encode()
+        + chunk(
+            choices=[{"index": 1, "delta": {"content": "b"}, "finish_reason": "length"}],
+            usage={"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
+        ).encode()
+        + b"data: [DONE]\n\n",
+        [
+            {"type": "text_delta", "delta": "a"},
+            FINISH_STOP,
+            {
+                "type": "usage",
+                "usage": {
+                    "prompt_tokens": 3,
+                    "completion_tokens": 4,
+                    "total_tokens": 7,
+                    "prompt_cache_hit_tokens": None,
+                    "prompt_cache_miss_tokens": None,
+                    "reasoning_tokens": None,
+                },
+            },
+        ],
+    ),
+    # A call's header repeated on a later entry with "type": null is passed on as it came.
+    "repeated_header_with_type_null": (
+        chunk(
+            choices=[
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": None,
+                                "function": {"name": "f", "arguments": "{}"},
+                            }
+                        ]
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ]
+        ).encode(),
+        [
+            {
+                "type": "tool_call_delta",
+                "index": 0,
+                "id": "call_1",
+                "name": "f",
+                "arguments_delta": "{}",
+            },
+            {"type": "finish", "finish_reason": "tool_calls", "usage": None},
+        ],
+    ),
+    # The usage table: a top-level `reasoning_tokens` when the details have none.
+    "top_level_reasoning_tokens": (
+        chunk(
+            choices=[],
+            usage={
+                "prompt_tokens": 1,
+                "completion_tokens": 2,
+                "total_tokens": 3,
+                "reasoning_tokens": 2,
+            },
+        ).encode()
+        + b"data: [DONE]\n\n",
+        [
+            {
+                "type": "usage",
+                "usage": {
+                    "prompt_tokens": 1,
+                    "completion_tokens": 2,
+                    "total_tokens": 3,
+                    "prompt_cache_hit_tokens": None,
+                    "prompt_cache_miss_tokens": None,
+                    "reasoning_tokens": 2,
+                },
+            }
+        ],
+    ),
     # A provider error explains the end: no stream_truncated.
     "event_error_explains_the_end": (
         b"event: error\ndata: {}\n\n",

@@ -735,6 +735,27 @@ def test_dialect_alone_is_sans_io() -> None:
             },
             (8, 2, None),
         ),
+        (
+            # NVIDIA NIM (SGLang): the count at the top level, the details null.
+            {
+                "prompt_tokens": 312,
+                "total_tokens": 393,
+                "completion_tokens": 81,
+                "prompt_tokens_details": None,
+                "reasoning_tokens": 42,
+            },
+            (None, None, 42),
+        ),
+        (
+            {
+                "prompt_tokens": 20,
+                "completion_tokens": 30,
+                "total_tokens": 50,
+                "completion_tokens_details": {"reasoning_tokens": 12},
+                "reasoning_tokens": 99,
+            },
+            (None, None, 12),
+        ),
     ],
     ids=[
         "hybrid_top_level_cache",
@@ -743,6 +764,8 @@ def test_dialect_alone_is_sans_io() -> None:
         "deepseek_top_level_wins",
         "agnes_tail",
         "spec_2_6_example",
+        "sglang_top_level_reasoning",
+        "details_win_over_top_level_reasoning",
     ],
 )
 def test_parse_usage(
@@ -755,6 +778,23 @@ def test_parse_usage(
         usage.reasoning_tokens,
     ) == expected
     assert usage.total_tokens == raw["total_tokens"]
+
+
+@pytest.mark.parametrize("how", CHUNKINGS)
+def test_a_top_level_reasoning_count_reaches_the_usage_update(how: str) -> None:
+    # NVIDIA NIM and other SGLang-based servers put reasoning_tokens at the top of usage
+    # (cassettes/openai_chat/missing_id.yaml); it used to be dropped, as if never sent.
+    usage = {
+        "prompt_tokens": 312,
+        "total_tokens": 393,
+        "completion_tokens": 81,
+        "prompt_tokens_details": None,
+        "reasoning_tokens": 42,
+    }
+    out = run(sse(chunk(finish="tool_calls"), chunk(choices=[], usage=usage)), how)
+    assert out[-1] == updates.Usage(
+        usage=Usage(prompt_tokens=312, completion_tokens=81, total_tokens=393, reasoning_tokens=42)
+    )
 
 
 def test_parse_usage_fills_a_missing_total_and_ignores_bad_counts() -> None:

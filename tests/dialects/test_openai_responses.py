@@ -920,6 +920,10 @@ def test_usage_table() -> None:
     assert USAGE.parse({"input_tokens": 5, "output_tokens": 2}) == Usage(
         prompt_tokens=5, completion_tokens=2, total_tokens=7
     )
+    # A Chat-style usage object with the count at the top level (SGLang-based servers).
+    assert USAGE.parse({"prompt_tokens": 5, "completion_tokens": 9, "reasoning_tokens": 4}) == (
+        Usage(prompt_tokens=5, completion_tokens=9, total_tokens=14, reasoning_tokens=4)
+    )
 
 
 def test_completed_usage_null_or_empty() -> None:
