@@ -9,11 +9,14 @@ tool calls, finish reason, usage and the presence of errors. What the library se
 checked against the recorded request (:mod:`raf.serve.request_check`) and kept in the cell:
 an adapter that asks a different question would make its cell meaningless.
 
-A cell is ``pass``, ``fail`` (with a short reason: "3 call(s) reported as 1", "usage lost",
-"raised KeyError"..., or "sent another request" when the request check found a difference:
-then the library was asked another question than the one recorded) or ``skip`` (the case
-needs something the library does not report, such as reasoning); cells of one scenario
-under several chunkings are merged by :func:`merge` into the one a matrix shows.
+Each case is judged by :func:`raf.conformance.runner.judge`, as ``raf conform`` judges it
+(the other correct readings of the cassette accepted, every difference of a kind and a
+severity). A cell is ``pass`` (``✓``), ``notice`` (``◐``: passed with notices only),
+``fail`` (``✗``, with a short reason grouped by kind: "raised KeyError; lost: 1 of 3 calls,
+usage", or "sent another request" when the request check found a difference: then the library
+was asked another question than the one recorded) or ``skip`` (the case needs something the
+library does not report, such as reasoning); cells of one scenario under several chunkings are
+merged by :func:`merge` into the one a matrix shows.
 """
 
 from __future__ import annotations
@@ -28,8 +31,11 @@ from typing import Any
 from raf.clients.base import Adapter, ClientCase, ClientRaised
 from raf.conformance.cases import Case, load_suite
 from raf.conformance.http import recorded_call
-from raf.conformance.levels import Mismatch, compare_response
-from raf.conformance.protocol import ClientResponse
+from raf.conformance.implementation import Outcome
+from raf.conformance.levels import Mismatch
+from raf.conformance.protocol import ClientResponse, Result
+from raf.conformance.runner import judge
+from raf.conformance.severity import KINDS, MARKS
 from raf.serve.routes import case_path
 from raf.serve.server import ReplayServer
 
@@ -49,17 +55,28 @@ class Cell:
     version: str
     scenario: str
     dialect: str
-    status: str  # pass, fail, skip
+    status: str  # pass, notice (passed with notices only), fail, skip
     reason: str = ""
     chunkings: list[str] = field(default_factory=list)
     raised: str | None = None
     details: list[str] = field(default_factory=list)
     request: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    kinds: list[str] = field(default_factory=list)
+    """The kinds of the differences that decided the status (failing ones, else notices)."""
 
     @property
     def ok(self) -> bool:
         return self.status != "fail"
+
+    @property
+    def mark(self) -> str:
+        """How the matrix shows the cell: ``✓``, ``◐`` and the notices, ``✗`` and what
+        differs, ``-`` (skipped)."""
+        if self.status == "skip":
+            return "-"
+        symbol = MARKS["fail" if self.status == "fail" else self.status]
+        return f"{symbol} {self.reason}" if self.reason else symbol
 
 
 def _call(adapter: Adapter, case: ClientCase, timeout: float) -> tuple[Any, BaseException | None]:
@@ -81,51 +98,59 @@ def _call(adapter: Adapter, case: ClientCase, timeout: float) -> tuple[Any, Base
 
 
 def short_reason(mismatches: Sequence[Mismatch], raised: str | None) -> str:
-    """A few words for a matrix cell: what the library raised, then what differs, each kind
-    of difference once, at most three in all (``...`` when there is more)."""
-    parts: dict[str, str] = {}  # one phrase per kind of difference, in order
-    if raised:
-        parts["raised"] = "raised " + raised.split(":", 1)[0]
+    """A few words for a matrix cell: what the library raised, then what differs, grouped
+    by kind (``lost: text, usage; unreported: error``), the kinds in the order of
+    :data:`raf.conformance.severity.KINDS`, at most three places each (``...`` when there is
+    more)."""
+    by_kind: dict[str, list[str]] = {}
     for m in mismatches:
-        kind, phrase = _phrase(m)
-        if kind == "errors" and phrase == "error invented" and raised:
+        if m.where == "errors" and m.kind == "invented" and raised:
             continue  # raising is the invented error
-        parts.setdefault(kind, phrase)
-    shown = list(parts.values())
-    return ", ".join(shown[:3]) + (" ..." if len(shown) > 3 else "")
+        phrases = by_kind.setdefault(m.kind, [])
+        phrase = _phrase(m)
+        if phrase not in phrases:
+            phrases.append(phrase)
+    parts = ["raised " + raised.split(":", 1)[0]] if raised else []
+    for kind in KINDS:
+        found = by_kind.get(kind)
+        if found:
+            more = ", ..." if len(found) > 3 else ""
+            parts.append(f"{kind}: {', '.join(found[:3])}{more}")
+    return "; ".join(parts)
 
 
-def _phrase(m: Mismatch) -> tuple[str, str]:
-    """The kind of one mismatch and its phrase."""
+def _phrase(m: Mismatch) -> str:
+    """What one mismatch is about, in a word or three (its kind is said beside it)."""
     where, got = m.where, m.actual
-    lost = got in ("null", "None", '""', "")
     if where == "tool_calls":
         want, have = _count(m.expected), _count(got)
         if want is None or have is None:
-            return "calls", "calls differ"
-        if have < want:
-            return "calls", f"{want} call(s) reported as {have}"
-        return "calls", f"{have} call(s) where {want} expected"
+            return "calls"
+        return f"{have} of {want} calls" if have < want else f"{have} calls for {want}"
     if where.endswith(".name"):
         name = got if len(got) <= 26 else got[:22] + '..."'
-        return "name", f"call name {name}"
+        return f"call name {name}"
     if where.endswith(".arguments"):
-        return "arguments", "arguments differ"
+        return "arguments"
     if where.endswith(".id"):
-        return "id", "call id lost" if lost else "call id differs"
-    if where in ("text", "reasoning_text"):
-        label = "text" if where == "text" else "reasoning"
-        return where, f"{label} lost" if lost else f"{label} differs"
+        return "call id"
+    if where == "text":
+        return "text"
+    if where == "reasoning_text":
+        return "reasoning"
     if where == "finish_reason":
-        return where, f"finish_reason {got}"
-    if where.startswith("usage"):
-        if where == "usage":
-            return "usage", "usage lost" if lost else "usage invented"
-        return "usage", "usage differs"
+        return "finish reason" if m.kind == "lost" else f"finish reason {got}"
+    if where == "usage":
+        return "usage"
+    if where.startswith("usage."):
+        return where.removeprefix("usage.")
+    if where == "errors":
+        return "error"
     if where.startswith("errors"):
-        missing = m.expected.startswith("at least one")
-        return "errors", "error not reported" if missing else "error invented"
-    return where, f"{where} differs"
+        return "error code"
+    if where == "result":
+        return "no result"
+    return where
 
 
 def _count(text: str) -> int | None:
@@ -206,21 +231,32 @@ def run_case(
         cell.status, cell.reason = "fail", f"the adapter returned {type(response).__name__}"
         return cell
     cell.raised = raised
-    mismatches = compare_response(
-        case.expected.response, response, raised=raised, capabilities=adapter.capabilities
-    )
     entries = [
         e for e in server.journal.since(mark) if e.get("case") == f"{case.dialect}/{case.scenario}"
     ]
     if entries:
         check = entries[0].get("check") or {}
         cell.request = list(check.get("mismatches") or [])
-    if mismatches:
+    verdict = judge(
+        case,
+        Outcome(Result(id=case.id, response=response, raised=raised)),
+        "response",
+        set(adapter.capabilities),
+    )
+    failing = [d.mismatch for d in verdict.differences if d.fails]
+    notices = [d.mismatch for d in verdict.differences if not d.fails]
+    cell.kinds = list(dict.fromkeys(m.kind for m in failing))
+    if failing:
         cell.status = "fail"
-        cell.reason = short_reason(mismatches, raised)
-        cell.details = [m.summary() for m in mismatches]
+        cell.reason = short_reason(failing, raised)
+    elif notices:
+        cell.status = "notice"
+        cell.reason = short_reason(notices, None)
+        cell.kinds = list(dict.fromkeys(m.kind for m in notices))
+    cell.details = [f"{d.mismatch.kind}: {d.mismatch.summary()}" for d in verdict.differences]
     if cell.request:  # the library was asked another question: its answer means nothing
         cell.status = "fail"
+        cell.kinds = list(dict.fromkeys(["wrong", *cell.kinds]))
         cell.reason = f"sent another request ({cell.request[0]})"
         cell.details = [f"request: {r}" for r in cell.request] + cell.details
     return cell
@@ -236,23 +272,27 @@ def merge(cells: Iterable[Cell]) -> list[Cell]:
     for group in groups.values():
         first = group[0]
         failed = [c for c in group if c.status == "fail"]
+        noticed = [c for c in group if c.status == "notice"]
         skipped = all(c.status == "skip" for c in group)
+        status = "skip" if skipped else "fail" if failed else "notice" if noticed else "pass"
         merged = Cell(
             first.client,
             first.version,
             first.scenario,
             first.dialect,
-            "skip" if skipped else ("fail" if failed else "pass"),
+            status,
             chunkings=[c for cell in group for c in cell.chunkings],
             seconds=sum(c.seconds for c in group),
         )
-        if failed:
-            reasons = list(dict.fromkeys(c.reason for c in failed))
-            merged.reason = "; ".join(reasons)
-            if len(failed) < len(group):
-                merged.reason += f" (under {', '.join(c for f in failed for c in f.chunkings)})"
-            merged.raised = failed[0].raised
-            merged.details = failed[0].details
+        shown = failed or noticed
+        if shown:
+            reasons = list(dict.fromkeys(c.reason for c in shown))
+            merged.reason = " | ".join(reasons)
+            if len(shown) < len(group):
+                merged.reason += f" (under {', '.join(c for f in shown for c in f.chunkings)})"
+            merged.raised = shown[0].raised
+            merged.details = shown[0].details
+            merged.kinds = list(dict.fromkeys(k for c in shown for k in c.kinds))
         elif skipped:
             merged.reason = first.reason
         merged.request = list(dict.fromkeys(r for c in group for r in c.request))

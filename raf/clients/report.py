@@ -5,13 +5,13 @@ JSON::
     {"clients": [{"name": "openai", "version": "3.57.0", "dialects": ["openai_chat"]}, ...],
      "chunkings": ["whole", "random"],
      "cells": [{"client": "openai", "scenario": "leading_bom", "dialect": "openai_chat",
-                "ok": false, "status": "fail", "reason": "text differs",
+                "ok": false, "status": "fail", "kinds": ["lost"], "reason": "lost: text",
                 "details": ["text: expected ..., got ..."], "raised": null,
                 "request": []}, ...]}
 
 Markdown: per dialect, a table whose rows are the scenarios and whose columns are the
-clients (name and version), each cell ``pass``, ``-`` (not reported by the library: the
-reason in a footnote line) or the short reason; then the totals per client.
+clients (name and version), each cell ``✓``, ``◐`` with the notices, ``✗`` with the kinds of
+what differs, or ``-`` (not reported by the library); then the totals per client.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def matrix_json(
                 "dialect": cell.dialect,
                 "ok": cell.ok,
                 "status": cell.status,
+                "kinds": cell.kinds,
                 "reason": cell.reason,
                 "details": cell.details,
                 "raised": cell.raised,
@@ -85,9 +86,11 @@ def matrix_markdown(
     by_key = {(c.client, c.dialect, c.scenario): c for c in cells}
     dialects = list(dict.fromkeys(d for c in columns for d in c.dialects))
     lines = [
-        f"Chunkings: {', '.join(chunkings)}. A cell is `pass`, `-` (the library does not "
-        "report what the case needs) or why the library's result differs from the reviewed "
-        "expectation.",
+        f"Chunkings: {', '.join(chunkings)}. A cell is `✓` (passed), `◐` (passed with "
+        "notices only: a form correct clients legitimately differ in), `✗` (failed) with the "
+        "kinds of what differs from the reviewed expectation (`lost`, `wrong`, `unreported`, "
+        "`invented`, `detail`: docs/conformance.md), or `-` (the library does not report "
+        "what the case needs).",
         "",
     ]
     for dialect in dialects:
@@ -105,20 +108,21 @@ def matrix_markdown(
                 cell = by_key.get((column.name, dialect, scenario))
                 if cell is None:
                     row.append("")
-                elif cell.status == "pass":
-                    row.append("pass")
-                elif cell.status == "skip":
-                    row.append("-")
+                elif cell.status == "fail":
+                    row.append("**" + _escape(cell.mark) + "**")
                 else:
-                    row.append("**" + _escape(cell.reason) + "**")
+                    row.append(_escape(cell.mark))
             lines.append(f"| {scenario} | " + " | ".join(row) + " |")
         lines.append("")
         totals = []
         for column in present:
             mine = [c for c in cells if c.client == column.name and c.dialect == dialect]
-            passed = sum(c.status == "pass" for c in mine)
+            passed = sum(c.status in ("pass", "notice") for c in mine)
             judged = sum(c.status != "skip" for c in mine)
-            totals.append(f"{column.name}: {passed}/{judged}")
+            noticed = sum(c.status == "notice" for c in mine)
+            totals.append(
+                f"{column.name}: {passed}/{judged}" + (f" ({noticed} ◐)" if noticed else "")
+            )
         lines.append("Passed: " + ", ".join(totals) + ".")
         lines.append("")
     described = [c for c in columns if c.how and c.missing is None]

@@ -20,16 +20,14 @@ from raf.conformance.baseline import Baseline
 from raf.conformance.cases import Suite
 from raf.conformance.implementation import Implementation
 from raf.conformance.runner import CaseResult, Difference, RunReport, run_suite
-from raf.conformance.severity import Policy
+from raf.conformance.severity import MARKS, Policy
 
-__all__ = ["MARKS", "Group", "conform", "groups", "print_summary", "scenario_mark"]
+__all__ = ["Group", "conform", "groups", "print_summary", "scenario_mark"]
 
 _MAX_DIFF_LINES = 60
 _MAX_STDERR_LINES = 15
 _MAX_LINE = 400  # characters of one diff line shown (the JSON report has them all)
 
-MARKS = {"pass": "✓", "notice": "◐", "fail": "✗"}
-"""How a scenario (a row, a matrix cell) is marked: passed, passed with notices only, failed."""
 
 Rerun = Callable[[str], str]
 """Given a ``-k`` pattern, the command that runs those cases again."""

@@ -22,12 +22,13 @@ from typing import Final, Literal, get_args
 
 __all__ = [
     "KINDS",
-    "kinds_table",
+    "MARKS",
     "SEVERITIES",
     "Kind",
     "KindInfo",
     "Policy",
     "Severity",
+    "kinds_table",
     "parse_severity_overrides",
 ]
 
@@ -110,6 +111,11 @@ KINDS: Final[Mapping[Kind, KindInfo]] = {
     )
 }
 """Every kind, with its default severity and the reason for it."""
+
+
+MARKS: Final[Mapping[str, str]] = {"pass": "✓", "notice": "◐", "fail": "✗"}
+"""How a case, a scenario or a matrix cell is marked: passed, passed with notices only,
+failed."""
 
 
 @dataclass(frozen=True)

@@ -77,10 +77,12 @@ def test_cells_name_what_a_library_got_wrong_in_a_few_words(server: ReplayServer
     )
     (cell, _) = _run(server, merging, "parallel_tool_calls_interleaved")
     assert cell.status == "fail"
-    assert cell.reason == "3 call(s) reported as 1, usage lost"
+    assert cell.reason == "lost: 1 of 3 calls, usage"
+    assert cell.kinds == ["lost"]
+    assert cell.mark == "✗ lost: 1 of 3 calls, usage"
     raising = dataclasses.replace(merging, name="raising", run=_raising)
     (cell, _) = _run(server, raising, "plain_text")
-    assert cell.reason == "raised KeyError, text differs, finish_reason null ..."
+    assert cell.reason == "raised KeyError; lost: text, finish reason, usage"
     assert cell.raised == "KeyError: 'choices'"
 
 
@@ -122,6 +124,17 @@ def test_merge_fails_a_scenario_when_any_chunking_fails_and_says_which() -> None
         ("s", "fail", "text differs (under bytes)"),
         ("t", "pass", ""),
     ]
+    noticed = [
+        Cell("c", "1", "u", "openai_chat", "pass", chunkings=["whole"]),
+        Cell("c", "1", "u", "openai_chat", "notice", reason="detail: call id", kinds=["detail"],
+             chunkings=["bytes"]),
+    ]  # fmt: skip
+    (cell,) = merge(noticed)
+    assert (cell.status, cell.mark, cell.kinds) == (
+        "notice",
+        "◐ detail: call id (under bytes)",
+        ["detail"],
+    )
 
 
 def test_raf_clients_writes_the_matrix_files(
@@ -162,7 +175,7 @@ def test_raf_clients_writes_the_matrix_files(
     assert text.endswith(f"{MATRIX_END}\n\nafter\n")
     assert "old" not in text
     assert "| scenario | raf 0.1.0 |" in text
-    assert "| plain_text | pass |" in text
+    assert "| plain_text | ✓ |" in text
     assert "raf 0.1.0: 2/2 pass" in capsys.readouterr().out
 
 
