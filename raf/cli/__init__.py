@@ -15,7 +15,9 @@ Exit codes (also in ``raf --help`` and the README):
   not a regular file, too large or not a cassette (``cassette show``), an output folder that
   is a file or a link, standard input or output closed or unwritable;
 * 3: internal error (a bug in raf); ``RAF_DEBUG=1`` prints its traceback;
-* 130: interrupted (Ctrl-C).
+* 130: interrupted (Ctrl-C);
+* 143: ``conform`` stopped by SIGTERM (after stopping the implementation and writing the
+  partial reports, as for Ctrl-C).
 
 Whatever the input, no other exit code and no traceback: :func:`main` turns every exception
 into a one-line ``raf: ...`` message on standard error.
@@ -45,6 +47,7 @@ from raf.cli._shell import (
 )
 from raf.cli.clients import MATRIX_BEGIN, MATRIX_END
 from raf.cli.schema import schema_files
+from raf.conformance.runner import Interrupted
 from raf.errors import RafError
 
 __all__ = ["MATRIX_BEGIN", "MATRIX_END", "main", "schema_files", "version_text"]
@@ -70,7 +73,8 @@ exit codes:
   2    usage error, or an input or output raf cannot use (missing, unreadable, not a
        regular file, too large, not a cassette; standard input or output closed or full)
   3    internal error: a bug in raf, please report it (RAF_DEBUG=1 prints the traceback)
-  130  interrupted
+  130  interrupted (Ctrl-C)
+  143  terminated (SIGTERM, while raf conform runs)
 """
 
 
@@ -180,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _warn("raf: interrupted")
         return 130
+    except Interrupted:  # SIGTERM between the run and its reports
+        _warn("raf: terminated")
+        return 143
     except Exception as exc:
         shown = repr(exc)
         if len(shown) > 500:

@@ -101,6 +101,16 @@ def scenario_mark(results: Sequence[CaseResult]) -> tuple[str, str]:
     return MARKS["pass"], "green"
 
 
+def _rank(results: Sequence[CaseResult]) -> int:
+    if any(not r.ok for r in results):
+        return 0
+    if any(r.status == "known" for r in results):
+        return 1
+    if any(r.notices for r in results):
+        return 2
+    return 4 if all(r.status == "skip" for r in results) else 3
+
+
 def _kinds(differences: object) -> str:
     return ", ".join(dict.fromkeys(d.mismatch.kind for d in differences))  # type: ignore[attr-defined]
 
@@ -219,8 +229,9 @@ def print_summary(
         ("status", "left"),
     ):
         table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    # Failures first, as the HTML report orders them.
-    order = sorted(scenarios, key=lambda k: not any(not r.ok for r in scenarios[k]))
+    # What needs a person first, as the HTML report orders them: failures, known
+    # failures, notices, passes, skips.
+    order = sorted(scenarios, key=lambda k: _rank(scenarios[k]))
     for key in order:
         results = scenarios[key]
         status, style = scenario_mark(results)
