@@ -3,9 +3,10 @@ against ``raf serve`` over a real socket, its result mapped to raf's canonical r
 
 An adapter is a module of :mod:`raf.clients` that defines ``ADAPTER``, an :class:`Adapter`:
 the library's name and distribution, the dialects it reads, the capabilities it reports,
-one paragraph (``how``) saying how a user of the library reads the result (that is what is
-mapped, nothing more), and ``run``, which makes one call for a :class:`ClientCase` and
-returns a :class:`~raf.conformance.protocol.ClientResponse`.
+the response framings it asks for (when it cannot ask for another), one paragraph
+(``how``) saying how a user of the library reads the result (that is what is mapped,
+nothing more), and ``run``, which makes one call for a :class:`ClientCase` and returns a
+:class:`~raf.conformance.protocol.ClientResponse`.
 
 When the library raises, ``run`` raises :class:`ClientRaised` with what the user had seen
 before (the text streamed so far, the calls already handed out), as a user's loop would
@@ -105,6 +106,11 @@ class Adapter:
     module: str = ""
     """The module the library is imported as (default: ``distribution`` with ``-`` as
     ``_``)."""
+    framings: tuple[str, ...] = ()
+    """The response framings the library asks for, where a request's URL chooses one
+    (:data:`raf.serve.request_check.FRAMINGS`: Gemini's ``?alt=sse`` is ``sse``, no ``alt``
+    ``json_array``); empty: it asks for what the recording asked for. A case recorded with
+    another framing is a response the library never receives: the matrix skips it."""
 
     def version(self) -> str | None:
         """The installed version of the library, or ``None`` when it is not installed."""

@@ -188,4 +188,7 @@ ADAPTER = Adapter(
     ),
     run=_run,
     module="google.genai",
+    # models.py Models.generate_content_stream (and its async twin) always sends
+    # '{model}:streamGenerateContent?alt=sse': a JSON-array body is never asked for.
+    framings=("sse",),
 )

@@ -36,6 +36,7 @@ from raf.conformance.levels import Mismatch
 from raf.conformance.protocol import ClientResponse, Result
 from raf.conformance.runner import judge
 from raf.conformance.severity import KINDS, MARKS
+from raf.serve.request_check import FRAMINGS, requested_framing
 from raf.serve.routes import case_path
 from raf.serve.server import ReplayServer
 
@@ -196,13 +197,19 @@ def run_case(
     case: Case,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Cell:
-    """One case through one library."""
+    """One case through one library; ``skip`` when the case needs what the library does
+    not report (its capabilities), or when its recorded request asked for a framing the
+    library never asks for (:attr:`Adapter.framings`: a response it never receives)."""
     cell = Cell(
         adapter.name, version, case.scenario, case.dialect, "pass", chunkings=[case.chunking]
     )
     missing = sorted(case.requires - set(adapter.capabilities))
     if missing:
         cell.status, cell.reason = "skip", f"does not report {', '.join(missing)}"
+        return cell
+    never = _never_received(adapter, case)
+    if never:
+        cell.status, cell.reason = "skip", never
         return cell
     method, path, body = recorded_call(case)
     prefix = case_path(
@@ -260,6 +267,17 @@ def run_case(
         cell.reason = f"sent another request ({cell.request[0]})"
         cell.details = [f"request: {r}" for r in cell.request] + cell.details
     return cell
+
+
+def _never_received(adapter: Adapter, case: Case) -> str:
+    """Why ``adapter``'s library never receives the response of ``case`` (its recorded
+    request asked for a framing the library never asks for), or ``""``."""
+    uri = case.request.uri if case.request is not None else None
+    framing = requested_framing(case.dialect, uri)
+    if not adapter.framings or framing is None or framing in adapter.framings:
+        return ""
+    asked = " or ".join(FRAMINGS[f].asked for f in adapter.framings)
+    return f"{adapter.name} always asks for {asked}: it never receives {FRAMINGS[framing].received}"
 
 
 def merge(cells: Iterable[Cell]) -> list[Cell]:

@@ -221,7 +221,14 @@ async def _case(request: web.Request) -> web.StreamResponse:
     if route.interaction is not None:
         number = route.interaction
     interaction = cassette.interactions[number]
-    check = check_request(route.dialect, interaction.request.body, body)
+    query = request.raw_path.partition("?")[2]
+    check = check_request(
+        route.dialect,
+        interaction.request.body,
+        body,
+        recorded_uri=interaction.request.uri,
+        received_url=route.provider_path + (f"?{query}" if query else ""),
+    )
     faults = fault_plan.active(route.faults, attempt)
     plan = _plan(config, route.dialect, route.chunking, faults, interaction)
     journal_entry.update(

@@ -12,28 +12,65 @@ dialect                fields compared
 ``openai_chat``        ``model``, ``messages``, ``tools``, ``stream``, ``stream_options``
 ``openai_responses``   ``model``, ``instructions``, ``input``, ``tools``, ``stream``
 ``anthropic_messages`` ``model``, ``system``, ``messages``, ``tools``, ``stream``
-``gemini``             ``systemInstruction``, ``contents``, ``tools`` (the model and streaming
-                       are in the URL)
+``gemini``             ``url.model``, ``url.method``, ``url.alt``, ``systemInstruction``,
+                       ``contents``, ``tools``
 =====================  ======================================================================
 
-Before comparing, both sides are normalised the ways equivalent clients legitimately differ:
-members whose value is ``null`` are dropped; a ``content`` (or Anthropic ``system``) made only
-of text parts is read as their joined text, and an empty or ``null`` content as ``""``; tool
-call ``arguments`` strings are read as the JSON they hold; a Responses ``input`` string is one
-user message, and an input item's ``"type": "message"`` is implied; a tool is its name and its
-parameter schema (descriptions, ``strict`` and the like are not compared). Members the
-recorded request does not have are free at every level (temperature, ``n``, an SDK's extra
-message fields), and so are headers.
+Gemini puts in the URL what the other formats put in the body (:data:`URL_FIELDS`): the model
+(``.../models/gemini-2.5-flash:...``, its last path segment, so a Vertex AI path and the
+Gemini API's name the same model), the method after the colon (``streamGenerateContent`` or
+``generateContent``) and the ``alt`` query parameter, which decides the framing of the answer
+(``alt=sse``: Server-Sent Events; none, or ``alt=json``: a JSON array). They are compared when
+the recorded URI is one (not on the reserved ``.invalid`` domain, which ``raf cassette
+import`` writes for a body recorded without its request). No other query parameter is read,
+and none is ever quoted in a mismatch line: ``key=`` holds an API key.
+
+Before comparing, both sides are normalised the ways equivalent clients legitimately differ,
+the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against this tuple):
+
+- ``null_members``: members whose value is ``null`` are dropped;
+- ``text_parts``: a ``content`` (or Anthropic ``system``, Responses ``instructions``) made
+  only of text parts is read as their joined text;
+- ``empty_content``: an empty, ``null`` or missing message ``content`` is ``""``;
+- ``arguments_json``: tool call ``arguments`` strings are read as the JSON they hold;
+- ``input_string``: a Responses ``input`` string is one user message;
+- ``message_type``: a Responses input item's ``"type": "message"`` is implied;
+- ``tool_name_and_schema``: a tool is its name and its parameter schema (descriptions,
+  ``strict`` and the like are not compared; ``parameters``, ``input_schema`` and
+  ``parametersJsonSchema`` are one);
+- ``developer_role``: a message's ``developer`` role is ``system`` (OpenAI's reasoning
+  models take instructions as ``developer``; langchain-openai sends ``developer`` for the
+  ``o…`` models, litellm ``system`` for the others);
+- ``schema_type_names``: in a Gemini tool's schema, at every depth, a ``type`` named as the
+  SDK's enum (``OBJECT``, ``STRING``, ``INTEGER``, ``NUMBER``, ``BOOLEAN``, ``ARRAY``,
+  ``NULL``) is the JSON Schema name (``object``...);
+- ``no_parameters``: a function tool without parameters, with ``"parameters": {}``, or with
+  an object schema that declares nothing (:func:`takes_no_parameters`) takes no parameters;
+- ``unrecorded_members``: members the recorded request does not have are free at every
+  level (temperature, ``n``, an SDK's extra message fields), and so are headers.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import msgspec
 
-__all__ = ["COMPARED_FIELDS", "RequestCheck", "check_request"]
+__all__ = [
+    "COMPARED_FIELDS",
+    "EQUIVALENCES",
+    "FRAMINGS",
+    "URL_FIELDS",
+    "Equivalence",
+    "Framing",
+    "RequestCheck",
+    "check_request",
+    "equivalences_table",
+    "requested_framing",
+    "takes_no_parameters",
+]
 
 COMPARED_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "openai_chat": ("model", "messages", "tools", "stream", "stream_options"),
@@ -41,7 +78,192 @@ COMPARED_FIELDS: Final[dict[str, tuple[str, ...]]] = {
     "anthropic_messages": ("model", "system", "messages", "tools", "stream"),
     "gemini": ("systemInstruction", "contents", "tools"),
 }
-"""The request fields the matcher compares, per dialect."""
+"""The request body fields the matcher compares, per dialect."""
+
+URL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "gemini": ("url.model", "url.method", "url.alt"),
+}
+"""The parts of the URL the matcher compares, per dialect (before the body's fields)."""
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """One way equivalent clients legitimately differ, read by the check as no difference.
+
+    Attributes:
+        name: the rule's name.
+        rule: what is read as the same, in a sentence.
+        why: why clients differ there, though they ask the same question.
+        field: the request field of the example.
+        recorded: the example's value as a recording has it (JSON).
+        received: a value a client sends that the check reads as the same (JSON).
+        dialects: the dialects it applies to (empty: every one).
+    """
+
+    name: str
+    rule: str
+    why: str
+    field: str
+    recorded: str
+    received: str
+    dialects: tuple[str, ...] = ()
+
+    def applies_to(self, dialect: str) -> bool:
+        return not self.dialects or dialect in self.dialects
+
+
+EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
+    Equivalence(
+        "null_members",
+        "a member whose value is `null` is no member",
+        "SDKs serialise an unset optional field as `null`, or leave it out",
+        "messages",
+        '[{"role": "user", "content": "hi", "name": null}]',
+        '[{"role": "user", "content": "hi"}]',
+    ),
+    Equivalence(
+        "text_parts",
+        "a `content` (Anthropic `system`, Responses `instructions`) made only of text parts "
+        "is their joined text",
+        "the APIs take a string and a list of text parts as the same input, and SDKs "
+        "convert one into the other",
+        "messages",
+        '[{"role": "user", "content": "hi"}]',
+        '[{"role": "user", "content": [{"type": "text", "text": "hi"}]}]',
+    ),
+    Equivalence(
+        "empty_content",
+        'an empty, `null` or missing message `content` is `""`',
+        'a message that only calls tools is sent with `content: null`, `""` or without '
+        "it, depending on the SDK",
+        "messages",
+        '[{"role": "assistant", "content": null}]',
+        '[{"role": "assistant", "content": ""}]',
+    ),
+    Equivalence(
+        "arguments_json",
+        "a tool call's `arguments` string is the JSON it holds",
+        "re-serialising the arguments of a call changes spacing and key order, not the call",
+        "messages",
+        '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\": 1}"}}]}]',
+        '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\":1}"}}]}]',
+    ),
+    Equivalence(
+        "input_string",
+        "a Responses `input` string is one user message",
+        "the API documents the string as a shorthand for that message",
+        "input",
+        '"hi"',
+        '[{"role": "user", "content": "hi"}]',
+        ("openai_responses",),
+    ),
+    Equivalence(
+        "message_type",
+        'a Responses input item\'s `"type": "message"` is implied',
+        "an item with a `role` is a message whether or not its type is written",
+        "input",
+        '[{"role": "user", "content": "hi"}]',
+        '[{"type": "message", "role": "user", "content": "hi"}]',
+        ("openai_responses",),
+    ),
+    Equivalence(
+        "tool_name_and_schema",
+        "a tool is its name and its parameter schema; `parameters`, `input_schema` and "
+        "`parametersJsonSchema` are one",
+        "libraries write their own descriptions and flags (`strict`) for the same tool",
+        "tools",
+        '[{"type": "function", "function": {"name": "f", "description": "F."}}]',
+        '[{"type": "function", "function": {"name": "f", "strict": true}}]',
+    ),
+    Equivalence(
+        "developer_role",
+        "a message's `developer` role is `system`",
+        "OpenAI's reasoning models (o1 and newer) take instructions as `developer`: "
+        "langchain-openai rewrites `system` to `developer` for `o…` models, litellm "
+        "`developer` to `system` for the others; the instruction is the same",
+        "messages",
+        '[{"role": "system", "content": "Be brief."}]',
+        '[{"role": "developer", "content": "Be brief."}]',
+        ("openai_chat", "openai_responses"),
+    ),
+    Equivalence(
+        "schema_type_names",
+        "a schema's `type` named as Gemini's enum (`OBJECT`, `STRING`, `INTEGER`, `NUMBER`, "
+        "`BOOLEAN`, `ARRAY`, `NULL`) is its JSON Schema name, at every depth",
+        "google-genai reads the `parameters` it is given into its `Schema` and sends its "
+        "`Type` enum names, whatever the user wrote; the API takes both",
+        "tools",
+        '[{"functionDeclarations": [{"name": "f", "parameters": {"type": "object", '
+        '"properties": {"xs": {"type": "array", "items": {"type": "string"}}}}}]}]',
+        '[{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT", '
+        '"properties": {"xs": {"type": "ARRAY", "items": {"type": "STRING"}}}}}]}]',
+        ("gemini",),
+    ),
+    Equivalence(
+        "no_parameters",
+        "a function tool without parameters, with `{}` or with an object schema that "
+        "declares no property takes no parameters",
+        "the APIs read each as a function without arguments; google-genai's "
+        "`FunctionDeclaration.from_callable` leaves them out, pydantic-ai adds "
+        "`additionalProperties: false`, the openai SDK's `pydantic_function_tool` also "
+        "`required: []` and a `title`",
+        "tools",
+        '[{"type": "function", "function": {"name": "f", "parameters": {"type": "object", '
+        '"properties": {}}}}]',
+        '[{"type": "function", "function": {"name": "f"}}]',
+    ),
+    Equivalence(
+        "unrecorded_members",
+        "a member the recorded request does not have is free, at every level",
+        "SDKs add their own options and message fields (`temperature`, `n`, `name`); "
+        "headers are never compared",
+        "messages",
+        '[{"role": "user", "content": "hi"}]',
+        '[{"role": "user", "content": "hi", "name": "ann"}]',
+    ),
+)
+"""Every normalisation the check applies to both sides, in the order of docs/serve.md."""
+
+
+def equivalences_table() -> str:
+    """:data:`EQUIVALENCES` as the Markdown table of docs/serve.md."""
+    lines = ["| equivalence | why | example (recorded, then received) |", "|---|---|---|"]
+    for rule in EQUIVALENCES:
+        where = f" ({', '.join(f'`{d}`' for d in rule.dialects)})" if rule.dialects else ""
+        lines.append(
+            f"| `{rule.name}`{where}: {rule.rule} | {rule.why} | "
+            f"`{rule.field}`: `{rule.recorded}` and `{rule.received}` |"
+        )
+    return "\n".join(lines)
+
+
+class Framing(NamedTuple):
+    """A framing a Gemini request asks for: how it asks, and what it receives."""
+
+    asked: str
+    received: str
+
+
+FRAMINGS: Final[dict[str, Framing]] = {
+    "sse": Framing("?alt=sse", "Server-Sent Events"),
+    "json_array": Framing("no alt", "a JSON-array body"),
+    "json": Framing("no alt", "one JSON object"),
+}
+"""The framings a request's URL chooses (:func:`requested_framing`)."""
+
+_SCHEMA_TYPE_NAMES: Final = frozenset(
+    {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
+)
+_SUBSCHEMA: Final = ("items", "additionalProperties", "not", "contains", "propertyNames")
+_SUBSCHEMA_LISTS: Final = ("anyOf", "any_of", "oneOf", "allOf", "prefixItems")
+_SUBSCHEMA_MAPS: Final = ("properties", "$defs", "definitions", "patternProperties")
+_EMPTY_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {},
+    "required": [],
+    "additionalProperties": False,
+}
+_SCHEMA_NOTES: Final = frozenset({"title", "description", "$schema"})
 
 _MAX_MISMATCHES: Final = 5
 _SHOWN: Final = 80
@@ -68,105 +290,282 @@ class RequestCheck:
         return {"ok": self.ok, "compared": list(self.compared), "mismatches": self.mismatches}
 
 
-def check_request(dialect: str, recorded: str | bytes | None, received: bytes) -> RequestCheck:
-    """Compare the body a client sent (``received``) with the recorded request body."""
+def check_request(
+    dialect: str,
+    recorded: str | bytes | None,
+    received: bytes,
+    *,
+    recorded_uri: str | None = None,
+    received_url: str | None = None,
+) -> RequestCheck:
+    """Compare the request a client sent with the recorded one: its body (``received``)
+    with the recorded body, and, for a dialect with :data:`URL_FIELDS`, the URL it asked
+    (``received_url``: the path and query, or the whole URL) with ``recorded_uri``."""
+    compared, mismatches = _check_url(dialect, recorded_uri, received_url)
+    body_compared, body_mismatches = _check_body(dialect, recorded, received)
+    everything = mismatches + body_mismatches
+    return RequestCheck(compared + body_compared, everything[:_MAX_MISMATCHES])
+
+
+def requested_framing(dialect: str, uri: str | None) -> str | None:
+    """The framing a recorded request's URL asked for (a key of :data:`FRAMINGS`), where the
+    URL decides it (Gemini: ``alt=sse`` is ``sse``; no ``alt`` is ``json_array`` for
+    ``streamGenerateContent``, ``json`` for ``generateContent``); ``None`` elsewhere."""
+    parts = _url_parts(dialect, uri, recorded=True)
+    return None if parts is None else _framing(parts.method, parts.alt)
+
+
+def _framing(method: str | None, alt: str | None) -> str | None:
+    if method is None:
+        return None
+    if alt == "sse":
+        return "sse"
+    if alt in (None, "json"):
+        return "json_array" if method.startswith("stream") else "json"
+    return None  # alt=proto, alt=media...: not a framing raf reads
+
+
+class _Url(NamedTuple):
+    model: str | None
+    method: str | None
+    alt: str | None
+
+
+def _url_parts(dialect: str, url: str | None, *, recorded: bool = False) -> _Url | None:
+    """The parts of ``url`` the check reads, or ``None`` when the dialect reads none (or a
+    recorded URI is a placeholder)."""
+    if dialect not in URL_FIELDS or not url:
+        return None
+    parts = urlsplit(url)
+    if recorded and (parts.hostname or "").endswith(".invalid"):
+        return None  # raf cassette import's placeholder: no request was recorded
+    last = unquote(parts.path).rstrip("/").rsplit("/", 1)[-1]
+    model, colon, method = last.partition(":")
+    alt = None
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in ("alt", "$alt"):  # Google's system parameter, under either name
+            alt = value
+    return _Url(model or None, method if colon else None, alt)
+
+
+def _check_url(
+    dialect: str, recorded_uri: str | None, received_url: str | None
+) -> tuple[tuple[str, ...], list[str]]:
+    want = _url_parts(dialect, recorded_uri, recorded=True)
+    if want is None or received_url is None:
+        return (), []
+    have = _url_parts(dialect, received_url) or _Url(None, None, None)
+    compared: list[str] = []
+    out: list[str] = []
+    if want.model is not None and want.method is not None:
+        compared.append("url.model")
+        if have.model != want.model:
+            out.append(f"url.model: expected {_quoted(want.model)}, got {_quoted(have.model)}")
+    if want.method is not None:
+        compared.append("url.method")
+        if have.method != want.method:
+            out.append(f"url.method: expected {_quoted(want.method)}, got {_quoted(have.method)}")
+        compared.append("url.alt")
+        if _alt(have.alt) != _alt(want.alt):
+            expected = _alt_shown(want.alt, want.method)
+            got = _alt_shown(have.alt, have.method or want.method)
+            out.append(f"url.alt: expected {expected}, got {got}")
+    return tuple(compared), out
+
+
+def _alt(value: str | None) -> str:
+    return "json" if value in (None, "json") else value
+
+
+def _alt_shown(alt: str | None, method: str | None) -> str:
+    """An ``alt`` value (only this query parameter is ever quoted) and its framing."""
+    shown = _quoted(alt)
+    kind = _framing(method, alt)
+    return f"{shown} ({FRAMINGS[kind].received})" if kind is not None else shown
+
+
+def _quoted(value: str | None) -> str:
+    return "none" if value is None else _shown(value)
+
+
+def _check_body(
+    dialect: str, recorded: str | bytes | None, received: bytes
+) -> tuple[tuple[str, ...], list[str]]:
     if recorded is None or recorded in ("", b""):
-        return RequestCheck()
+        return (), []
     try:
         expected = msgspec.json.decode(recorded)
     except msgspec.DecodeError:
-        return RequestCheck()  # a recorded body that is not JSON: nothing to compare
+        return (), []  # a recorded body that is not JSON: nothing to compare
     if not isinstance(expected, dict):
-        return RequestCheck()
+        return (), []
     fields = tuple(
         name for name in COMPARED_FIELDS.get(dialect, ("model",)) if expected.get(name) is not None
     )
     if not fields:
-        return RequestCheck()
+        return (), []
     try:
         got = msgspec.json.decode(received) if received else None
     except msgspec.DecodeError as exc:
-        return RequestCheck(fields, [f"the request body is not JSON: {exc}"])
+        return fields, [f"the request body is not JSON: {exc}"]
     if not isinstance(got, dict):
-        return RequestCheck(fields, ["the request body is not a JSON object"])
+        return fields, ["the request body is not a JSON object"]
+    normal = _Normaliser(dialect)
     mismatches: list[str] = []
     for name in fields:
-        want = _normal(name, expected.get(name))
-        have = _normal(name, got.get(name))
+        want = normal.field(name, expected.get(name))
+        have = normal.field(name, got.get(name))
         _diff(want, have, name, mismatches)
         if len(mismatches) >= _MAX_MISMATCHES:
             break
-    return RequestCheck(fields, mismatches[:_MAX_MISMATCHES])
+    return fields, mismatches
 
 
-def _normal(name: str, value: Any) -> Any:
-    if name == "tools" and isinstance(value, list):
-        return [_tool(tool) for tool in value]
-    if name == "input" and isinstance(value, str):
-        value = [{"role": "user", "content": value}]
-    if name in ("system", "instructions"):
-        return _content(_clean(value))
-    return _clean(value)
+class _Named:
+    """A value a mismatch line shows by a name, not as JSON (equal only to itself)."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
 
 
-def _tool(tool: Any) -> Any:
-    """A tool as its kind, name and parameter schema."""
-    if not isinstance(tool, dict):
-        return tool
-    function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-    if "functionDeclarations" in tool or "function_declarations" in tool:
-        declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
-        if isinstance(declarations, list):
-            return {"functions": [_tool(d) for d in declarations]}
-    schema = None
-    for key in ("parameters", "input_schema", "parametersJsonSchema", "parameters_json_schema"):
-        if isinstance(function, dict) and function.get(key) is not None:
-            schema = function[key]
-            break
-    out = {"name": function.get("name") if isinstance(function, dict) else None}
-    if schema is not None:
-        out["parameters"] = _clean(schema)
-    kind = tool.get("type")
-    if kind not in (None, "function", "custom") and out["name"] is None:
-        out["type"] = kind  # a built-in tool (web_search...): its kind is what matters
-    return _clean(out)
+_NO_PARAMETERS: Final = _Named("none (no parameters)")
 
 
-def _clean(value: Any) -> Any:
-    """Drop nulls, read text-only contents as text and arguments strings as JSON."""
-    if isinstance(value, list):
-        return [_clean(item) for item in value]
-    if not isinstance(value, dict):
+def takes_no_parameters(schema: Any) -> bool:
+    """Whether a tool's parameter schema declares no parameter: none at all (``None``),
+    ``{}``, or an object schema whose only members are ``"type": "object"``,
+    ``"properties": {}``, ``"required": []``, ``"additionalProperties": false`` and the
+    notes ``title``, ``description`` and ``$schema`` (type names already normalised). A
+    schema with ``additionalProperties`` other than ``false`` takes arguments."""
+    if schema is None:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    return all(
+        key in _SCHEMA_NOTES
+        or (
+            key in _EMPTY_SCHEMA
+            and type(value) is type(_EMPTY_SCHEMA[key])
+            and value == _EMPTY_SCHEMA[key]
+        )
+        for key, value in schema.items()
+    )
+
+
+class _Normaliser:
+    """The :data:`EQUIVALENCES` of one dialect, applied to one side of a request."""
+
+    def __init__(self, dialect: str) -> None:
+        self.on = frozenset(rule.name for rule in EQUIVALENCES if rule.applies_to(dialect))
+
+    def field(self, name: str, value: Any) -> Any:
+        """A top-level field, normalised."""
+        if name == "tools" and isinstance(value, list):
+            return [self.tool(tool) for tool in value]
+        if name == "input" and isinstance(value, str) and "input_string" in self.on:
+            value = [{"role": "user", "content": value}]
+        if name in ("system", "instructions"):
+            return self.content(self.clean(value))
+        return self.clean(value)
+
+    def tool(self, tool: Any) -> Any:
+        """A tool as its kind, name and parameter schema."""
+        if not isinstance(tool, dict):
+            return tool
+        function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        if "functionDeclarations" in tool or "function_declarations" in tool:
+            declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
+            if isinstance(declarations, list):
+                return {"functions": [self.tool(d) for d in declarations]}
+        if "tool_name_and_schema" not in self.on:
+            return self.clean(tool)
+        schema = None
+        for key in ("parameters", "input_schema", "parametersJsonSchema", "parameters_json_schema"):
+            if isinstance(function, dict) and function.get(key) is not None:
+                schema = function[key]
+                break
+        name = function.get("name") if isinstance(function, dict) else None
+        out: dict[str, Any] = {"name": name}
+        if schema is not None:
+            out["parameters"] = self.schema(self.clean(schema))
+        empty = takes_no_parameters(out.get("parameters"))
+        if name is not None and empty and "no_parameters" in self.on:
+            out["parameters"] = _NO_PARAMETERS
+        kind = tool.get("type")
+        if kind not in (None, "function", "custom") and name is None:
+            out["type"] = kind  # a built-in tool (web_search...): its kind is what matters
+        return self.clean(out)
+
+    def schema(self, schema: Any) -> Any:
+        """A parameter schema with Gemini's type names read as JSON Schema's, at every
+        depth (only ``type`` members of schemas: an ``enum`` value or a property named
+        ``type`` is kept as it is)."""
+        if "schema_type_names" not in self.on or not isinstance(schema, dict):
+            return schema
+        out = dict(schema)
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = _type_name(kind)
+        elif isinstance(kind, list):
+            out["type"] = [_type_name(k) if isinstance(k, str) else k for k in kind]
+        for key in _SUBSCHEMA:
+            if key in out:
+                out[key] = self.schema(out[key])
+        for key in _SUBSCHEMA_LISTS:
+            if isinstance(out.get(key), list):
+                out[key] = [self.schema(item) for item in out[key]]
+        for key in _SUBSCHEMA_MAPS:
+            if isinstance(out.get(key), dict):
+                out[key] = {name: self.schema(item) for name, item in out[key].items()}
+        return out
+
+    def clean(self, value: Any) -> Any:
+        """Drop nulls, read text-only contents as text and arguments strings as JSON."""
+        if isinstance(value, list):
+            return [self.clean(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if item is None and "null_members" in self.on:
+                continue
+            if key == "content":
+                out[key] = self.content(self.clean(item))
+            elif key == "arguments" and isinstance(item, str) and "arguments_json" in self.on:
+                out[key] = _json_or_text(item)
+            else:
+                out[key] = self.clean(item)
+        if out.get("type") == "message" and "role" in out and "message_type" in self.on:
+            del out["type"]
+        if out.get("role") == "developer" and "developer_role" in self.on:
+            out["role"] = "system"
+        if "role" in out and "content" not in out and "empty_content" in self.on:
+            out["content"] = ""
+        return out
+
+    def content(self, value: Any) -> Any:
+        if value is None and "empty_content" in self.on:
+            return ""
+        if (
+            "text_parts" in self.on
+            and isinstance(value, list)
+            and all(
+                isinstance(part, dict)
+                and part.get("type") in _TEXT_PARTS
+                and isinstance(part.get("text"), str)
+                and set(part) <= {"type", "text"}
+                for part in value
+            )
+        ):
+            return "".join(part["text"] for part in value)
         return value
-    out: dict[str, Any] = {}
-    for key, item in value.items():
-        if item is None:
-            continue
-        if key == "content":
-            out[key] = _content(_clean(item))
-        elif key == "arguments" and isinstance(item, str):
-            out[key] = _json_or_text(item)
-        else:
-            out[key] = _clean(item)
-    if out.get("type") == "message" and "role" in out:
-        del out["type"]
-    if "role" in out and "content" not in out:
-        out["content"] = ""
-    return out
 
 
-def _content(value: Any) -> Any:
-    if value is None:
-        return ""
-    if isinstance(value, list) and all(
-        isinstance(part, dict)
-        and part.get("type") in _TEXT_PARTS
-        and isinstance(part.get("text"), str)
-        and set(part) <= {"type", "text"}
-        for part in value
-    ):
-        return "".join(part["text"] for part in value)
-    return value
+def _type_name(kind: str) -> str:
+    return kind.lower() if kind.upper() in _SCHEMA_TYPE_NAMES else kind
 
 
 def _json_or_text(text: str) -> Any:
@@ -208,5 +607,7 @@ def _same_number(a: Any, b: Any) -> bool:
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, _Named):
+        return value.shown
     text = msgspec.json.encode(value).decode()
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."

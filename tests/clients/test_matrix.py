@@ -113,6 +113,23 @@ def test_a_case_the_library_cannot_report_is_skipped_with_the_reason(server: Rep
     assert (cell.status, cell.reason) == ("skip", "does not report reasoning")
 
 
+def test_a_response_the_library_never_asks_for_is_skipped_not_tested(
+    server: ReplayServer,
+) -> None:
+    sse_only = dataclasses.replace(adapter("raf"), name="sse-only", framings=("sse",))
+    mark = server.journal.count
+    cells = _run(server, sse_only, "json_array_body_without_alt_sse", "json_array_cut_mid_element")
+    assert {(c.status, c.reason) for c in cells} == {
+        ("skip", "sse-only always asks for ?alt=sse: it never receives a JSON-array body")
+    }
+    assert len(cells) == 4
+    assert server.journal.count == mark  # not even asked
+    # A case recorded with alt=sse is one it receives; the control column asks for either.
+    (sse, _) = _run(server, sse_only, "sse_usage_repeated_every_chunk")
+    assert (sse.status, sse.request) == ("pass", [])
+    assert adapter("raf").framings == ()
+
+
 def test_merge_fails_a_scenario_when_any_chunking_fails_and_says_which() -> None:
     cells = [
         Cell("c", "1", "s", "openai_chat", "pass", chunkings=["whole"]),

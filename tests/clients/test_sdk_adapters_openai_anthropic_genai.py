@@ -91,6 +91,26 @@ def test_calls_without_ids_stay_without_ids(
         ], cell.details
 
 
+JSON_ARRAY_CASES = (
+    "json_array_body_without_alt_sse",
+    "json_array_cut_mid_element",
+    "json_array_error_element_mid_stream",
+)
+
+
+@pytest.mark.parametrize("scenario", JSON_ARRAY_CASES)
+def test_google_genai_is_never_given_a_json_array_body(server: ReplayServer, scenario: str) -> None:
+    # models.py generate_content_stream always asks for '...:streamGenerateContent?alt=sse'.
+    assert adapter("google-genai").framings == ("sse",)
+    mark = server.journal.count
+    for cell in cells(server, "google-genai", scenario):
+        assert (cell.status, cell.reason) == (
+            "skip",
+            "google-genai always asks for ?alt=sse: it never receives a JSON-array body",
+        )
+    assert server.journal.count == mark
+
+
 def test_adapters_declare_what_they_are() -> None:
     for name in dict.fromkeys(name for name, _ in CASES):
         found = adapter(name)

@@ -267,6 +267,31 @@ def test_the_journal_scrubs_secrets_and_keeps_the_request_check(server: ReplaySe
     assert 'model: expected "gpt-4o-mini", got "wrong"' in entry["check"]["mismatches"]
 
 
+def test_the_request_check_reads_gemini_s_url_and_never_shows_its_key(
+    server: ReplayServer,
+) -> None:
+    recorded = _request_body(SUITE.cassettes / "gemini" / "json_array_cut_mid_element.yaml")
+    key = "AIza" + "Sy" + "Q9w8E7r6T5y4U3i2O1p0A9s8D7f6G5h4J"
+    base = server.case_url("gemini", "json_array_cut_mid_element")
+    checks = []
+    for path in (
+        "/v1beta/models/gemini-2.0-flash:streamGenerateContent",
+        f"/v1beta/models/gemini-2.0-flash:streamGenerateContent?key={key}&alt=sse",
+    ):
+        mark = server.journal.count
+        httpx.post(base + path, content=recorded)
+        checks.append(server.journal.since(mark)[0]["check"])
+    assert checks[0] == {
+        "ok": True,
+        "compared": ["url.model", "url.method", "url.alt", "contents"],
+        "mismatches": [],
+    }
+    assert checks[1]["mismatches"] == [
+        'url.alt: expected none (a JSON-array body), got "sse" (Server-Sent Events)'
+    ]
+    assert key not in json.dumps(server.journal.entries())
+
+
 def test_bodies_over_the_limit_get_413_and_streams_over_the_limit_503(tmp_path: Path) -> None:
     with ReplayServer(max_body=1000, max_streams=1) as running:
         url = running.case_url("openai_chat", "plain_text") + CHAT
