@@ -2,6 +2,11 @@
 
 ``conformance/schema/*.schema.json`` are the published copies; ``raf schema --write DIR``
 regenerates them and a test keeps them current.
+
+Two kinds: what raf writes (canonical JSON, and the protocol messages raf sends), where every
+field is present, and what an implementation under test sends (:data:`ACCEPTED`: its hello
+and its results), which says exactly what raf accepts: a field with a default may be left
+out, and unknown fields are allowed.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from raf.model import (
     Event,
 )
 
-__all__ = ["SCHEMA_ROOTS", "json_schemas"]
+__all__ = ["ACCEPTED", "SCHEMA_ROOTS", "json_schemas"]
 
 SCHEMA_ROOTS: dict[str, Any] = {
     "update": AgentResponseUpdate,
@@ -40,6 +45,18 @@ SCHEMA_ROOTS: dict[str, Any] = {
     "protocol_bye": Bye,
 }
 """Schema name -> the type it describes."""
+
+ACCEPTED = frozenset({"protocol_implementation_hello", "protocol_result"})
+"""The schemas of what raf reads from an implementation, not what it writes."""
+
+_DESCRIPTIONS = {
+    "protocol_implementation_hello": "What raf accepts as an implementation's hello in the "
+    "protocol raf-conformance/1 (see docs/protocol.md): a field with a default may be left "
+    "out; unknown fields are ignored.",
+    "protocol_result": "What raf accepts as a result in the protocol raf-conformance/1 (see "
+    "docs/protocol.md): a field with a default may be left out; unknown fields are ignored. "
+    "A result with a string id that breaks this schema fails its case with the schema error.",
+}
 
 _QUALIFIED = re.compile(r"^raf\.(?:model\.)?")
 
@@ -79,10 +96,30 @@ def _require_all(definition: dict[str, Any]) -> dict[str, Any]:
     return definition
 
 
-def json_schemas() -> dict[str, dict[str, Any]]:
-    """One self-contained JSON Schema (draft 2020-12) per canonical root type.
+def _require_optional(definition: dict[str, Any]) -> dict[str, Any]:
+    # What raf accepts: only the fields without a default are required (msgspec's own list).
+    if not definition.get("required", True):
+        del definition["required"]
+    return definition
 
-    Every field is required except ``meta``, because canonical JSON writes every field.
+
+def _description(name: str) -> str:
+    if name in _DESCRIPTIONS:
+        return _DESCRIPTIONS[name]
+    if name.startswith("protocol_"):
+        return (
+            f"raf's {name.removeprefix('protocol_').replace('_', ' ')} message in the protocol "
+            "raf-conformance/1 (see docs/protocol.md)."
+        )
+    return f"Canonical JSON of raf's {name.replace('_', ' ')} (see docs/model.md)."
+
+
+def json_schemas() -> dict[str, dict[str, Any]]:
+    """One self-contained JSON Schema (draft 2020-12) per root type.
+
+    In what raf writes every field is required except ``meta``, because canonical JSON
+    writes every field; in what raf accepts (:data:`ACCEPTED`) only the fields without a
+    default are.
 
     Returns:
         ``{"update": {...}, "content": {...}, ...}``; each schema has a ``title`` and its
@@ -96,11 +133,12 @@ def json_schemas() -> dict[str, dict[str, Any]]:
         document: dict[str, Any] = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "title": name,
-            "description": f"Canonical JSON of raf's {name.replace('_', ' ')} (see docs/model.md).",
+            "description": _description(name),
         }
         document.update(_rewrite_refs(schema))
+        complete = _require_optional if name in ACCEPTED else _require_all
         document["$defs"] = {
-            _rename(k): _require_all(_rewrite_refs(v)) for k, v in sorted(components.items())
+            _rename(k): complete(_rewrite_refs(v)) for k, v in sorted(components.items())
         }
         out[name] = document
     return out

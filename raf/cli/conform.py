@@ -30,7 +30,6 @@ from raf.cli._shell import (
     _chunking,
     _Console,
     _InputError,
-    _positive,
     _reason,
     _replay_server,
     _seconds,
@@ -52,14 +51,11 @@ from raf.conformance.severity import (
     Policy,
     parse_severity_overrides,
 )
-from raf.conformance.stdio import DEFAULT_TIMEOUT, StdioImplementation
+from raf.conformance.stdio import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, StdioImplementation
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError
 
-__all__ = ["DEFAULT_MAX_TIMEOUTS", "add_parser", "run"]
-
-DEFAULT_MAX_TIMEOUTS = 3
-"""Timeouts in a row after which ``--impl`` is given up on (``--max-timeouts``)."""
+__all__ = ["add_parser", "run"]
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -147,11 +143,11 @@ def add_parser(sub: Any) -> None:
     )
     conform_parser.add_argument(
         "--max-timeouts",
-        type=_positive,
+        type=_count,
         default=DEFAULT_MAX_TIMEOUTS,
         metavar="N",
         help="give up on --impl after N timeouts in a row: it seems hung (default "
-        f"{DEFAULT_MAX_TIMEOUTS})",
+        f"{DEFAULT_MAX_TIMEOUTS}; 0: never give up)",
     )
     conform_parser.add_argument(
         "--transport",
@@ -241,6 +237,16 @@ def add_parser(sub: Any) -> None:
 
 
 # -- checking what was asked, before anything runs --------------------------------------------
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
 
 
 def _output_file(path: Path, option: str) -> None:

@@ -47,8 +47,9 @@ __all__ = [
 @dataclass(frozen=True)
 class Outcome:
     """What running one case gave: the implementation's ``result``, or ``failure`` (why it
-    gave none: a timeout, a crash, a malformed line...), and what it wrote to its standard
-    error meanwhile (``stderr``), and for an ``http`` case what was wrong with its request."""
+    gave none: a timeout, a crash, a malformed line, a result that breaks the schema...), and
+    what it wrote to its standard error meanwhile (``stderr``), and for an ``http`` case what
+    was wrong with its request."""
 
     result: Result | None = None
     failure: str | None = None
@@ -57,9 +58,10 @@ class Outcome:
     """For an ``http`` case: what is wrong with the request the client sent (none reached
     the server, or it differs from the recorded one)."""
     give_up: str | None = None
-    """The implementation cannot go on (it cannot be started again, or it timed out too
-    often): the one message saying why. The runner stops and reports the cases left as not
-    run."""
+    """Set when the implementation cannot go on (it cannot be started again, or it timed out
+    too many times in a row): the one message to show for the whole run. ``failure`` still
+    explains this case; every later :meth:`Implementation.run` returns at once with the same
+    ``give_up`` and runs nothing."""
 
 
 class Implementation(Protocol):
@@ -74,8 +76,8 @@ class Implementation(Protocol):
         ...
 
     def close(self, *, abort: bool = False) -> None:
-        """Done with it (stop the process, if any); ``abort``: at once, without a goodbye
-        (the run was interrupted)."""
+        """Done with it (stop the process, if any); ``abort``: at once, without waiting for
+        it to finish on its own (Ctrl-C, SIGTERM)."""
         ...
 
 

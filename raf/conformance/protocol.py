@@ -15,7 +15,10 @@ the specification; the JSON Schemas of every message are in ``conformance/schema
 
 Decoding is lenient where an implementation in another language would reasonably differ
 (unknown fields are ignored; a response may leave out what it does not report) and strict
-where the harness needs certainty (the ``type`` and ``id`` of every message).
+where the harness needs certainty (the ``type`` and ``id`` of every message). A ``result``
+whose ``type`` and ``id`` are sound but whose other fields break the schema raises
+:class:`InvalidResult`, which carries the ``id``: it answers its case, wrongly, and the
+conversation can go on.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ __all__ = [
     "Hello",
     "HttpRequest",
     "ImplementationHello",
+    "InvalidResult",
     "ProtocolError",
     "Result",
     "decode_from_implementation",
@@ -159,10 +163,11 @@ class Case(_Message, tag="case"):
 
 
 class ClientToolCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
-    """A tool call as the client hands it to its caller."""
+    """A tool call as the client hands it to its caller; ``name`` is ``None`` (or left out)
+    for a call that never got one (the stream sent none)."""
 
     id: str | None = None
-    name: str
+    name: str | None = None
     arguments: Any = None
 
 
@@ -228,7 +233,23 @@ class ProtocolError(ValueError):
     """A line from the implementation is not a message of the protocol."""
 
 
+class InvalidResult(ProtocolError):
+    """A line from the implementation is a ``result`` with an ``id`` (``case_id``), but
+    another of its fields breaks the schema; ``str(exc)`` says which (its JSON path)."""
+
+    def __init__(self, message: str, case_id: str) -> None:
+        super().__init__(message)
+        self.case_id = case_id
+
+
+class _Envelope(msgspec.Struct, forbid_unknown_fields=False):
+    # What every message has, read whatever its other fields are.
+    type: Any = None
+    id: Any = None
+
+
 _from_implementation = msgspec.json.Decoder(ImplementationHello | Result)
+_envelope = msgspec.json.Decoder(_Envelope)
 _encoder = msgspec.json.Encoder()
 
 
@@ -241,11 +262,16 @@ def decode_from_implementation(line: bytes) -> ImplementationHello | Result:
     """Parse one line the implementation wrote.
 
     Raises:
-        ProtocolError: not JSON, not a ``hello`` or ``result`` message, or a field of the
-            wrong type; the message says which.
+        InvalidResult: a ``result`` with a string ``id`` whose other fields break the schema
+            (``conformance/schema/protocol_result.schema.json``); the message names the field
+            by its JSON path (``$.response.tool_calls``).
+        ProtocolError: not JSON, not a ``hello`` or ``result`` message, a hello that breaks
+            its schema, or a result without a string ``id``; the message says which.
     """
     try:
         return _from_implementation.decode(line)
+    except msgspec.ValidationError as exc:  # JSON, but not a message of the protocol
+        raise _invalid(exc, _envelope_of(line)) from None
     except msgspec.DecodeError as exc:
         if b"\\u" not in line:
             raise ProtocolError(str(exc)) from None
@@ -254,10 +280,29 @@ def decode_from_implementation(line: bytes) -> ImplementationHello | Result:
         try:
             text = line.decode("utf-8", "replace")
             repaired = safe_json.decode(text, max_depth=MAX_GOLDEN_DEPTH).value
-            return msgspec.convert(repaired, ImplementationHello | Result)
-        except (safe_json.UnusableJSON, msgspec.ValidationError, RecursionError):
+        except (safe_json.UnusableJSON, RecursionError):
             raise ProtocolError(str(exc)) from None
-    except msgspec.ValidationError as exc:
-        raise ProtocolError(str(exc)) from None
+        try:
+            return msgspec.convert(repaired, ImplementationHello | Result)
+        except msgspec.ValidationError as invalid:
+            envelope = repaired if isinstance(repaired, dict) else {}
+            raise _invalid(invalid, (envelope.get("type"), envelope.get("id"))) from None
+        except RecursionError:
+            raise ProtocolError("nested too deeply") from None
     except RecursionError:
         raise ProtocolError("nested too deeply") from None
+
+
+def _envelope_of(line: bytes) -> tuple[Any, Any]:
+    try:
+        envelope = _envelope.decode(line)
+    except (msgspec.DecodeError, RecursionError):  # not an object
+        return None, None
+    return envelope.type, envelope.id
+
+
+def _invalid(exc: msgspec.ValidationError, envelope: tuple[Any, Any]) -> ProtocolError:
+    kind, case_id = envelope
+    if kind == "result" and isinstance(case_id, str):
+        return InvalidResult(str(exc), case_id)
+    return ProtocolError(str(exc))

@@ -340,6 +340,8 @@ def judge(
         verdict.diff = render([d.mismatch for d in verdict.differences])
     if outcome.result is None and verdict.status == "fail":  # no answer: say why, plainly
         verdict.reason = outcome.failure or "no result"
+        if outcome.give_up and outcome.give_up not in verdict.reason:
+            verdict.reason += f" ({outcome.give_up})"
     if verdict.status == "pass" and verdict.stale:
         verdict.reason = "baseline entry no longer fails: " + verdict.stale[0].label()
     return verdict

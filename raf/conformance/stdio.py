@@ -1,13 +1,22 @@
 """The process shell of the stdio protocol: an implementation that is a program.
 
-:class:`StdioImplementation` starts the command (without a shell), says hello, and runs each
-case by writing one ``case`` line to the program's standard input and reading one ``result``
-line from its standard output, with a timeout. Its standard error is read all along and kept
-(the last 64 KiB); each :class:`~raf.conformance.implementation.Outcome` carries what was
-written during that case. When a case goes wrong (a timeout, the program exiting, a line that
-is not a message, another case's id) that case fails with the reason, the process is killed
-(with its process group) and the next case starts it again. Nothing here raises for what the
-program does. docs/protocol.md is the specification.
+:class:`StdioImplementation` starts the command (without a shell, in a process group of its
+own), says hello, and runs each case by writing one ``case`` line to the program's standard
+input and reading one ``result`` line from its standard output, with a timeout. One loop on
+:mod:`selectors` writes the input and reads both outputs as each pipe is ready, in this
+thread: a program that reads its input slowly or writes much to stderr never blocks raf, and
+the timeout bounds the whole exchange. Once a case's result line has arrived, the stderr pipe
+is read to its bottom without waiting: whatever the program wrote to stderr before that line
+is that case's :attr:`~raf.conformance.implementation.Outcome.stderr`, never the next one's
+(the last 64 KiB are kept).
+
+A case that leaves the conversation out of step (a timeout, the program exiting, a line that
+is not a message, another case's id) fails with the reason; the program is killed with its
+process group, and the next case starts it again. A result whose fields break the schema fails
+its own case only. After ``max_timeouts`` timeouts in a row, or when the program cannot be
+started again, the implementation gives up (``Outcome.give_up``) and starts nothing more.
+Every process started is reaped. Nothing here raises for what the program does.
+docs/protocol.md is the specification.
 """
 
 from __future__ import annotations
@@ -15,15 +24,17 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import queue
+import selectors
 import shlex
 import signal
 import subprocess
-import threading
 import time
+from collections import deque
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
 
 from raf.conformance import protocol
 from raf.conformance.cases import Case
@@ -34,6 +45,7 @@ from raf.conformance.protocol import (
     Bye,
     Hello,
     ImplementationHello,
+    InvalidResult,
     ProtocolError,
     Result,
     decode_from_implementation,
@@ -44,108 +56,292 @@ from raf.errors import excerpt
 if TYPE_CHECKING:  # pragma: no cover
     from raf.serve.server import ReplayServer
 
-__all__ = ["DEFAULT_TIMEOUT", "ImplementationFailed", "StdioImplementation"]
+__all__ = [
+    "DEFAULT_MAX_TIMEOUTS",
+    "DEFAULT_TIMEOUT",
+    "HELLO_TIMEOUT",
+    "ImplementationFailed",
+    "StdioImplementation",
+]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds an implementation has to answer one case."""
 
-_HELLO_TIMEOUT = 10.0
+DEFAULT_MAX_TIMEOUTS = 3
+"""Timeouts in a row after which an implementation is given up as hung."""
+
+HELLO_TIMEOUT = 10.0
+"""Seconds a program has to start and answer hello."""
+
+_EXIT_WAIT = 5.0  # after its stdout closed: a bound on waiting for its exit status
 _BYE_TIMEOUT = 5.0
+_ABORT_GRACE = 1.0  # close(abort=True): from SIGTERM to SIGKILL, unless it exits sooner
 _MAX_LINE = 64 * 1024 * 1024
+_READ = 65536
+_DRAIN = 1 << 20  # at most this much stderr read at once without waiting (a pipe holds less)
 _STDERR_KEPT = 64 * 1024
 _SHOWN = 200
+_TAIL = 2000
+
+_FLUSH_HINT = (
+    "if it printed its answer, it did not flush its stdout (Python: print(..., flush=True); "
+    "C: fflush(stdout), as stdio buffers a pipe)"
+)
+_NOT_RUN = "not run: raf gave up on the implementation"
+_STOPPED = "not run: the implementation was stopped"
+
+_Ending = Literal["answered", "other", "timeout", "silent timeout"]
 
 
 class ImplementationFailed(Exception):
     """The implementation cannot be used at all (it does not start, or speaks another
-    protocol); ``str(exc)`` says why."""
+    protocol); ``str(exc)`` says why, with the end of what it wrote to stderr."""
 
 
 class _Process:
-    """One running program: its pipes, a reader thread per output stream."""
+    """One running program and its three pipes, served by one selector loop (no threads).
+
+    :meth:`send` queues bytes for its stdin; :meth:`receive` waits for the next line of its
+    stdout, meanwhile writing what is queued and reading stderr into :attr:`stderr`;
+    :meth:`interrupt` ends that wait from a signal handler.
+    """
 
     def __init__(self, argv: Sequence[str], cwd: Path | None, env: dict[str, str] | None):
-        self.popen = subprocess.Popen(
+        self._wake, self._waker = os.pipe()  # interrupt() writes, the selector wakes
+        try:
+            self.popen = self._spawn(argv, cwd, env)
+        except BaseException:
+            os.close(self._wake)
+            os.close(self._waker)
+            raise
+        try:
+            self._setup()
+        except BaseException:  # pragma: no cover - out of file descriptors
+            self._signal(signal.SIGKILL)
+            self.popen.wait()
+            raise
+
+    def _setup(self) -> None:
+        assert self.popen.stdin is not None
+        assert self.popen.stdout is not None
+        assert self.popen.stderr is not None
+        self._stdin = self.popen.stdin.fileno()
+        self._stdout = self.popen.stdout.fileno()
+        self._stderr = self.popen.stderr.fileno()
+        for fd in (self._stdin, self._stdout, self._stderr, self._wake, self._waker):
+            os.set_blocking(fd, False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self._stdout, selectors.EVENT_READ)
+        self._selector.register(self._stderr, selectors.EVENT_READ)
+        self._selector.register(self._wake, selectors.EVENT_READ)
+        self._open = {self._stdout, self._stderr}  # the outputs not yet at their end
+        self._stdin_open = True
+        self._stdin_watched = False
+        self._outbox = bytearray()
+        self._lines: deque[bytes] = deque()
+        self.partial = bytearray()
+        """What it wrote on stdout after its last complete line."""
+        self.stdout_total = 0
+        self.stderr = bytearray()
+        self.stderr_total = 0
+        self.interrupted = False
+        self._released = False
+
+    @staticmethod
+    def _spawn(
+        argv: Sequence[str], cwd: Path | None, env: dict[str, str] | None
+    ) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
             env=env,
-            start_new_session=True,  # a process group of its own, killed as one
+            bufsize=0,
+            start_new_session=True,  # a process group of its own, stopped as one
         )
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr = bytearray()
-        self.stderr_total = 0
-        self._lock = threading.Lock()
-        assert self.popen.stdout is not None
-        assert self.popen.stderr is not None
-        threading.Thread(target=self._read_lines, args=(self.popen.stdout,), daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.popen.stderr,), daemon=True).start()
 
-    def _read_lines(self, stream: IO[bytes]) -> None:
-        try:
-            while True:
-                line = stream.readline(_MAX_LINE + 1)
-                if not line:
-                    break
-                self.lines.put(line)
-        except (OSError, ValueError):
-            pass
-        self.lines.put(None)  # the end of its output
+    # -- the pipes ------------------------------------------------------------------------
 
-    def _read_stderr(self, stream: IO[bytes]) -> None:
-        try:
-            while True:
-                block = stream.read1(65536)  # type: ignore[attr-defined]
-                if not block:
-                    break
-                with self._lock:
-                    self.stderr += block
-                    self.stderr_total += len(block)
-                    if len(self.stderr) > _STDERR_KEPT:
-                        del self.stderr[: len(self.stderr) - _STDERR_KEPT]
-        except (OSError, ValueError):
-            pass
+    def send(self, data: bytes) -> None:
+        """Queue ``data`` for its stdin (written by :meth:`receive` as the pipe takes it)."""
+        if self._stdin_open and not self._released:
+            self._outbox += data
+            self._write()
+
+    def receive(self, deadline: float) -> bytes | None:
+        """The next line (with its LF unless it is its last or longer than 64 MiB), then
+        everything already in the stderr pipe read; ``None`` at the end of its stdout, or
+        once :meth:`interrupt` was called.
+
+        Raises:
+            TimeoutError: no line by ``deadline`` (``time.monotonic()``).
+        """
+        while not self._lines:
+            if self._stdout not in self._open or self.interrupted:
+                self.drain_stderr()
+                return None
+            remaining = deadline - time.monotonic()
+            self._pump(max(remaining, 0.0))
+            if remaining <= 0 and not self._lines and self._stdout in self._open:
+                self.drain_stderr()
+                raise TimeoutError
+        line = self._lines.popleft()
+        self.drain_stderr()  # everything it wrote before that line is in the pipe by now
+        return line
+
+    def drain_stderr(self) -> None:
+        """Read what is in the stderr pipe now, without waiting for more."""
+        left = _DRAIN
+        while left > 0 and (read := self._read_stderr()):
+            left -= read
+
+    def wait_exit(self, timeout: float) -> int | None:
+        """Its exit status, waiting up to ``timeout`` seconds for it (reading stderr and
+        writing stdin meanwhile); ``None`` while it is still running."""
+        deadline = time.monotonic() + timeout
+        while (status := self.popen.poll()) is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.interrupted:
+                break
+            self._pump(min(remaining, 0.05))
+        self.drain_stderr()
+        return status
 
     def stderr_since(self, mark: int) -> str:
         """What the program wrote to stderr after it had written ``mark`` bytes (as far as
         it is still kept)."""
-        with self._lock:
-            new = self.stderr_total - mark
-            kept = bytes(self.stderr[-new:]) if new > 0 else b""
+        new = self.stderr_total - mark
+        kept = bytes(self.stderr[-new:]) if new > 0 else b""
         return kept.decode("utf-8", "replace")
 
-    def send(self, data: bytes) -> None:
-        stdin = self.popen.stdin
-        assert stdin is not None
-        stdin.write(data)
-        stdin.flush()
+    def _pump(self, timeout: float) -> None:
+        if self._released:
+            return
+        watch = bool(self._outbox) and self._stdin_open
+        if watch != self._stdin_watched:
+            if watch:
+                self._selector.register(self._stdin, selectors.EVENT_WRITE)
+            else:
+                self._selector.unregister(self._stdin)
+            self._stdin_watched = watch
+        for key, _ in self._selector.select(timeout):
+            if key.fd == self._wake:
+                with contextlib.suppress(OSError):
+                    os.read(self._wake, _READ)
+            elif key.fd == self._stdin:
+                self._write()
+            elif key.fd == self._stdout:
+                self._read_stdout()
+            else:
+                self._read_stderr()
 
-    def receive(self, timeout: float) -> bytes | None:
-        """The next line, ``None`` at the end of its output; ``queue.Empty`` on timeout."""
-        return self.lines.get(timeout=timeout)
-
-    def exit_status(self, wait: float = 0.0) -> int | None:
+    def _write(self) -> None:
         try:
-            return self.popen.wait(timeout=wait) if wait else self.popen.poll()
-        except subprocess.TimeoutExpired:
-            return None
+            written = os.write(self._stdin, self._outbox)
+        except BlockingIOError:
+            return
+        except OSError:  # it closed its stdin, or exited: what it did not read is lost
+            self._outbox.clear()
+            self._stdin_open = False
+            return
+        del self._outbox[:written]
 
-    def kill(self) -> None:
-        if self.popen.poll() is None:
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                self.popen.kill()
+    def _read(self, fd: int) -> bytes | None:
+        """A block from ``fd``; ``None`` when there is nothing now, ``b""`` at its end."""
+        try:
+            block = os.read(fd, _READ)
+        except BlockingIOError:
+            return None
+        except OSError:
+            block = b""
+        if not block:
+            self._open.discard(fd)
+            with contextlib.suppress(KeyError, ValueError):
+                self._selector.unregister(fd)
+        return block
+
+    def _read_stdout(self) -> None:
+        block = self._read(self._stdout)
+        if block is None:
+            return
+        if not block:  # its end: a last line without its LF is still a line
+            if self.partial:
+                self._lines.append(bytes(self.partial))
+                self.partial.clear()
+            return
+        self.stdout_total += len(block)
+        start = 0
+        while (end := block.find(b"\n", start)) != -1:
+            self.partial += block[start : end + 1]
+            self._lines.append(bytes(self.partial))
+            self.partial.clear()
+            start = end + 1
+        self.partial += block[start:]
+        if len(self.partial) > _MAX_LINE:  # handed on as it is: the caller rejects it
+            self._lines.append(bytes(self.partial))
+            self.partial.clear()
+
+    def _read_stderr(self) -> int:
+        """How much it read: 0 when there is nothing now, or at the end."""
+        if self._released or self._stderr not in self._open:
+            return 0
+        block = self._read(self._stderr)
+        if not block:
+            return 0
+        self.stderr += block
+        self.stderr_total += len(block)
+        if len(self.stderr) > _STDERR_KEPT:
+            del self.stderr[: len(self.stderr) - _STDERR_KEPT]
+        return len(block)
+
+    # -- the process ----------------------------------------------------------------------
+
+    def interrupt(self) -> None:
+        """Send SIGTERM to its process group and make :meth:`receive` return ``None`` now
+        (safe in a signal handler: it neither waits nor takes a lock)."""
+        self.interrupted = True
+        self._signal(signal.SIGTERM)
+        with contextlib.suppress(OSError):
+            os.write(self._waker, b"!")
+
+    def stop(self, grace: float = 0.0) -> None:
+        """Stop its whole process group and reap it: with ``grace``, SIGTERM first and up to
+        ``grace`` seconds for the program to exit; then SIGKILL (to what is left of the
+        group too, even when the program itself has exited)."""
+        if grace > 0 and self.popen.poll() is None:
+            self._signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(timeout=grace)
+        self._signal(signal.SIGKILL)
+        self.popen.wait()  # SIGKILL cannot be refused
+
+    def kill(self, grace: float = 0.0) -> None:
+        """:meth:`stop`, keep what it wrote to stderr meanwhile, close the pipes."""
+        self.stop(grace)
+        if self._released:
+            return
+        self.drain_stderr()
+        self._released = self.interrupted = True  # nothing waits on closed pipes
+        self._selector.close()
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            try:
+            with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
-            except OSError:
-                pass
-        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not wait long
-            self.popen.wait(timeout=5)
+        for fd in (self._wake, self._waker):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _signal(self, sig: signal.Signals) -> None:
+        try:
+            os.killpg(self.popen.pid, sig)  # the group outlives the program while it has members
+        except ProcessLookupError:  # nothing left of the group
+            pass
+        except PermissionError:  # pragma: no cover - a group that is not ours any more
+            if self.popen.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.popen.pid, sig)
 
 
 class StdioImplementation:
@@ -159,10 +355,14 @@ class StdioImplementation:
         env: its environment (default: this process's).
         server: a running ``raf serve``: every case is sent as an ``http`` case on it
             (:mod:`raf.conformance.http`), and the request the program made is checked.
+        max_timeouts: give up after this many timeouts in a row (a case that ends any other
+            way starts the count again); ``0`` never gives up.
+        hello_timeout: seconds the program has to start and answer hello.
 
     Raises:
         ImplementationFailed: from :meth:`hello`, when the program cannot be started, does not
-            answer, or speaks another protocol.
+            answer, or speaks another protocol; later calls raise the same without trying
+            again.
     """
 
     def __init__(
@@ -173,56 +373,157 @@ class StdioImplementation:
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
         server: ReplayServer | None = None,
-        max_timeouts: int = 3,
+        max_timeouts: int = DEFAULT_MAX_TIMEOUTS,
+        hello_timeout: float = HELLO_TIMEOUT,
     ) -> None:
         self.server = server
-        self.max_timeouts = max_timeouts
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an empty command")
+        if max_timeouts < 0:
+            raise ValueError(f"max_timeouts must be 0 or more, not {max_timeouts}")
         self.command = command if isinstance(command, str) else shlex.join(command)
         self.timeout = timeout
+        self.hello_timeout = hello_timeout
+        self.max_timeouts = max_timeouts
         self.cwd = cwd
         self.env = env
-        self.restarts = 0
+        self.starts = 0
+        """How many times the program was started."""
         self._process: _Process | None = None
         self._hello: ImplementationHello | None = None
+        self._timeouts = 0  # in a row
+        self._given_up: str | None = None
+        self._stopped = False
+        self._waiting = False
+
+    @property
+    def restarts(self) -> int:
+        """How many times the program was started again after a case stopped it."""
+        return max(self.starts - 1, 0)
+
+    @property
+    def given_up(self) -> str | None:
+        """Why the implementation was given up (the message shown once), or ``None``."""
+        return self._given_up
+
+    def __enter__(self) -> StdioImplementation:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close(abort=kind is not None)
 
     # -- the protocol ---------------------------------------------------------------------
 
     def hello(self) -> ImplementationHello:
         """Start the program (if it is not running) and return its hello."""
+        if self._given_up is not None:
+            raise ImplementationFailed(self._given_up)
+        try:
+            return self._greet()
+        except ImplementationFailed as exc:
+            if not self._stopped:
+                self._given_up = str(exc)
+            raise
+
+    def run(self, case: Case, level: str) -> Outcome:
+        """Run one case (starting the program again if a previous case stopped it)."""
+        if self._given_up is not None:
+            return Outcome(failure=_NOT_RUN, give_up=self._given_up)
+        if self._stopped:
+            return Outcome(failure=_STOPPED)
+        if self._process is None:
+            again = self.starts > 0
+            try:
+                self._greet()
+            except ImplementationFailed as exc:
+                if self._stopped:  # close(abort=True) ran meanwhile
+                    return Outcome(failure=_STOPPED)
+                if again:
+                    self._given_up = f"gave up: it could not be started again: {exc}"
+                    failure = "not run: the implementation could not be started again"
+                else:
+                    self._given_up, failure = str(exc), _NOT_RUN
+                return Outcome(failure=failure, give_up=self._given_up)
+        outcome, ending = self._exchange(case, level)
+        if ending not in ("timeout", "silent timeout"):
+            self._timeouts = 0
+            return outcome
+        self._timeouts += 1
+        if self.max_timeouts and self._timeouts >= self.max_timeouts:
+            count = self._timeouts
+            self._given_up = (
+                f"gave up after {count} timeouts in a row: the implementation seems hung (it "
+                f"answered none of the last {count} cases within {self.timeout:g} s)"
+            )
+            if ending == "silent timeout":
+                self._given_up += f"; it wrote nothing on its stdout: {_FLUSH_HINT}"
+            return replace(outcome, give_up=self._given_up)
+        return outcome
+
+    def close(self, *, abort: bool = False) -> None:
+        """Say bye and wait for the program to exit (killing its process group after 5
+        seconds); with ``abort``, stop it at once: SIGTERM to its process group, SIGKILL
+        after a second unless it exited sooner, no bye. Either way it is reaped. After an
+        abort nothing is started again."""
+        process = self._process
+        if abort:
+            self._stopped = True
+            if process is not None and self._waiting:  # from a signal handler, in a wait
+                process.interrupt()  # the wait ends, and its caller stops the program
+                return
+        self._process = None
+        if process is None:
+            return
+        if abort:
+            process.kill(_ABORT_GRACE)
+            return
+        process.send(encode(Bye()))
+        process.wait_exit(_BYE_TIMEOUT)
+        process.kill()
+
+    # -- the conversation -----------------------------------------------------------------
+
+    def _greet(self) -> ImplementationHello:
+        if self._stopped:
+            raise ImplementationFailed(f"{self.command!r} was stopped")
         if self._process is not None and self._hello is not None:
             return self._hello
         process = self._start()
-        mark = process.stderr_total
+        process.send(encode(Hello()))
         try:
-            process.send(encode(Hello()))
-            line = process.receive(_HELLO_TIMEOUT)
-        except (OSError, queue.Empty):
-            line = b""
-        if not line:
-            status = process.exit_status(wait=0.2)
-            stderr = process.stderr_since(mark)
-            process.kill()
-            self._process = None
-            what = "did not answer hello" if status is None else f"exited (status {status})"
-            raise ImplementationFailed(f"{self.command!r} {what}{_tail(stderr)}")
+            line = self._receive(process, time.monotonic() + self.hello_timeout)
+        except TimeoutError:
+            status = process.popen.poll()
+            if status is not None:  # its stdout is held open by another process
+                why = f"exited (status {status}) without answering hello"
+                raise self._failed_start(process, why) from None
+            why = f"did not answer hello within {self.hello_timeout:g} s"
+            raise self._failed_start(process, why + _silence(process, 0)) from None
+        if self._stopped:
+            self._stop(process, _ABORT_GRACE)
+            raise ImplementationFailed(f"{self.command!r} was stopped")
+        if line is None:
+            status = process.wait_exit(_EXIT_WAIT)
+            why = "closed its stdout" if status is None else f"exited (status {status})"
+            raise self._failed_start(process, f"{why} without answering hello")
         try:
             message = decode_from_implementation(line)
         except ProtocolError as exc:
-            process.kill()
-            self._process = None
-            raise ImplementationFailed(
-                f"{self.command!r} answered hello with a malformed line: {exc}: {_shown(line)}"
+            raise self._failed_start(
+                process,
+                f"answered hello with a malformed line: {exc}: {_shown(line)} (only messages "
+                "of the protocol go to stdout; print anything else to stderr)",
             ) from None
         if not isinstance(message, ImplementationHello):
-            process.kill()
-            self._process = None
-            raise ImplementationFailed(f"{self.command!r} answered hello with {_shown(line)}")
+            raise self._failed_start(process, f"answered hello with {_shown(line)}")
         if message.protocol != PROTOCOL:
-            process.kill()
-            self._process = None
+            self._stop(process)
             raise ImplementationFailed(
                 f"protocol mismatch: {self.command!r} speaks {message.protocol!r}, "
                 f"raf speaks {PROTOCOL!r}"
@@ -230,17 +531,11 @@ class StdioImplementation:
         self._hello = message
         return message
 
-    def run(self, case: Case, level: str) -> Outcome:
-        """Run one case (starting the program again if a previous case stopped it)."""
-        if self._process is None:
-            try:
-                self.hello()
-            except ImplementationFailed as exc:
-                return Outcome(failure=f"it could not be started again: {exc}")
-            self.restarts += 1
+    def _exchange(self, case: Case, level: str) -> tuple[Outcome, _Ending]:
+        """The outcome of one case, and how it ended."""
         process = self._process
         assert process is not None
-        mark = process.stderr_total
+        mark, written = process.stderr_total, process.stdout_total
         message = protocol.Case(
             id=case.id,
             dialect=case.dialect,
@@ -249,70 +544,98 @@ class StdioImplementation:
             headers=case.headers,
             chunks=[] if self.server is not None else _base64(case.chunks()),
         )
+        journal_mark = 0
         if self.server is not None:  # the client makes the request itself, on the server
             message.transport = "http"
             message.request = http_request(case, self.server.url)
             journal_mark = self.server.journal.count
-        deadline = time.monotonic() + self.timeout
+        process.send(encode(message))
         try:
-            process.send(encode(message))
-            line = process.receive(max(deadline - time.monotonic(), 0.001))
-        except OSError:
-            line = None
-        except queue.Empty:
-            return self._fail(f"timeout after {self.timeout:g} s", mark)
+            line = self._receive(process, time.monotonic() + self.timeout)
+        except TimeoutError:
+            reason = f"timeout after {self.timeout:g} s"
+            alive = process.popen.poll() is None
+            if alive:
+                reason += _silence(process, written)
+            silent = alive and process.stdout_total == written
+            return self._fail(process, reason, mark), "silent timeout" if silent else "timeout"
+        if self._stopped:  # close(abort=True) ran meanwhile
+            self._stop(process, _ABORT_GRACE)
+            reason = "not finished: the implementation was stopped"
+            return Outcome(failure=reason, stderr=process.stderr_since(mark)), "other"
         if line is None:
-            status = process.exit_status(wait=1.0)
+            status = process.wait_exit(_EXIT_WAIT)
             shown = "?" if status is None else str(status)
-            return self._fail(f"the implementation exited (status {shown})", mark)
+            return self._fail(process, f"the implementation exited (status {shown})", mark), "other"
         if not line.endswith(b"\n") and len(line) > _MAX_LINE:
-            return self._fail(f"malformed line: longer than {_MAX_LINE:,} bytes", mark)
+            reason = f"malformed line: longer than {_MAX_LINE:,} bytes"
+            return self._fail(process, reason, mark), "other"
         try:
             answer = decode_from_implementation(line)
+        except InvalidResult as exc:
+            if exc.case_id != case.id:
+                reason = f"wrong id: expected {case.id!r}, got {exc.case_id!r}"
+                return self._fail(process, reason, mark), "other"
+            # It answered this case, wrongly: the conversation is still in step.
+            reason = f"the result breaks the schema: {exc}"
+            return Outcome(failure=reason, stderr=process.stderr_since(mark)), "other"
         except ProtocolError as exc:
-            return self._fail(f"malformed line: {exc}: {_shown(line)}", mark)
+            return self._fail(process, f"malformed line: {exc}: {_shown(line)}", mark), "other"
         if not isinstance(answer, Result):
-            return self._fail(f"malformed line: a {answer.__class__.__name__}, not a result", mark)
+            reason = f"malformed line: a {answer.__class__.__name__}, not a result"
+            return self._fail(process, reason, mark), "other"
         if answer.id != case.id:
-            return self._fail(f"wrong id: expected {case.id!r}, got {answer.id!r}", mark)
+            reason = f"wrong id: expected {case.id!r}, got {answer.id!r}"
+            return self._fail(process, reason, mark), "other"
         problems: tuple[str, ...] = ()
         if self.server is not None:
             problems = tuple(request_problems(self.server.journal, journal_mark, case))
-        return Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
-
-    def close(self, *, abort: bool = False) -> None:
-        """Say bye and wait for the program to exit (killing it after 5 seconds); with
-        ``abort``, kill it at once."""
-        process, self._process = self._process, None
-        if process is None:
-            return
-        if abort:
-            process.kill()
-            return
-        with contextlib.suppress(OSError):
-            process.send(encode(Bye()))
-        process.exit_status(wait=_BYE_TIMEOUT)
-        process.kill()
+        outcome = Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
+        return outcome, "answered"
 
     # -- the process ----------------------------------------------------------------------
 
     def _start(self) -> _Process:
         try:
-            self._process = _Process(self.argv, self.cwd, self.env)
+            process = _Process(self.argv, self.cwd, self.env)
         except OSError as exc:
             raise ImplementationFailed(
                 f"cannot start {self.command!r}: {exc.strerror or exc}"
             ) from None
+        self._process = process
         self._hello = None
-        return self._process
+        self.starts += 1
+        return process
 
-    def _fail(self, reason: str, mark: int) -> Outcome:
-        process = self._process
-        stderr = process.stderr_since(mark) if process is not None else ""
-        if process is not None:
-            process.kill()
-        self._process = None
-        return Outcome(failure=reason, stderr=stderr)
+    def _receive(self, process: _Process, deadline: float) -> bytes | None:
+        self._waiting = True  # close(abort=True) from a signal handler interrupts it
+        try:
+            return process.receive(deadline)
+        finally:
+            self._waiting = False
+
+    def _stop(self, process: _Process, grace: float = 0.0) -> None:
+        if self._process is process:  # first: a signal handler's close() then leaves it be
+            self._process = None
+        process.kill(grace)
+
+    def _failed_start(self, process: _Process, why: str) -> ImplementationFailed:
+        self._stop(process)
+        return ImplementationFailed(f"{self.command!r} {why}{_tail(process.stderr_since(0))}")
+
+    def _fail(self, process: _Process, reason: str, mark: int) -> Outcome:
+        self._stop(process)  # what it wrote until it died is its stderr too
+        return Outcome(failure=reason, stderr=process.stderr_since(mark))
+
+
+def _silence(process: _Process, written: int) -> str:
+    """What its stdout says of a program that did not answer in time, having written
+    ``written`` bytes on it before it was asked."""
+    if process.stdout_total == written:
+        return f"; it wrote nothing on its stdout: {_FLUSH_HINT}"
+    if process.partial:
+        return f"; its stdout ends with {_shown(bytes(process.partial))} and no LF"
+    return ""
 
 
 def _shown(line: bytes) -> str:
@@ -327,4 +650,4 @@ def _tail(stderr: str) -> str:
     stderr = stderr.strip()
     if not stderr:
         return ""
-    return "; its stderr ends: " + stderr[-500:]
+    return "; its stderr ends: " + stderr[-_TAIL:]

@@ -206,7 +206,9 @@ def test_notices_are_shown_and_counted_and_fail_only_when_asked(
         "    print(json.dumps(message), flush=True)\n"
     )
     impl = shlex.join([sys.executable, str(script)])
-    code, out, _ = conform(capsys, "--impl", impl, *CHAT, "-k", "missing_id", "-k", "plain_text")
+    code, out, _ = conform(
+        capsys, "--impl", impl, *CHAT, "-k", "missing_id", "-k", "usage_beside_finish_reason"
+    )
     assert code == 0, out
     assert "◐ detail" in out
     assert "Notices" in out
@@ -214,7 +216,7 @@ def test_notices_are_shown_and_counted_and_fail_only_when_asked(
     assert "tool_calls[0].id: expected any unique id" in out
     assert re.search(r"passed \(\d+ with notices\)", out)
     code, out, _ = conform(
-        capsys, "--impl", impl, *CHAT, "-k", "missing_id", "-k", "plain_text",
+        capsys, "--impl", impl, *CHAT, "-k", "missing_id", "-k", "usage_beside_finish_reason",
         "--fail-on", "notice",
     )  # fmt: skip
     assert code == 1
@@ -587,3 +589,38 @@ def test_the_reports_carry_kinds_severities_and_known_failures(
     assert page.index('data-scenario="usage_beside_finish_reason"') < page.index(
         'data-scenario="leading_bom"'
     )
+
+
+def test_a_hung_or_silent_implementation_is_given_up_on_once_with_a_hint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Answers hello, then never answers a case: after --max-timeouts timeouts in a row, one
+    # message, and the other cases are not run (not 30 s each).
+    hangs = tmp_path / "hangs.py"
+    hangs.write_text(
+        "import json, sys\n"
+        "sys.stdin.readline()\n"
+        "print(json.dumps({'type': 'hello', 'protocol': 'raf-conformance/1',"
+        " 'dialects': ['openai_chat']}), flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    code, out, _ = conform(
+        capsys, "--impl", f"{sys.executable} {hangs}", *CHAT, "--timeout", "0.5",
+        "--max-timeouts", "2",
+    )  # fmt: skip
+    assert code == 1
+    assert "The implementation gave up" in out
+    assert out.count("timeouts in a row") == 1
+    assert re.search(r"2 failed, \d+ skipped, 0 errors, \d+ not run", out)
+    # Writes its hello without flushing it: the hint says so, once.
+    silent = tmp_path / "silent.py"
+    silent.write_text(
+        "import io, json, sys, time\n"
+        "out = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, 'w'), 65536))\n"
+        "sys.stdin.readline()\n"
+        "out.write(json.dumps({'type': 'hello', 'protocol': 'raf-conformance/1'}) + '\\n')\n"
+        "sys.stdin.read()\n"
+    )
+    code, out, _ = conform(capsys, "--impl", f"{sys.executable} {silent}", "-k", "plain_text")
+    assert code == 1
+    assert out.count("did not flush its stdout") == 1

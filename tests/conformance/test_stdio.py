@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -83,9 +82,7 @@ def test_each_kind_of_misbehaviour_fails_its_own_case_and_the_run_goes_on(
 ) -> None:
     suite = load_suite(SUITE.cassettes, SUITE.goldens, chunkings=["whole"], dialects=CHAT)
     implementation = StdioImplementation(write(tmp_path, "bad.py", MISBEHAVING), timeout=2)
-    started = time.monotonic()
     report = run_suite(suite, implementation, level="updates")
-    elapsed = time.monotonic() - started
     failed = {r.scenario: r for r in report.results if r.status == "fail"}
     assert set(failed) == {
         "plain_text",
@@ -101,13 +98,15 @@ def test_each_kind_of_misbehaviour_fails_its_own_case_and_the_run_goes_on(
     assert failed["text_then_tool_call"].reason == (
         "wrong id: expected 'openai_chat/text_then_tool_call#0@whole', got 'someone/else#0@whole'"
     )
-    assert failed["zero_argument_call"].reason == "timeout after 2 s"
+    assert failed["zero_argument_call"].reason.startswith(
+        "timeout after 2 s; it wrote nothing on its stdout: if it printed its answer, it did "
+        "not flush its stdout"
+    )
     # raising is an answer: the case is judged, and text that never came is a mismatch
     assert failed["missing_index"].reason.startswith("text: expected")
     assert report.counts()["pass"] == len(suite.cases) - 5
     # started again for the case after each failure (the last one, zero_argument_call, is last)
     assert implementation.restarts == 3
-    assert elapsed < 30
 
 
 def test_an_implementation_that_cannot_start_errs_every_case(tmp_path: Path) -> None:
