@@ -8,7 +8,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,6 +21,7 @@ __all__ = [
     "_InputError",
     "_Output",
     "_OutputError",
+    "_at_least",
     "_chunking",
     "_discard",
     "_positive",
@@ -109,14 +110,22 @@ def _discard(stream: TextIO | None) -> None:
         os.close(devnull)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _at_least(minimum: int) -> Callable[[str], int]:
+    """An argument type: a whole number of at least ``minimum``."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return whole
+
+
+_positive = _at_least(1)
 
 
 def _chunking(text: str) -> str:

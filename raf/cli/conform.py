@@ -143,7 +143,7 @@ def add_parser(sub: Any) -> None:
     )
     conform_parser.add_argument(
         "--max-timeouts",
-        type=_count,
+        type=_at_least(0),
         default=DEFAULT_MAX_TIMEOUTS,
         metavar="N",
         help="give up on --impl after N timeouts in a row: it seems hung (default "
@@ -237,16 +237,6 @@ def add_parser(sub: Any) -> None:
 
 
 # -- checking what was asked, before anything runs --------------------------------------------
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def _output_file(path: Path, option: str) -> None:
