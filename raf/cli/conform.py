@@ -27,6 +27,7 @@ from raf.cassettes.importers import dialect_choices
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.cli._cache import DEFAULT_CACHE_DIR, LastFailed
 from raf.cli._shell import (
+    _at_least,
     _chunking,
     _Console,
     _InputError,
