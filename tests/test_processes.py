@@ -130,7 +130,7 @@ def test_the_session_check_names_and_kills_a_process_that_outlives_it(tmp_path: 
     assert f"time.sleep(600) {marker}-orphan" in out
     assert f"{marker}-child" in out
     assert f"{marker}-reaped" not in out
-    deadline = time.monotonic() + 5  # the reports say killed: SIGKILL was sent
+    deadline = time.monotonic() + processes.EXIT_GRACE  # killed: SIGKILL was sent
     while _alive(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _alive(marker) == []
