@@ -131,13 +131,15 @@ class Watch:
         self.members: frozenset[int] = frozenset()
         self.last: list[Proc] = []
 
-    def check(self) -> None:
+    def check(self, every: Mapping[int, Proc] | None = None) -> None:
+        """Raise :class:`Hang` if the family has made no progress for ``stall`` seconds;
+        ``every`` is a :func:`snapshot` to use (one for many watches), else one is taken."""
         now = time.monotonic()
         if not proc_supported():
             if now - self.started > LAST_RESORT:
                 raise Hang(f"{self.what} still running after {LAST_RESORT:g} s (no /proc here)")
             return
-        members = family(self.pid, snapshot())
+        members = family(self.pid, snapshot() if every is None else every)
         cpu = sum(p.cpu_ticks for p in members)
         pids = frozenset(p.pid for p in members)
         if cpu != self.cpu or pids != self.members or any(p.running for p in members):

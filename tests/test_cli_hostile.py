@@ -566,6 +566,7 @@ def batch(
     watches = {
         pid: processes.Watch(pid, what=repr(run.argv[3:])) for pid, (_, run) in children.items()
     }
+    checked = 0.0  # when progress was last looked at (every half second: /proc is read whole)
     try:
         while pending:
             for pid in list(pending):
@@ -577,9 +578,14 @@ def batch(
                 run.wall = time.monotonic() - started
                 report = (logs / f"{n}.usage").read_text().split()
                 run.max_rss_kib, run.cpu = int(report[0]), float(report[1])
+            if time.monotonic() - checked < 0.5:
+                time.sleep(0.05)
+                continue
+            checked = time.monotonic()
+            every = processes.snapshot() if processes.proc_supported() else None
             for pid in list(pending):  # a hang: no progress (CPU time, runnable) for a while
                 try:
-                    watches[pid].check()
+                    watches[pid].check(every)
                 except processes.Hang as hang:
                     _, run = pending.pop(pid)
                     run.hang = str(hang)
