@@ -1,8 +1,9 @@
 """A one-shot HTTP/1.1 server on a real loopback socket that misbehaves on purpose.
 
 It answers every connection with the given status line, headers and body pieces (written and
-flushed one by one, with optional pauses), then either ends the chunked body properly or
-drops the connection mid-body. Binds 127.0.0.1 only; stops by itself when the test leaves the
+flushed one by one; the first in the same write as the headers, so that a client holding the
+headers holds it too), optionally going quiet after the first until the test is done, then
+either ends the chunked body properly or drops the connection mid-body. Binds 127.0.0.1 only; stops by itself when the test leaves the
 ``with`` block (connections are closed, the thread is joined with a timeout).
 """
 
@@ -22,7 +23,7 @@ def serve(
     *,
     status: str = "200 OK",
     content_type: str = "text/event-stream",
-    pause_after_first: float = 0.0,
+    stall_after_first: bool = False,
     finish: bool = True,
 ) -> Iterator[str]:
     """Serve ``pieces`` as a chunked body; yields the base URL (``http://127.0.0.1:PORT``).
@@ -31,7 +32,9 @@ def serve(
         pieces: the body, one HTTP chunk each.
         status: the status line's code and reason.
         content_type: the ``content-type`` header.
-        pause_after_first: seconds to stall after the first piece (to trip read timeouts).
+        stall_after_first: send nothing after the first piece until the test leaves the
+            ``with`` block (to trip read timeouts: however long they are, and however slow
+            the machine, the stall is longer).
         finish: end the chunked body with its terminating chunk; ``False`` drops the
             connection after the last piece instead (a connection lost mid-stream).
     """
@@ -49,23 +52,25 @@ def serve(
             conn.close()
 
     def respond(conn: socket.socket) -> None:
-        conn.settimeout(5)
+        conn.settimeout(60)  # a guard against a client that never sends its request
         request = b""
         while b"\r\n\r\n" not in request:
             data = conn.recv(65536)
             if not data:
                 return
             request += data
-        conn.sendall(
+        head = (
             f"HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\n"
             "transfer-encoding: chunked\r\nconnection: close\r\n\r\n".encode()
         )
         for n, piece in enumerate(pieces):
-            conn.sendall(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-            if n == 0 and pause_after_first:
-                stop.wait(pause_after_first)
+            conn.sendall(head + f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            head = b""
+            if n == 0 and stall_after_first:
+                stop.wait()
             if stop.is_set():
                 return
+        conn.sendall(head)  # no pieces: the headers alone
         if finish:
             conn.sendall(b"0\r\n\r\n")
         else:

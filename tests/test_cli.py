@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from raf.cli import main
+from tests import processes
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "openai_chat_parallel_tools.sse"
 
@@ -128,11 +128,8 @@ def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_stdin_and_console_script() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "raf", "pipeline", "-"],
-        input=EXAMPLE.read_bytes(),
-        capture_output=True,
-        check=True,
+    result = processes.run(
+        [sys.executable, "-m", "raf", "pipeline", "-"], input=EXAMPLE.read_bytes(), check=True
     )
     assert lines(result.stdout.decode())[1] == {"type": "text_delta", "delta": "I'll"}
 

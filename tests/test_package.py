@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
 from importlib import resources
 
@@ -11,6 +10,7 @@ import pytest
 
 import raf
 import raf.model
+from tests import processes
 
 CORE = [
     "raf",
@@ -34,9 +34,7 @@ def test_core_imports_no_io_library() -> None:
         + "".join(f"import {m}\n" for m in CORE)
         + f"print(sorted(m for m in {FORBIDDEN!r} if m in sys.modules))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
+    result = processes.run([sys.executable, "-c", code], text=True, check=True)
     assert result.stdout.strip() == "[]"
 
 

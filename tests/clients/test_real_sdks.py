@@ -102,7 +102,8 @@ def test_openai_sees_a_dropped_connection_as_its_connection_error(server: Replay
 
 def test_openai_sees_a_stall_as_its_timeout(server: ReplayServer) -> None:
     request = _recorded("openai_chat", "plain_text")
-    url = server.case_url("openai_chat", "plain_text", chunking="fixed-64", faults=["stall-5000"])
+    # A stall 120 times the timeout: however slow the machine, the timeout fires first.
+    url = server.case_url("openai_chat", "plain_text", chunking="fixed-64", faults=["stall-60000"])
     client = _openai(url, timeout=0.5)
     with pytest.raises(openai.APITimeoutError):
         for _ in client.chat.completions.create(**request):

@@ -39,6 +39,10 @@ def node() -> str:
     return found
 
 
+HANG_TIMEOUT = 15.0
+"""The per-case timeout of the run with a client that hangs on one case."""
+
+
 def failing(report: RunReport) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for result in report.results:
@@ -117,15 +121,21 @@ def test_a_broken_client_fails_exactly_the_scenarios_its_bug_touches(
 
 
 def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite: Suite) -> None:
-    # Without the 200 KB cassette, whose one-byte chunking alone can take a second on a busy
-    # machine: every case left answers well inside the timeout, unless it is made to hang.
+    # The timeout is the one wall-clock bound here, and it is raf's behaviour under test: a
+    # case that hangs costs all of it, so leading_bom (which hangs) keeps one chunking, and it
+    # is long enough that a case answered on a loaded machine never reaches it (each takes
+    # milliseconds of CPU). Without the 200 KB cassette, whose one-byte chunking is slow.
     suite = Suite(
-        cases=[c for c in suite.cases if c.scenario != "large_tool_argument_200kb"],
+        cases=[
+            c
+            for c in suite.cases
+            if c.scenario != "large_tool_argument_200kb"
+            and (c.scenario != "leading_bom" or c.chunking == "whole")
+        ],
         problems=suite.problems,
     )
     command = [sys.executable, str(CLIENTS / "misbehaving_client.py")]
-    # leading_bom's six cases time out in a row: never given up, to see each case's verdict
-    implementation = StdioImplementation(command, timeout=2, max_timeouts=0)
+    implementation = StdioImplementation(command, timeout=HANG_TIMEOUT)
     report = run_suite(suite, implementation, level="response")
     failures = failing(report)
     assert set(failures) == {
@@ -139,17 +149,18 @@ def test_a_misbehaving_client_is_reported_case_by_case_and_the_run_goes_on(suite
     assert all(r.startswith("malformed line: ") for r in failures["choices_null"])
     assert all(r.startswith("wrong id: expected ") for r in failures["missing_index"])
     assert failures["leading_bom"] == {
-        "timeout after 2 s; it wrote nothing on its stdout: if it printed its answer, it did not "
-        "flush its stdout (Python: print(..., flush=True); C: fflush(stdout), as stdio buffers a "
-        "pipe)"
+        f"timeout after {HANG_TIMEOUT:g} s; it wrote nothing on its stdout: if it printed its "
+        "answer, it did not flush its stdout (Python: print(..., flush=True); C: "
+        "fflush(stdout), as stdio buffers a pipe)"
     }
     (raised,) = {r.diff for r in report.results if r.scenario == "keep_alive_comments"}
     assert 'errors: expected no error, got ["raised ValueError: boom"]' in raised
     crashed = [r for r in report.results if r.scenario == "missing_id"]
     assert all("Traceback" in r.stderr for r in crashed)
+    failed = 4 * 6 + 1  # four scenarios under six chunkings, leading_bom under one
     assert report.counts() == {
-        "pass": len(suite.cases) - 30,
-        "fail": 30,
+        "pass": len(suite.cases) - failed,
+        "fail": failed,
         "skip": 0,
         "error": 0,
         "known": 0,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import json
 import shlex
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from raf.cli import main as raf_main
 from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
 from raf.serve import ReplayServer
+from tests import processes
 
 from .clients.example import load_example
 from .test_example_clients import node
@@ -115,9 +115,7 @@ def converse(client: str, cases: list[dict[str, Any]]) -> tuple[dict[str, Any], 
     order), and return its hello, its results and its exit status."""
     lines = [{"type": "hello", "protocol": "raf-conformance/1"}, *cases, {"type": "bye"}]
     stdin = "".join(json.dumps(line) + "\n" for line in lines)
-    finished = subprocess.run(
-        command(client), input=stdin, capture_output=True, text=True, timeout=120, check=False
-    )
+    finished = processes.run(command(client), input=stdin, text=True)
     answers = [json.loads(line) for line in finished.stdout.splitlines()]
     assert answers, f"no answer at all; stderr:\n{finished.stderr}"
     return answers[0], answers[1:], finished.returncode
@@ -254,9 +252,7 @@ def test_the_node_client_hands_each_network_read_to_its_parser(server: ReplaySer
         "  console.log(JSON.stringify({ status, count, bytes }));"
         "})();"
     )
-    finished = subprocess.run(
-        [node(), "-e", script], capture_output=True, text=True, timeout=60, check=True
-    )
+    finished = processes.run([node(), "-e", script], text=True, check=True)
     seen = json.loads(finished.stdout)
     assert seen["status"] == 200
     assert seen["bytes"] > 1000

@@ -26,6 +26,7 @@ import pytest
 from raf.conformance.reports import html_report
 from raf.conformance.reports.html_report import render_html, write_html
 from raf.conformance.runner import CaseResult, RunReport
+from tests import processes
 
 Status = Literal["pass", "fail", "skip", "error"]
 
@@ -40,7 +41,6 @@ CHROMIUM_FLAGS = (
     "--disable-component-update",
     "--disable-sync",
 )
-CHROMIUM_TIMEOUT = 90.0
 
 # Every way out of the text this tries sets data-pwned on <html> if it ever runs.
 INJECTION = (
@@ -612,14 +612,10 @@ def run_chromium(chromium: str, work: Path, *args: str) -> Rendered:
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     try:
-        out, err = process.communicate(timeout=CHROMIUM_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
-        pytest.fail(
-            f"chromium did not finish in {CHROMIUM_TIMEOUT} s: {command}\n"
-            + err.decode("utf-8", "replace")[-3000:]
-        )
+        # Waited for while it makes progress, not by the clock (tests/processes.py).
+        out, err = processes.communicate(process, what="chromium")
+    except processes.Hang as hang:
+        pytest.fail(f"{hang}\n{command}")
     finally:
         # Whatever it left behind in its own process group.
         with contextlib.suppress(ProcessLookupError, PermissionError):

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 from raf.cassettes import Cassette, Expectation, Interaction, Request, Response, ScenarioInfo, save
 from raf.cli import main
 from raf.conformance import goldens
+from tests import processes
 
 REFERENCE = f"{sys.executable} -m raf.conformance.stdio_reference"
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,10 +169,10 @@ def test_the_suite_as_pytest_items_with_k_x_junit_and_xdist(tmp_path: Path) -> N
     script = tmp_path / "doubling.py"
     script.write_text(DOUBLING)
     junit = tmp_path / "out.xml"
-    run = subprocess.run(
+    run = processes.run(
         [*PYTEST, "--raf-impl", f"{sys.executable} {script}", "-k", "parallel_tool_calls and whole",
          f"--junitxml={junit}", "-n", "2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        cwd=tmp_path, text=True,
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
     assert "2 failed" in run.stdout
@@ -183,27 +183,27 @@ def test_the_suite_as_pytest_items_with_k_x_junit_and_xdist(tmp_path: Path) -> N
         "openai_chat/parallel_tool_calls#0@whole",
         "openai_chat/parallel_tool_calls_interleaved#0@whole",
     ]
-    run = subprocess.run(
+    run = processes.run(
         [*PYTEST, "--raf-impl", REFERENCE, "--raf-level", "updates", "-x", "-k", "missing"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        cwd=tmp_path, text=True,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "12 passed" in run.stdout  # missing_id and missing_index, 6 chunkings each
 
 
 def test_the_pytest_items_run_over_http_on_a_server_per_worker(tmp_path: Path) -> None:
-    run = subprocess.run(
+    run = processes.run(
         [*PYTEST, "--raf-impl", REFERENCE, "--raf-transport", "http", "--raf-level", "updates",
          "-k", "missing or tool_loop", "-n", "2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        cwd=tmp_path, text=True,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "24 passed" in run.stdout  # missing_id, missing_index, tool_loop's two interactions
     python_client = ROOT / "examples" / "clients" / "python" / "client.py"
-    run = subprocess.run(
+    run = processes.run(
         [*PYTEST, "--raf-impl", f"{sys.executable} {python_client}", "--raf-transport", "http",
          "-k", "leading_bom or plain_text"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        cwd=tmp_path, text=True,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert "12 passed, 6 skipped" in run.stdout  # anthropic's plain_text: another dialect
@@ -223,9 +223,8 @@ def test_bad_arguments_are_usage_errors_never_tracebacks(
         (["--raf-impl", REFERENCE, "--raf-cassettes", str(tmp_path / "nowhere")], "not found"),
         (["--raf-impl", REFERENCE, "--raf-chunking", "halves"], "unknown chunking"),
     ):
-        run = subprocess.run(
-            [*PYTEST, *options], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-            check=False,
+        run = processes.run(
+            [*PYTEST, *options], cwd=tmp_path, text=True,
         )  # fmt: skip
         assert run.returncode == 4, run.stdout + run.stderr  # pytest's usage error
         assert message in run.stderr
@@ -234,9 +233,9 @@ def test_bad_arguments_are_usage_errors_never_tracebacks(
 
 def test_the_reference_program_ignores_a_malformed_line() -> None:
     lines = b'garbage\n{"type":"case","id":1}\n{"type":"hello","protocol":"raf-conformance/1"}\n'
-    run = subprocess.run(
+    run = processes.run(
         [sys.executable, "-m", "raf.conformance.stdio_reference"],
-        input=lines + b'{"type":"bye"}\n', capture_output=True, timeout=60, check=False,
+        input=lines + b'{"type":"bye"}\n',
     )  # fmt: skip
     assert run.returncode == 0
     assert json.loads(run.stdout)["name"] == "raf-reference"  # one answer: to the hello

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -22,6 +21,7 @@ from raf.model import updates
 from raf.model.usage import Usage
 from raf.pipeline import UpdateDecoder, respond
 from raf.sse import ServerSentEvent
+from tests import processes
 
 
 class Minimal:
@@ -103,9 +103,8 @@ def test_a_third_party_dialect_registers_through_the_entry_point_group(tmp_path:
               respond([body], "auto").finish_reason)
         """
     )
-    result = subprocess.run(
+    result = processes.run(
         [sys.executable, "-c", script],
-        capture_output=True,
         text=True,
         check=True,
         env={"PYTHONPATH": str(tmp_path), "PATH": ""},
@@ -125,9 +124,8 @@ def test_a_broken_entry_point_is_a_dialect_error_not_a_crash(tmp_path: Path) -> 
         "try:\n    dialects.create('broken')\n"
         "except DialectError as exc:\n    print('refused:', exc)\n"
     )
-    result = subprocess.run(
+    result = processes.run(
         [sys.executable, "-c", script],
-        capture_output=True,
         text=True,
         check=True,
         env={"PYTHONPATH": str(tmp_path), "PATH": ""},

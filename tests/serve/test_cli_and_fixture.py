@@ -1,5 +1,6 @@
 """`raf serve` as users run it (a process on a free port, stopped by a signal) and the
-pytest fixture."""
+pytest fixture. The processes are waited for by their progress, not the clock, and reaped on
+every path (tests/processes.py)."""
 
 from __future__ import annotations
 
@@ -7,50 +8,58 @@ import json
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from raf.serve.server import bind
+from tests import processes
 
 RAF = [sys.executable, "-m", "raf"]
 
 
-def _start(*args: str) -> tuple[subprocess.Popen[str], str]:
+@contextmanager
+def _started(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``raf serve`` in a session of its own, and its URL; killed and reaped on the way out,
+    whatever the test did (it is meant to have stopped it already)."""
     process = subprocess.Popen(
         [*RAF, "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    assert line.startswith("raf serve: listening on http://127.0.0.1:"), line
-    url = line.split(" on ", 1)[1].split(" ", 1)[0]
-    return process, url
+    try:
+        line = processes.readline(process)
+        assert line.startswith("raf serve: listening on http://127.0.0.1:"), line
+        yield process, line.split(" on ", 1)[1].split(" ", 1)[0]
+    finally:
+        processes.kill_group(process)
 
 
 def test_serve_prints_its_port_serves_and_stops_cleanly_on_sigint(tmp_path: Path) -> None:
     journal = tmp_path / "journal.jsonl"
-    process, url = _start("--journal", str(journal), "--speed", "0")
-    try:
-        answer = httpx.post(
-            url + "/s/openai_chat/plain_text/c/bytes/v1/chat/completions",
-            json={"model": "gpt-4o-mini"},
-            headers={"x-api-key": "sk-ant-api03-" + "x1Y2" * 20},
-        )
-        assert answer.status_code == 200
-        assert b"[DONE]" in answer.content
-        listing = httpx.get(url + "/_raf/scenarios").json()["scenarios"]
-        assert {
-            "dialect": "gemini",
-            "scenario": "code_execution_parts",
-            "path": "/s/gemini/code_execution_parts",
-        } in listing
-    finally:
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=15)
+    with _started("--journal", str(journal), "--speed", "0") as (process, url):
+        try:
+            answer = httpx.post(
+                url + "/s/openai_chat/plain_text/c/bytes/v1/chat/completions",
+                json={"model": "gpt-4o-mini"},
+                headers={"x-api-key": "sk-ant-api03-" + "x1Y2" * 20},
+            )
+            assert answer.status_code == 200
+            assert b"[DONE]" in answer.content
+            listing = httpx.get(url + "/_raf/scenarios").json()["scenarios"]
+            assert {
+                "dialect": "gemini",
+                "scenario": "code_execution_parts",
+                "path": "/s/gemini/code_execution_parts",
+            } in listing
+        finally:
+            process.send_signal(signal.SIGINT)
+            out, err = processes.communicate(process)
     assert process.returncode == 0
     assert "Traceback" not in err
     assert "stopped after 1 request(s)" in out  # cases only, not /_raf/
@@ -60,9 +69,9 @@ def test_serve_prints_its_port_serves_and_stops_cleanly_on_sigint(tmp_path: Path
 
 
 def test_sigterm_stops_it_too() -> None:
-    process, _ = _start()
-    process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=15)
+    with _started() as (process, _):
+        process.send_signal(signal.SIGTERM)
+        out, err = processes.communicate(process)
     assert process.returncode == 0
     assert "stopped after 0 request(s)" in out
     assert not err.strip()
@@ -74,26 +83,16 @@ def test_a_port_in_use_or_a_missing_folder_is_a_usage_error_without_traceback(
     taken = bind("127.0.0.1", 0)
     try:
         port = str(taken.getsockname()[1])
-        result = subprocess.run(
-            [*RAF, "serve", "--port", port], capture_output=True, text=True, timeout=30, check=False
-        )
+        result = processes.run([*RAF, "serve", "--port", port], text=True)
     finally:
         taken.close()
     assert result.returncode == 2
     assert result.stderr.startswith(f"raf: cannot listen on 127.0.0.1:{port}")
     assert "Traceback" not in result.stderr
-    missing = subprocess.run(
-        [*RAF, "serve", "--cassettes", str(tmp_path / "nope")],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    missing = processes.run([*RAF, "serve", "--cassettes", str(tmp_path / "nope")], text=True)
     assert missing.returncode == 2
     assert "no cassette folder" in missing.stderr
-    bad = subprocess.run(
-        [*RAF, "serve", "--speed", "-1"], capture_output=True, text=True, timeout=30, check=False
-    )
+    bad = processes.run([*RAF, "serve", "--speed", "-1"], text=True)
     assert bad.returncode == 2
     assert "not a speed" in bad.stderr
 

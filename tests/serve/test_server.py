@@ -116,7 +116,8 @@ def test_truncated_chunked_encoding_is_an_incomplete_body(server: ReplayServer) 
 
 
 def test_stall_trips_a_read_timeout(server: ReplayServer) -> None:
-    url = server.case_url("openai_chat", "plain_text", faults=["stall-5000"]) + CHAT
+    # A stall 200 times the read timeout: however slow the machine, the timeout fires first.
+    url = server.case_url("openai_chat", "plain_text", faults=["stall-60000"]) + CHAT
     timeout = httpx.Timeout(5.0, read=0.3)
     with (
         pytest.raises(httpx.ReadTimeout),
@@ -394,7 +395,10 @@ def test_a_client_that_leaves_a_stalled_stream_frees_its_slot(server: ReplayServ
         reads = response.iter_raw()  # kept: a dropped iterator closes the response
         next(reads)
         assert httpx.get(server.url + "/_raf/health").json()["active"] == 1
-    for _ in range(100):  # the server sees the connection close, then cancels the response
+    # The server sees the connection close, then cancels the response: polled until it has,
+    # with 60 s as the guard against a server that never does (it takes milliseconds).
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
         if httpx.get(server.url + "/_raf/health").json()["active"] == 0:
             break
         time.sleep(0.05)
