@@ -75,11 +75,16 @@ NOT_RUN = {
     "raf cassette show cassettes/openai_chat/index_always_zero_distinct_ids.yaml": (
         "names the clone's cassettes/ folder, as the README says"
     ),
-    "raf cassette import ~/recordings -o my_cassettes": "the reader's own recordings",
-    "raf cassette lint my_cassettes": "the reader's own cassettes",
-    "raf conform --cassettes my_cassettes --goldens my_goldens --update": (
-        "the reader's own cassettes"
+    "raf cassette import ~/recordings -o mine": "the reader's own recordings",
+    "raf cassette lint mine": "the reader's own cassettes",
+    "raf cassette expect mine/openai_chat/refund.yaml --write": "the reader's own cassette",
+    "raf conform --cassettes mine --update": "the reader's own cassettes",
+    "raf conform --cassettes mine --impl 'python my_client.py'": "the reader's own client",
+    "raf conform --impl 'python my_client.py' --write-baseline known.yaml": (
+        "the reader's own client"
     ),
+    "raf conform --impl 'python my_client.py' --baseline known.yaml": "the reader's own client",
+    "raf conform --impl 'python my_client.py' --lf -x": "the reader's own client",
 }
 """Tour commands not run as written, and why; every ``curl`` line is also not run (it names
 the port ``raf serve`` printed, which differs on every run)."""
