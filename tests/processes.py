@@ -172,13 +172,27 @@ def _wchan(pid: int) -> str:
 
 
 def kill_group(process: subprocess.Popen[Any]) -> None:
-    """SIGKILL the process group ``process`` leads (started with ``start_new_session``), then
-    reap ``process``. Its other members are reaped by their own parents, or by init."""
+    """SIGKILL the process group ``process`` leads (started with ``start_new_session``), reap
+    ``process``, and return once no other member of the group is alive (its other members
+    are reaped by their own parents, or by init; a SIGKILLed process ends however loaded the
+    machine is, but not at once: it must be scheduled to)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     process.wait()  # SIGKILL cannot be ignored: this returns once the kernel has ended it
+    if not proc_supported():
+        return
+    give_up = time.monotonic() + LAST_RESORT  # a guard against a kernel bug, not a bound
+    while time.monotonic() < give_up:
+        members = [
+            p for p in snapshot().values() if p.pgid == process.pid and p.state not in "ZX"
+        ]
+        if not members:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        time.sleep(0.01)
 
 
 def communicate(

@@ -26,6 +26,7 @@ from raf.cassettes import load as load_cassette
 from raf.cli import main
 from raf.conformance import baseline as baselines
 from raf.conformance.bundled import bundled, owned_by_raf
+from tests import processes
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "clients" / "python" / "client.py"
@@ -38,9 +39,6 @@ USAGE_BUG = """        finishing = any(
         if usage is not None and not finishing:  # planted: usage beside a finish is dropped
             self.on_usage(usage)"""
 CHAT = ["--dialect", "openai_chat", "--chunking", "whole", "--chunking", "bytes"]
-HANG_GUARD = 300.0
-"""Seconds after which a test gives up on a child that should have answered: a last resort
-against a real hang, never a bound on how fast anything runs."""
 
 
 def client_source(*, bom: bool = True, usage: bool = True) -> str:
@@ -343,10 +341,9 @@ def test_a_recording_of_ones_own_becomes_a_test(
 
 
 def test_piped_output_keeps_every_name_whole(tmp_path: Path) -> None:
-    run = subprocess.run(
+    run = processes.run(
         [sys.executable, "-m", "raf", "conform", "--impl", client(tmp_path), *CHAT],
-        capture_output=True, text=True, timeout=HANG_GUARD, check=False,
-        env={**os.environ, "COLUMNS": "80"},
+        text=True, env={**os.environ, "COLUMNS": "80"},
     )  # fmt: skip
     assert run.returncode == 1
     assert "openai_chat │ openrouter_reasoning_with_processing_comments " in run.stdout
@@ -355,10 +352,7 @@ def test_piped_output_keeps_every_name_whole(tmp_path: Path) -> None:
     command = rerun.split("rerun:", 1)[1].strip()
     assert command.startswith("raf conform --impl ")
     # The rerun command runs the failing cases again, and only them.
-    again = subprocess.run(
-        [sys.executable, "-m", "raf", *shlex.split(command)[1:]],
-        capture_output=True, text=True, timeout=HANG_GUARD, check=False,
-    )  # fmt: skip
+    again = processes.run([sys.executable, "-m", "raf", *shlex.split(command)[1:]], text=True)
     assert again.returncode == 1
     assert re.search(r"^\d+ cases: 0 passed, \d+ failed", again.stdout, re.MULTILINE)
 
@@ -450,11 +444,12 @@ for line in sys.stdin.buffer:
 
 
 def wait_for(path: Path, child: subprocess.Popen[bytes]) -> None:
-    """Until ``path`` exists (the child has got that far), or the child ended."""
-    deadline = time.monotonic() + HANG_GUARD
+    """Until ``path`` exists (the child has got that far); a hang is the child and what it
+    started making no progress (tests/processes.py), never a wall-clock bound."""
+    watch = processes.Watch(child.pid, what="raf conform")
     while not path.exists():
         assert child.poll() is None, "raf ended before the implementation blocked"
-        assert time.monotonic() < deadline, "hang guard"
+        watch.check()
         time.sleep(0.02)
 
 
@@ -466,6 +461,15 @@ def gone(pid: int) -> bool:
     return False
 
 
+# Started with SIGINT at its default: a pytest-xdist worker ignores SIGINT, and a program
+# started with it ignored never gets a KeyboardInterrupt (Python installs its handler only
+# over the default), whereas a terminal's Ctrl-C reaches a program with the default.
+WITH_DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_stops_the_implementation_and_writes_the_partial_report(
     tmp_path: Path, signum: int, status: int
@@ -475,19 +479,17 @@ def test_a_signal_stops_the_implementation_and_writes_the_partial_report(
     marks = tmp_path / "impl"
     report = tmp_path / "report.json"
     child = subprocess.Popen(
-        [sys.executable, "-m", "raf", "conform", "--impl",
+        [sys.executable, "-c", WITH_DEFAULT_SIGINT, "-m", "raf", "conform", "--impl",
          shlex.join([sys.executable, str(script), str(marks)]), "--dialect", "openai_chat",
          "--chunking", "whole", "--json", str(report), "--timeout", "600"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
     try:
         wait_for(marks.with_suffix(".blocked"), child)
         child.send_signal(signum)
-        out, err = child.communicate(timeout=HANG_GUARD)
+        out, err = processes.communicate(child, what="raf conform after the signal")
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        processes.kill_group(child)
     assert child.returncode == status, err
     assert b"Traceback" not in out + err
     document = json.loads(report.read_text())
@@ -528,10 +530,10 @@ def test_the_pytest_items_honour_the_baseline_as_strict_xfails(
     assert code == 0
 
     def pytest_run(impl: str, baseline: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
+        return processes.run(
             [*PYTEST, "--raf-impl", impl, "--raf-baseline", str(baseline),
              "--raf-chunking", "whole", "--raf-chunking", "bytes", *selection],
-            cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD, check=False,
+            cwd=tmp_path, text=True,
         )  # fmt: skip
 
     run = pytest_run(buggy, known)
