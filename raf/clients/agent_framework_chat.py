@@ -10,7 +10,10 @@ The recorded tools are declared as declaration-only ``FunctionTool`` objects
 (``func=None``, ``input_model=`` the recorded JSON schema): the framework sends them but
 never runs them, its function-invocation loop pauses on such calls and hands them to the
 caller (agent_framework/_tools.py, ``_try_execute_function_calls``), so there is one model
-call and the calls the model made are what the user gets.
+call and the calls the model made are what the user gets. A recorded ``n`` (several choices),
+which ``OpenAIChatCompletionOptions`` does not name, is put in the options all the same: the
+client hands every option it does not translate to ``chat.completions.create``
+(``_prepare_options``).
 
 The stock client reads no provider reasoning field (``reasoning_content``, ``reasoning``):
 it stays "free of provider-specific branches" and asks for a ``response_parser`` to
@@ -41,12 +44,13 @@ HOW = (
     "async_client=AsyncOpenAI(base_url=..., api_key=..., max_retries=0, timeout=...)), "
     "declares the tools as FunctionTool(name=..., description=..., func=None, "
     "input_model=<JSON schema>) in options['tools'] (with tool_choice and "
-    "allow_multiple_tool_calls as recorded), iterates stream = client.get_response(messages, "
-    "stream=True, options=...) and then awaits stream.get_final_response(). What is mapped is "
-    "that ChatResponse: response.text as the text, the function_call contents of its "
-    "messages (call_id, name, arguments, parsed) as the tool calls, response.finish_reason, "
-    "and response.usage_details (input_token_count, output_token_count, total_token_count, "
-    "cache_read_input_token_count, reasoning_output_token_count) as the usage. The stock "
+    "allow_multiple_tool_calls as recorded, and n when recorded), iterates "
+    "stream = client.get_response(messages, stream=True, options=...) and then awaits "
+    "stream.get_final_response(). What is mapped is that ChatResponse: response.text as the "
+    "text, the function_call contents of its messages (call_id, name, arguments, parsed) as "
+    "the tool calls, response.finish_reason, and response.usage_details (input_token_count, "
+    "output_token_count, total_token_count, cache_read_input_token_count, "
+    "reasoning_output_token_count) as the usage. The stock "
     "client reads no reasoning field, so reasoning is not reported. When the stream raises, "
     "the text of the updates received so far (update.text), and what they fold into with "
     "ChatResponse.from_updates, are what the user had."
@@ -170,6 +174,8 @@ async def _call(case: ClientCase) -> ClientResponse:
             options["tool_choice"] = request["tool_choice"]
         if request.get("parallel_tool_calls") is not None:
             options["allow_multiple_tool_calls"] = request["parallel_tool_calls"]
+    if request.get("n") is not None:
+        options["n"] = request["n"]
     updates: list[Any] = []
     try:
         stream = client.get_response(

@@ -3,7 +3,9 @@
 The recorded request is given to ``ChatOpenAI`` the way a LangChain user writes it: the
 model, ``base_url``, the recorded messages as LangChain messages, the recorded tools bound
 with ``bind_tools`` (with the recorded ``tool_choice`` and ``parallel_tool_calls``), and
-``stream_usage=True`` when the recorded request asks ``stream_options.include_usage``.
+``stream_usage=True`` when the recorded request asks ``stream_options.include_usage``, and
+``n`` when it asks for several choices (``ChatOpenAI(n=...)``; LangChain refuses ``n > 1``
+only together with ``streaming=True``, not for ``.stream()``).
 Retries are off (``max_retries=0``) so a recorded 429 is what the user sees. The Chat
 Completions API is forced (``use_responses_api=False``): the recorded requests are Chat
 Completions requests.
@@ -33,7 +35,8 @@ __all__ = ["ADAPTER"]
 
 HOW = (
     "A LangChain user builds ChatOpenAI(model=..., base_url=..., api_key=..., "
-    "max_retries=0, timeout=..., stream_usage=True when the request asks usage), binds the "
+    "max_retries=0, timeout=..., stream_usage=True when the request asks usage, n=... when "
+    "it asks several choices), binds the "
     "tools with .bind_tools(tools, tool_choice=..., parallel_tool_calls=...), and adds the "
     "chunks of .stream(messages) up as the docs show (full = chunk if full is None else "
     "full + chunk). What is mapped is that AIMessageChunk: full.content (a string, or the "
@@ -122,6 +125,7 @@ def _run(case: ClientCase) -> ClientResponse:
         timeout=case.timeout,
         stream_usage=bool(options.get("include_usage")),
         use_responses_api=False,
+        **({"n": request["n"]} if request.get("n") is not None else {}),
     )
     if request.get("tools"):
         bind: dict[str, Any] = {}

@@ -4,7 +4,8 @@ rebuild litellm's streaming docs give for "the complete streaming response".
 The call is made as a litellm user makes one against an OpenAI-compatible server: the model
 as ``openai/<model>`` (litellm's OpenAI provider, which sends the model name without the
 prefix), ``api_base`` and ``api_key``, the recorded messages, tools, ``tool_choice``,
-``parallel_tool_calls`` and ``stream_options``, ``num_retries=0`` (and ``max_retries=0`` for
+``parallel_tool_calls``, ``stream_options`` and ``n`` (the number of choices, which decides
+the shape of the stream), ``num_retries=0`` (and ``max_retries=0`` for
 the OpenAI SDK underneath) so a recorded 429 is what the user sees, and the timeout.
 
 litellm reaches out to the network on its own unless told not to: the model cost map is
@@ -43,8 +44,8 @@ os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 HOW = (
     "A litellm user calls litellm.completion(model='openai/<model>', api_base=..., api_key=..., "
-    "messages=..., tools=..., tool_choice=..., parallel_tool_calls=..., stream=True, "
-    "stream_options=..., num_retries=0, timeout=...), iterates the chunks (reading "
+    "messages=..., tools=..., tool_choice=..., parallel_tool_calls=..., n=... (as recorded), "
+    "stream=True, stream_options=..., num_retries=0, timeout=...), iterates the chunks (reading "
     "chunk.choices[0].delta as they come) and keeps them, then rebuilds the complete response "
     "with litellm.stream_chunk_builder(chunks, messages=messages), as litellm's streaming docs "
     "show. What is mapped is that ModelResponse: choices[0].message.content as the text, "
@@ -117,7 +118,7 @@ def _run(case: ClientCase) -> ClientResponse:
     request = case.request
     messages = list(request.get("messages") or [])
     kwargs: dict[str, Any] = {}
-    for name in ("tools", "tool_choice", "parallel_tool_calls", "stream_options"):
+    for name in ("tools", "tool_choice", "parallel_tool_calls", "stream_options", "n"):
         if request.get(name) is not None:
             kwargs[name] = request[name]
     chunks: list[Any] = []

@@ -6,7 +6,9 @@ loop, so the recorded tools are sent (``ModelRequestParameters(function_tools=[.
 never run, and the calls the model made are what the user gets. The model is
 ``OpenAIChatModel(model, provider=OpenAIProvider(openai_client=AsyncOpenAI(...,
 max_retries=0)))``: the SDK client is built by hand, the documented way to set its options,
-so a recorded 429 is what the user sees; the timeout is the ``timeout`` model setting.
+so a recorded 429 is what the user sees; the timeout is the ``timeout`` model setting. A
+recorded ``n`` (several choices), which the model settings do not name, goes in the
+``extra_body`` setting, Pydantic AI's way to send what its settings do not model.
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ HOW = (
     "parameters_json_schema, description)])) as stream, iterates the events, and reads the "
     "final ModelResponse with stream.get(). The model is OpenAIChatModel(model, "
     "provider=OpenAIProvider(openai_client=AsyncOpenAI(base_url=..., api_key=..., "
-    "max_retries=0))), with parallel_tool_calls, tool_choice and timeout as model settings. "
+    "max_retries=0))), with parallel_tool_calls, tool_choice and timeout as model settings "
+    "(and a recorded n as extra_body). "
     "What is mapped is that ModelResponse: its TextParts joined as the text, its ThinkingParts "
     "joined as the reasoning, its ToolCallParts (tool_call_id, tool_name, args_as_dict()) as "
     "the tool calls, response.finish_reason (Pydantic AI's normalised stop, length, "
@@ -177,6 +180,8 @@ async def _call(case: ClientCase) -> ClientResponse:
             settings["parallel_tool_calls"] = request["parallel_tool_calls"]
         if isinstance(request.get("tool_choice"), str):
             settings["tool_choice"] = request["tool_choice"]
+    if request.get("n") is not None:
+        settings["extra_body"] = {"n": request["n"]}
     parameters = ModelRequestParameters(function_tools=_tools(request.get("tools")))
     stream: Any = None
     try:
