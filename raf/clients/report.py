@@ -90,7 +90,7 @@ def matrix_markdown(
         "notices only: a form correct clients legitimately differ in), `✗` (failed) with the "
         "kinds of what differs from the reviewed expectation (`lost`, `wrong`, `unreported`, "
         "`invented`, `detail`: docs/conformance.md), or `-` (the library does not report "
-        "what the case needs).",
+        "what the case needs, or never receives such a response).",
         "",
     ]
     for dialect in dialects:
