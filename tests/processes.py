@@ -185,10 +185,8 @@ def kill_group(process: subprocess.Popen[Any]) -> None:
         return
     give_up = time.monotonic() + LAST_RESORT  # a guard against a kernel bug, not a bound
     while time.monotonic() < give_up:
-        members = [
-            p for p in snapshot().values() if p.pgid == process.pid and p.state not in "ZX"
-        ]
-        if not members:
+        group = [p for p in snapshot().values() if p.pgid == process.pid]
+        if all(p.state in "ZX" for p in group):  # gone, or zombies waiting to be reaped
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
