@@ -115,7 +115,9 @@ def _session(
     )
     (tmp_path / "test_it.py").write_text(textwrap.dedent(tests).replace("MARKER", marker))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *options, str(tmp_path)]
+    # -rN: no short summary, whose lines repeat each report (or not, by terminal width).
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN"]
+    argv += [*options, str(tmp_path)]
     return processes.run(argv, cwd=tmp_path, env=env, text=True), marker
 
 
