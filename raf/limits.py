@@ -29,8 +29,11 @@ __all__ = [
     "MAX_JSON_DEPTH_CEILING",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
-    "SERVE_JOURNAL_BODY_CHARS",
+    "SERVE_JOURNAL_BODY_BYTES",
+    "SERVE_JOURNAL_BYTES",
     "SERVE_JOURNAL_ENTRIES",
+    "SERVE_JOURNAL_PAGE_BYTES",
+    "SERVE_JOURNAL_PAGE_ENTRIES",
     "SERVE_MAX_BODY_BYTES",
     "SERVE_MAX_CONNECTIONS",
     "SERVE_MAX_ORDERS",
@@ -124,8 +127,21 @@ SERVE_JOURNAL_ENTRIES = 1000
 """Requests the journal keeps in memory (the oldest is forgotten first; ``--journal FILE``
 keeps every one)."""
 
-SERVE_JOURNAL_BODY_CHARS = 64 * 1024
-"""The most characters of a request body a journal entry keeps."""
+SERVE_JOURNAL_BYTES = 32 * 1024 * 1024
+"""Most bytes of entries the journal keeps in memory (32 MiB), each entry counted as the
+length of its JSON line; the oldest is forgotten first (the newest is always kept)."""
+
+SERVE_JOURNAL_BODY_BYTES = 64 * 1024
+"""The most bytes of a request body a journal entry keeps (64 KiB, cut at a character
+boundary after scrubbing; ``body_bytes`` says how long the body was)."""
+
+SERVE_JOURNAL_PAGE_ENTRIES = 1000
+"""Most entries in one page of ``GET /_raf/journal`` (its default ``limit``, and the
+largest accepted)."""
+
+SERVE_JOURNAL_PAGE_BYTES = 4 * 1024 * 1024
+"""Most bytes of entries in one page of ``GET /_raf/journal`` (4 MiB; a page always holds at
+least one entry, so an entry is never too large to be read)."""
 
 SERVE_MAX_ORDERS = 10_000
 """Most orders of interactions kept (a path prefix and a session each); the oldest is

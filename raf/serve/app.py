@@ -33,7 +33,7 @@ from raf.chunking import chunk
 from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
 from raf.serve import faults as fault_plan
 from raf.serve.catalog import Catalog, Order
-from raf.serve.journal import Journal
+from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request
 from raf.serve.routes import RouteError, parse, provider_path_problem
 
@@ -140,7 +140,23 @@ async def _bounded(request: web.Request, handler: Any) -> web.StreamResponse:
 
 
 async def _journal(request: web.Request) -> web.Response:
-    return web.json_response({"entries": request.app[_CONFIG].journal.entries()})
+    """A page of the journal (``?since=SEQ&limit=N``; without them, the first page), encoded
+    in a worker thread: the loop goes on serving while a large page is built."""
+    numbers: dict[str, int] = {}
+    for name, default, top in (("since", 0, None), ("limit", PAGE_ENTRIES, PAGE_ENTRIES)):
+        text = request.query.get(name)
+        if text is None:
+            numbers[name] = default
+            continue
+        if not text.isascii() or not text.isdigit() or len(text) > 18:
+            return error_response(400, f"{name} takes a whole number")
+        value = int(text)
+        if name == "limit" and value < 1:
+            return error_response(400, f"limit takes a number from 1 to {PAGE_ENTRIES}")
+        numbers[name] = value if top is None else min(value, top)
+    journal = request.app[_CONFIG].journal
+    body = await asyncio.to_thread(journal.page_json, numbers["since"], numbers["limit"])
+    return web.Response(body=body, content_type="application/json")
 
 
 async def _scenarios(request: web.Request) -> web.Response:
@@ -205,7 +221,7 @@ async def _case(request: web.Request) -> web.StreamResponse:
     journal_entry = config.journal.record(
         method=request.method,
         path=request.path,
-        query=request.query_string,
+        query=request.raw_path.partition("?")[2],
         headers=list(request.headers.items()),
         body=body,
     )
@@ -231,7 +247,8 @@ async def _case(request: web.Request) -> web.StreamResponse:
     )
     faults = fault_plan.active(route.faults, attempt)
     plan = _plan(config, route.dialect, route.chunking, faults, interaction)
-    journal_entry.update(
+    config.journal.update(
+        journal_entry,
         case=route.case,
         chunking=route.chunking,
         faults=[f.name for f in faults],

@@ -1,12 +1,19 @@
 """The request journal of ``raf serve``: every request received, scrubbed. No network.
 
-Each entry holds the time, the method, path and query, the request headers with every secret
-redacted (the rules of docs/secrets.md: ``authorization``, ``x-api-key``... and any token of
-a known shape), the body (its first :data:`MAX_BODY_CHARS` characters, scrubbed too), the
-case it named, the interaction answered, the status sent, the :mod:`request check
-<raf.serve.request_check>` and how the response ended. ``GET /_raf/journal`` returns the
-entries kept in memory (the last ``size``); with a file, every entry is also appended to it
-as one JSON line, when its response has ended.
+Each entry holds a sequence number (``seq``, from 1), the time, the method, path and query,
+the request headers, the body (its first :data:`MAX_BODY_BYTES` bytes), the case it named,
+the interaction answered, the status sent, the :mod:`request check
+<raf.serve.request_check>` and how the response ended. Every string of an entry is scrubbed
+by the rules of docs/secrets.md before it is kept: secret headers redacted
+(``authorization``, ``x-api-key``...), credential query parameters redacted by name
+(``key=``, ``api_key=``, ``access_token=``...), and tokens of a known shape and JSON members
+named as credentials removed wherever they are, the request check's mismatch lines included.
+
+The journal keeps in memory the newest entries within :data:`MAX_ENTRIES` entries and
+:data:`MAX_BYTES` bytes (each entry counted as its JSON line); :meth:`Journal.page` reads
+them in pages of at most :data:`PAGE_ENTRIES` entries and :data:`PAGE_BYTES` bytes, which is
+what ``GET /_raf/journal?since=SEQ&limit=N`` returns. With a file, every entry is also
+appended to it as one JSON line, when its response has ended.
 """
 
 from __future__ import annotations
@@ -19,20 +26,89 @@ from typing import IO, Any, Final
 
 import msgspec
 
-from raf.cassettes.scrub import scrub_headers, scrub_text
-from raf.limits import SERVE_JOURNAL_BODY_CHARS, SERVE_JOURNAL_ENTRIES
+from raf.cassettes.scrub import scrub_headers, scrub_text, scrub_uri
+from raf.limits import (
+    SERVE_JOURNAL_BODY_BYTES,
+    SERVE_JOURNAL_BYTES,
+    SERVE_JOURNAL_ENTRIES,
+    SERVE_JOURNAL_PAGE_BYTES,
+    SERVE_JOURNAL_PAGE_ENTRIES,
+)
 
-__all__ = ["DEFAULT_SIZE", "MAX_BODY_CHARS", "Journal"]
+__all__ = [
+    "DEFAULT_SIZE",
+    "MAX_BODY_BYTES",
+    "MAX_BYTES",
+    "MAX_ENTRIES",
+    "PAGE_BYTES",
+    "PAGE_ENTRIES",
+    "Journal",
+    "Page",
+    "scrub_query",
+]
 
-DEFAULT_SIZE: Final = SERVE_JOURNAL_ENTRIES
-MAX_BODY_CHARS: Final = SERVE_JOURNAL_BODY_CHARS
+MAX_ENTRIES: Final = SERVE_JOURNAL_ENTRIES
+DEFAULT_SIZE: Final = MAX_ENTRIES
+MAX_BYTES: Final = SERVE_JOURNAL_BYTES
+MAX_BODY_BYTES: Final = SERVE_JOURNAL_BODY_BYTES
+PAGE_ENTRIES: Final = SERVE_JOURNAL_PAGE_ENTRIES
+PAGE_BYTES: Final = SERVE_JOURNAL_PAGE_BYTES
+
+SCRUB_MARGIN: Final = 8 * 1024
+"""Bytes of a body read past the cut before scrubbing, so that a secret the cut falls in is
+removed whole rather than kept as a prefix too short to be recognised."""
+
+_encode = msgspec.json.Encoder().encode
+
+
+class Page(msgspec.Struct, frozen=True):
+    """One page of the journal: ``entries`` (oldest first), the ``since`` of the next page
+    (``next_since``: the last ``seq`` returned) and whether newer entries remain (``more``)."""
+
+    entries: list[dict[str, Any]]
+    next_since: int
+    more: bool
+
+
+def scrub_query(query: str) -> str:
+    """A raw query string (without its ``?``) with credential parameters' values redacted by
+    name and secrets of a known shape removed (the rules of a request URI's query)."""
+    return scrub_uri("?" + query)[1:] if query else ""
+
+
+def _kept_body(body: bytes) -> str:
+    """The first :data:`MAX_BODY_BYTES` bytes of ``body`` as text, scrubbed before it is cut
+    (and cut at a character boundary)."""
+    text = scrub_text(body[: MAX_BODY_BYTES + SCRUB_MARGIN].decode("utf-8", "replace"))
+    encoded = text.encode()
+    if len(encoded) <= MAX_BODY_BYTES:
+        return text
+    return encoded[:MAX_BODY_BYTES].decode("utf-8", "ignore")  # drops a cut last character
+
+
+def _scrubbed(value: Any) -> Any:
+    """A field of an entry with every string in it scrubbed: a string, or a list or mapping
+    of strings and scalars one or two levels deep (the request check's builtins)."""
+    if isinstance(value, str):
+        return scrub_text(value)
+    if isinstance(value, list):
+        return [scrub_text(v) if isinstance(v, str) else v for v in value]
+    if isinstance(value, dict):
+        return {k: _scrubbed(v) if isinstance(v, str | list) else v for k, v in value.items()}
+    return value
 
 
 class Journal:
     """Entries in order; thread-safe (the server writes, a test reads)."""
 
-    def __init__(self, size: int = DEFAULT_SIZE, file: Path | None = None) -> None:
-        self._entries: deque[dict[str, Any]] = deque(maxlen=size)
+    def __init__(
+        self, size: int = MAX_ENTRIES, file: Path | None = None, *, max_bytes: int = MAX_BYTES
+    ) -> None:
+        self._entries: deque[dict[str, Any]] = deque()
+        self._sizes: dict[int, int] = {}
+        self._bytes = 0
+        self._size = size
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
         self._count = 0
         self._file: IO[bytes] | None = file.open("ab") if file is not None else None
@@ -40,39 +116,65 @@ class Journal:
     def record(
         self, *, method: str, path: str, query: str, headers: list[tuple[str, str]], body: bytes
     ) -> dict[str, Any]:
-        """A new entry for a request (completed later with :meth:`finish`)."""
+        """A new entry for a request (completed later with :meth:`update` and
+        :meth:`finish`). ``query`` is the raw (percent-encoded) query string."""
         grouped: dict[str, list[str]] = {}
         for name, value in headers:
             grouped.setdefault(name.lower(), []).append(value)
-        text = body[: MAX_BODY_CHARS * 4].decode("utf-8", "replace")[:MAX_BODY_CHARS]
+        entry: dict[str, Any] = {
+            "seq": 0,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "method": scrub_text(method),
+            "path": scrub_text(path),
+            "query": scrub_query(query),
+            "headers": {k: ", ".join(v) for k, v in scrub_headers(grouped).items()},
+            "body": _kept_body(body),
+            "body_bytes": len(body),
+            "case": None,
+            "interaction": None,
+            "status": None,
+            "check": None,
+            "outcome": "pending",
+            "bytes_sent": 0,
+        }
+        size = len(_encode(entry))
         with self._lock:
             self._count += 1
-            entry: dict[str, Any] = {
-                "seq": self._count,
-                "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "method": method,
-                "path": scrub_text(path),
-                "query": scrub_text(query),
-                "headers": {k: ", ".join(v) for k, v in scrub_headers(grouped).items()},
-                "body": scrub_text(text),
-                "body_bytes": len(body),
-                "case": None,
-                "interaction": None,
-                "status": None,
-                "check": None,
-                "outcome": "pending",
-                "bytes_sent": 0,
-            }
+            entry["seq"] = self._count
             self._entries.append(entry)
+            self._resized(entry, size)
         return entry
+
+    def update(self, entry: dict[str, Any], **fields: Any) -> None:
+        """Set fields of ``entry`` (scrubbed: every string in them)."""
+        scrubbed = {name: _scrubbed(value) for name, value in fields.items()}
+        with self._lock:
+            entry.update(scrubbed)
 
     def finish(self, entry: dict[str, Any], **fields: Any) -> None:
         """Complete ``entry`` (status, outcome...) and append it to the file."""
+        scrubbed = {name: _scrubbed(value) for name, value in fields.items()}
         with self._lock:
-            entry.update(fields)
+            entry.update(scrubbed)
+            line = _encode(entry)
+            self._resized(entry, len(line) + 1)
             if self._file is not None:
-                self._file.write(msgspec.json.encode(entry) + b"\n")
+                self._file.write(line + b"\n")
                 self._file.flush()
+
+    def _resized(self, entry: dict[str, Any], size: int) -> None:
+        """Account ``entry``'s new size (if it is still kept) and forget the oldest entries
+        past the limits (never the newest). The lock is held."""
+        seq = entry["seq"]
+        if seq not in self._sizes and self._entries and self._entries[-1] is not entry:
+            return  # already forgotten
+        self._bytes += size - self._sizes.get(seq, 0)
+        self._sizes[seq] = size
+        while len(self._entries) > 1 and (
+            len(self._entries) > self._size or self._bytes > self._max_bytes
+        ):
+            old = self._entries.popleft()
+            self._bytes -= self._sizes.pop(old["seq"], 0)
 
     def entries(self) -> list[dict[str, Any]]:
         """A copy of the entries kept, oldest first."""
@@ -85,14 +187,50 @@ class Journal:
         with self._lock:
             return self._count
 
+    @property
+    def kept_bytes(self) -> int:
+        """The size of the entries kept, as JSON lines."""
+        with self._lock:
+            return self._bytes
+
     def since(self, count: int) -> list[dict[str, Any]]:
         """The entries recorded after the first ``count`` (those still kept)."""
         with self._lock:
             return [dict(e) for e in self._entries if e["seq"] > count]
 
+    def page(
+        self, since: int = 0, limit: int = PAGE_ENTRIES, *, max_bytes: int = PAGE_BYTES
+    ) -> Page:
+        """The kept entries after ``seq`` ``since``, oldest first: at most ``limit`` of them
+        and, past the first, at most ``max_bytes`` bytes of them as JSON lines."""
+        out: list[dict[str, Any]] = []
+        total = 0
+        more = False
+        with self._lock:
+            for entry in self._entries:
+                if entry["seq"] <= since:
+                    continue
+                size = self._sizes.get(entry["seq"], 0)
+                if out and (len(out) >= limit or total + size > max_bytes):
+                    more = True
+                    break
+                out.append(dict(entry))
+                total += size
+        next_since = out[-1]["seq"] if out else since
+        return Page(out, next_since, more)
+
+    def page_json(
+        self, since: int = 0, limit: int = PAGE_ENTRIES, *, max_bytes: int = PAGE_BYTES
+    ) -> bytes:
+        """:meth:`page` as the JSON body of ``GET /_raf/journal`` (UTF-8, each entry encoded
+        once; a thread may call it while the server records)."""
+        return _encode(self.page(since, limit, max_bytes=max_bytes))
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._sizes.clear()
+            self._bytes = 0
 
     def close(self) -> None:
         with self._lock:

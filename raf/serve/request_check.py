@@ -58,6 +58,9 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import msgspec
 
+from raf.cassettes.scrub import REDACTED, scrub_text
+from raf.cassettes.secrets import is_placeholder, is_secret_member
+
 __all__ = [
     "COMPARED_FIELDS",
     "EQUIVALENCES",
@@ -267,6 +270,9 @@ _SCHEMA_NOTES: Final = frozenset({"title", "description", "$schema"})
 
 _MAX_MISMATCHES: Final = 5
 _SHOWN: Final = 80
+_SCRUBBED_WINDOW: Final = 8 * 1024
+"""Characters of a value scrubbed before it is cut to :data:`_SHOWN` for a mismatch line, so
+that a secret the cut falls in is removed whole, not shown as an unrecognisable prefix."""
 _TEXT_PARTS: Final = frozenset({"text", "input_text", "output_text"})
 
 
@@ -300,7 +306,9 @@ def check_request(
 ) -> RequestCheck:
     """Compare the request a client sent with the recorded one: its body (``received``)
     with the recorded body, and, for a dialect with :data:`URL_FIELDS`, the URL it asked
-    (``received_url``: the path and query, or the whole URL) with ``recorded_uri``."""
+    (``received_url``: the path and query, or the whole URL) with ``recorded_uri``. Every
+    value a mismatch line quotes is scrubbed of secrets (docs/secrets.md) before it is cut
+    to its excerpt."""
     compared, mismatches = _check_url(dialect, recorded_uri, received_url)
     body_compared, body_mismatches = _check_body(dialect, recorded, received)
     everything = mismatches + body_mismatches
@@ -575,15 +583,15 @@ def _json_or_text(text: str) -> Any:
         return text
 
 
-def _diff(want: Any, have: Any, path: str, out: list[str]) -> None:
+def _diff(want: Any, have: Any, path: str, out: list[str], member: str | None = None) -> None:
     if len(out) >= _MAX_MISMATCHES:
         return
     if isinstance(want, dict) and isinstance(have, dict):
         for key in want:
             if key not in have:
-                out.append(f"{path}.{key}: missing (expected {_shown(want[key])})")
+                out.append(f"{path}.{key}: missing (expected {_shown(want[key], key)})")
             else:
-                _diff(want[key], have[key], f"{path}.{key}", out)
+                _diff(want[key], have[key], f"{path}.{key}", out, key)
         return  # members the recording does not have are free
     if isinstance(want, list) and isinstance(have, list):
         if len(want) != len(have):
@@ -592,7 +600,7 @@ def _diff(want: Any, have: Any, path: str, out: list[str]) -> None:
             _diff(a, b, f"{path}[{n}]", out)
         return
     if want != have or (type(want) is not type(have) and not _same_number(want, have)):
-        out.append(f"{path}: expected {_shown(want)}, got {_shown(have)}")
+        out.append(f"{path}: expected {_shown(want, member)}, got {_shown(have, member)}")
 
 
 def _same_number(a: Any, b: Any) -> bool:
@@ -606,8 +614,13 @@ def _same_number(a: Any, b: Any) -> bool:
     )
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, member: str | None = None) -> str:
+    """``value`` as a mismatch line quotes it: its JSON, scrubbed of secrets (all of it when
+    ``member``, the name it has in its object, names a credential), then cut."""
     if isinstance(value, _Named):
         return value.shown
-    text = msgspec.json.encode(value).decode()
+    named = member is not None and is_secret_member(member)
+    if named and isinstance(value, str) and not is_placeholder(value):
+        return f'"{REDACTED}"'
+    text = scrub_text(msgspec.json.encode(value).decode()[:_SCRUBBED_WINDOW])
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."

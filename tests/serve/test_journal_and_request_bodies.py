@@ -1,0 +1,132 @@
+"""raf serve against a hostile client on 127.0.0.1: secrets in what it sends never reach the
+journal, and a huge journal is read in bounded pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from raf.serve.journal import MAX_BODY_BYTES, PAGE_ENTRIES, Journal
+from raf.serve.request_check import check_request
+from raf.serve.server import ReplayServer
+
+CHAT = "/v1/chat/completions"
+LONG_KEY = "sk-proj-" + "A1b2C3d4" * 20  # longer than a mismatch line's excerpt
+SHORT_KEY = "sk-proj-" + "Z9y8X7w6" * 4
+QUERY_SECRETS = {
+    "api_key": "0123456789abcdef0123456789abcdef",
+    "key": "fedcba9876543210fedcba9876543210",
+    "access_token": "q1w2e3r4t5y6u7i8o9p0",
+}
+EMOJI_BODY = json.dumps(
+    {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "\U0001f600" * 65536}]},
+    ensure_ascii=False,
+).encode()
+
+
+@pytest.fixture(scope="module")
+def journal_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("journal") / "journal.jsonl"
+
+
+@pytest.fixture(scope="module")
+def server(journal_file: Path) -> Iterator[ReplayServer]:
+    with ReplayServer(speed=0, journal_file=journal_file) as running:
+        yield running
+
+
+def _error(response: httpx.Response, status: int) -> str:
+    """The message of raf's JSON error ``response``, which must have ``status``."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert body["error"]["type"] == "raf_serve"
+    message: str = body["error"]["message"]
+    return message
+
+
+def test_item_1_journal_mismatch_lines_and_query_parameters_are_scrubbed(
+    server: ReplayServer, journal_file: Path
+) -> None:
+    mark = server.journal.count
+    query = "&".join(f"{name}={value}" for name, value in QUERY_SECRETS.items())
+    url = server.case_url("openai_chat", "plain_text") + CHAT + f"?{query}&alt=sse"
+    for key in (LONG_KEY, SHORT_KEY):
+        sent = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"my key {key}"}]}
+        assert httpx.post(url, json=sent).status_code == 200
+    entries = server.journal.since(mark)
+    assert [e["query"] for e in entries] == [
+        "api_key=REDACTED&key=REDACTED&access_token=REDACTED&alt=sse"
+    ] * 2
+    lines = [line for e in entries for line in e["check"]["mismatches"]]
+    assert 'messages[0].content: expected "You are a concise science tutor.", got "my key ' in (
+        "\n".join(lines)
+    )
+    assert all("REDACTED" in line for line in lines if line.startswith("messages[0].content"))
+    served = httpx.get(server.url + "/_raf/journal").text
+    written = journal_file.read_text()
+    for text in (served, written, json.dumps(entries)):
+        for secret in (LONG_KEY[:20], SHORT_KEY[:20], *QUERY_SECRETS.values()):
+            assert secret not in text
+
+
+def test_item_1_a_credential_member_is_redacted_in_a_mismatch_line() -> None:
+    recorded = json.dumps({"model": "m", "messages": [{"role": "user", "password": "old-one"}]})
+    sent = json.dumps({"model": "m", "messages": [{"role": "user", "password": "hunter2-xyz"}]})
+    check = check_request("openai_chat", recorded, sent.encode())
+    assert check.mismatches == ['messages[0].password: expected "REDACTED", got "REDACTED"']
+
+
+def test_item_2_the_journal_is_capped_in_bytes_and_read_in_pages(server: ReplayServer) -> None:
+    url = server.case_url("openai_chat", "plain_text") + CHAT
+    mark = server.journal.count
+    for _ in range(7):
+        assert httpx.post(url, content=EMOJI_BODY).status_code == 200
+    entries = server.journal.since(mark)
+    assert [e["body_bytes"] for e in entries] == [len(EMOJI_BODY)] * 7
+    assert all(len(e["body"].encode()) <= MAX_BODY_BYTES for e in entries)
+    assert all(e["body"].endswith("\U0001f600") for e in entries)  # cut between characters
+
+    first = httpx.get(server.url + "/_raf/journal").json()
+    assert set(first) == {"entries", "next_since", "more"}
+    assert first["next_since"] == first["entries"][-1]["seq"]
+    wanted = [e["seq"] for e in server.journal.entries()]
+    seen: list[int] = []
+    since, more, pages = 0, True, 0
+    while more:
+        page = httpx.get(server.url + f"/_raf/journal?since={since}&limit=3").json()
+        assert 1 <= len(page["entries"]) <= 3
+        seen += [e["seq"] for e in page["entries"]]
+        since, more, pages = page["next_since"], page["more"], pages + 1
+    assert seen == wanted
+    assert pages == -(-len(wanted) // 3)
+    assert httpx.get(server.url + f"/_raf/journal?since={since}").json() == {
+        "entries": [],
+        "next_since": since,
+        "more": False,
+    }
+    big = httpx.get(server.url + f"/_raf/journal?limit={PAGE_ENTRIES * 10}")
+    assert big.status_code == 200
+    for bad in ("since=-1", "since=x", "limit=0", "limit=", "since=1e3"):
+        assert "takes" in _error(httpx.get(server.url + f"/_raf/journal?{bad}"), 400)
+
+
+def test_item_2_the_journal_keeps_entries_within_its_byte_cap_and_pages_within_theirs() -> None:
+    journal = Journal(max_bytes=300_000)
+    for _ in range(10):
+        entry = journal.record(method="POST", path="/p", query="", headers=[], body=EMOJI_BODY)
+        journal.finish(entry, status=200, outcome="complete")
+    kept = journal.entries()
+    assert journal.count == 10
+    assert journal.kept_bytes <= 300_000
+    assert [e["seq"] for e in kept] == list(range(11 - len(kept), 11))  # the newest
+    assert len(kept) == 300_000 // (MAX_BODY_BYTES + 300)
+    page = journal.page(0, max_bytes=150_000)
+    assert (len(page.entries), page.more) == (2, True)
+    one = journal.page(0, max_bytes=1)  # a page always holds an entry
+    assert (len(one.entries), one.next_since) == (1, kept[0]["seq"])
