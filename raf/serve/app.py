@@ -34,7 +34,7 @@ from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_ST
 from raf.serve import faults as fault_plan
 from raf.serve.catalog import Catalog, Order
 from raf.serve.journal import PAGE_ENTRIES, Journal
-from raf.serve.request_check import check_request
+from raf.serve.request_check import check_request, read_body
 from raf.serve.routes import RouteError, parse, provider_path_problem
 
 __all__ = [
@@ -232,6 +232,12 @@ async def _case(request: web.Request) -> web.StreamResponse:
         )
         response.headers["retry-after"] = "1"
         return response
+    received = read_body(body)
+    if received.problem is not None:
+        config.journal.finish(
+            journal_entry, case=route.case, status=400, outcome="refused: bad request body"
+        )
+        return error_response(400, received.problem)
     session = request.headers.get(SESSION_HEADER, "")
     attempt, number = config.order.take(route.prefix, session, count)
     if route.interaction is not None:
@@ -241,7 +247,7 @@ async def _case(request: web.Request) -> web.StreamResponse:
     check = check_request(
         route.dialect,
         interaction.request.body,
-        body,
+        received,
         recorded_uri=interaction.request.uri,
         received_url=route.provider_path + (f"?{query}" if query else ""),
     )

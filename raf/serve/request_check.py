@@ -60,17 +60,22 @@ import msgspec
 
 from raf.cassettes.scrub import REDACTED, scrub_text
 from raf.cassettes.secrets import is_placeholder, is_secret_member
+from raf.limits import DEFAULT_MAX_JSON_DEPTH
+from raf.safe_json import too_deep
 
 __all__ = [
     "COMPARED_FIELDS",
     "EQUIVALENCES",
     "FRAMINGS",
+    "MAX_BODY_DEPTH",
     "URL_FIELDS",
+    "Body",
     "Equivalence",
     "Framing",
     "RequestCheck",
     "check_request",
     "equivalences_table",
+    "read_body",
     "requested_framing",
     "takes_no_parameters",
 ]
@@ -268,6 +273,11 @@ _EMPTY_SCHEMA: Final[dict[str, Any]] = {
 }
 _SCHEMA_NOTES: Final = frozenset({"title", "description", "$schema"})
 
+MAX_BODY_DEPTH: Final = DEFAULT_MAX_JSON_DEPTH
+"""The deepest nesting of a request body the check reads (the limit of every JSON payload
+raf reads, measured by :func:`raf.safe_json.too_deep` without recursing); a deeper body is
+refused before it is decoded."""
+
 _MAX_MISMATCHES: Final = 5
 _SHOWN: Final = 80
 _SCRUBBED_WINDOW: Final = 8 * 1024
@@ -296,21 +306,64 @@ class RequestCheck:
         return {"ok": self.ok, "compared": list(self.compared), "mismatches": self.mismatches}
 
 
+@dataclass(frozen=True)
+class Body:
+    """A request body as the check reads it.
+
+    Attributes:
+        value: the JSON value (``None`` for an empty body, or one that cannot be read).
+        problem: why the body cannot be read as a JSON object (``None``: it can, or it is
+            empty); what ``raf serve`` answers with 400.
+    """
+
+    value: Any = None
+    problem: str | None = None
+
+
+def read_body(received: bytes) -> Body:
+    """``received`` read as the JSON object a client of raf's dialects sends: never raises,
+    never recurses deeper than :data:`MAX_BODY_DEPTH`. An empty body has neither a value nor
+    a problem; bytes that are not UTF-8 or not JSON, a nesting past :data:`MAX_BODY_DEPTH`, a
+    number out of range and any JSON value but an object are a ``problem``. The problem never
+    quotes the body."""
+    if not received:
+        return Body()
+    try:
+        text = received.decode()
+    except UnicodeDecodeError as exc:
+        return Body(problem=f"the request body is not JSON: byte {exc.start} is not UTF-8")
+    deep = f"the request body nests deeper than {MAX_BODY_DEPTH} levels"
+    if too_deep(text, MAX_BODY_DEPTH):
+        return Body(problem=deep)
+    try:
+        value = msgspec.json.decode(received)
+    except msgspec.DecodeError as exc:  # ValidationError too: a number out of range
+        return Body(problem=f"the request body is not JSON: {exc}")
+    except RecursionError:  # pragma: no cover - too_deep keeps the decoder well inside
+        return Body(problem=deep)
+    if not isinstance(value, dict):
+        return Body(problem="the request body is not a JSON object")
+    return Body(value)
+
+
 def check_request(
     dialect: str,
     recorded: str | bytes | None,
-    received: bytes,
+    received: bytes | Body,
     *,
     recorded_uri: str | None = None,
     received_url: str | None = None,
 ) -> RequestCheck:
-    """Compare the request a client sent with the recorded one: its body (``received``)
-    with the recorded body, and, for a dialect with :data:`URL_FIELDS`, the URL it asked
-    (``received_url``: the path and query, or the whole URL) with ``recorded_uri``. Every
-    value a mismatch line quotes is scrubbed of secrets (docs/secrets.md) before it is cut
-    to its excerpt."""
+    """Compare the request a client sent with the recorded one: its body (``received``, as
+    bytes or as :func:`read_body` read them) with the recorded body, and, for a dialect with
+    :data:`URL_FIELDS`, the URL it asked (``received_url``: the path and query, or the whole
+    URL) with ``recorded_uri``. Never raises. Every value a mismatch line quotes is scrubbed
+    of secrets (docs/secrets.md) before it is cut to its excerpt."""
     compared, mismatches = _check_url(dialect, recorded_uri, received_url)
-    body_compared, body_mismatches = _check_body(dialect, recorded, received)
+    try:
+        body_compared, body_mismatches = _check_body(dialect, recorded, received)
+    except RecursionError:  # pragma: no cover - read_body bounds the depth well inside
+        body_compared, body_mismatches = (), ["the request body nests too deep to compare"]
     everything = mismatches + body_mismatches
     return RequestCheck(compared + body_compared, everything[:_MAX_MISMATCHES])
 
@@ -397,25 +450,27 @@ def _quoted(value: str | None) -> str:
 
 
 def _check_body(
-    dialect: str, recorded: str | bytes | None, received: bytes
+    dialect: str, recorded: str | bytes | None, received: bytes | Body
 ) -> tuple[tuple[str, ...], list[str]]:
     if recorded is None or recorded in ("", b""):
         return (), []
-    try:
-        expected = msgspec.json.decode(recorded)
-    except msgspec.DecodeError:
-        return (), []  # a recorded body that is not JSON: nothing to compare
-    if not isinstance(expected, dict):
+    if isinstance(recorded, str):
+        try:
+            recorded = recorded.encode()
+        except UnicodeEncodeError:
+            return (), []
+    expected = read_body(recorded).value  # a recorded body that is not a JSON object (or
+    if not isinstance(expected, dict):  # too deep): nothing to compare
         return (), []
     fields = tuple(
         name for name in COMPARED_FIELDS.get(dialect, ("model",)) if expected.get(name) is not None
     )
     if not fields:
         return (), []
-    try:
-        got = msgspec.json.decode(received) if received else None
-    except msgspec.DecodeError as exc:
-        return fields, [f"the request body is not JSON: {exc}"]
+    body = received if isinstance(received, Body) else read_body(received)
+    if body.problem is not None:
+        return fields, [body.problem]
+    got = body.value
     if not isinstance(got, dict):
         return fields, ["the request body is not a JSON object"]
     normal = _Normaliser(dialect)
@@ -480,14 +535,20 @@ class _Normaliser:
         return self.clean(value)
 
     def tool(self, tool: Any) -> Any:
-        """A tool as its kind, name and parameter schema."""
+        """A tool as its kind, name and parameter schema (a Gemini tool: its functions)."""
+        if isinstance(tool, dict) and (
+            "functionDeclarations" in tool or "function_declarations" in tool
+        ):
+            declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
+            if isinstance(declarations, list):
+                return {"functions": [self.function(d) for d in declarations]}
+        return self.function(tool)
+
+    def function(self, tool: Any) -> Any:
+        """One tool or function declaration as its kind, name and parameter schema."""
         if not isinstance(tool, dict):
             return tool
         function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
-        if "functionDeclarations" in tool or "function_declarations" in tool:
-            declarations = tool.get("functionDeclarations") or tool.get("function_declarations")
-            if isinstance(declarations, list):
-                return {"functions": [self.tool(d) for d in declarations]}
         if "tool_name_and_schema" not in self.on:
             return self.clean(tool)
         schema = None
@@ -510,42 +571,68 @@ class _Normaliser:
     def schema(self, schema: Any) -> Any:
         """A parameter schema with Gemini's type names read as JSON Schema's, at every
         depth (only ``type`` members of schemas: an ``enum`` value or a property named
-        ``type`` is kept as it is)."""
+        ``type`` is kept as it is). Iterative: copies are made top-down from a work list."""
         if "schema_type_names" not in self.on or not isinstance(schema, dict):
             return schema
-        out = dict(schema)
-        kind = out.get("type")
-        if isinstance(kind, str):
-            out["type"] = _type_name(kind)
-        elif isinstance(kind, list):
-            out["type"] = [_type_name(k) if isinstance(k, str) else k for k in kind]
-        for key in _SUBSCHEMA:
-            if key in out:
-                out[key] = self.schema(out[key])
-        for key in _SUBSCHEMA_LISTS:
-            if isinstance(out.get(key), list):
-                out[key] = [self.schema(item) for item in out[key]]
-        for key in _SUBSCHEMA_MAPS:
-            if isinstance(out.get(key), dict):
-                out[key] = {name: self.schema(item) for name, item in out[key].items()}
-        return out
+        result: list[Any] = [None]
+        todo: list[tuple[Any, Any, Any]] = [(schema, result, 0)]
+        while todo:
+            node, target, slot = todo.pop()
+            if not isinstance(node, dict):
+                target[slot] = node
+                continue
+            out = dict(node)
+            target[slot] = out
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = _type_name(kind)
+            elif isinstance(kind, list):
+                out["type"] = [_type_name(k) if isinstance(k, str) else k for k in kind]
+            todo.extend((out[key], out, key) for key in _SUBSCHEMA if key in out)
+            for key in _SUBSCHEMA_LISTS:
+                if isinstance(out.get(key), list):
+                    items = out[key] = list(out[key])
+                    todo.extend((item, items, n) for n, item in enumerate(items))
+            for key in _SUBSCHEMA_MAPS:
+                if isinstance(out.get(key), dict):
+                    members = out[key] = dict(out[key])
+                    todo.extend((item, members, name) for name, item in members.items())
+        return result[0]
 
     def clean(self, value: Any) -> Any:
-        """Drop nulls, read text-only contents as text and arguments strings as JSON."""
-        if isinstance(value, list):
-            return [self.clean(item) for item in value]
-        if not isinstance(value, dict):
-            return value
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if item is None and "null_members" in self.on:
-                continue
-            if key == "content":
-                out[key] = self.content(self.clean(item))
-            elif key == "arguments" and isinstance(item, str) and "arguments_json" in self.on:
-                out[key] = _json_or_text(item)
+        """Drop nulls, read text-only contents as text and arguments strings as JSON.
+        Iterative: each object is finished (:meth:`_finished`) after its members."""
+        result: list[Any] = [None]
+        # (value, where its normal form goes, its slot there, whether it is an object
+        # whose members are done and which only needs finishing)
+        todo: list[tuple[Any, Any, Any, bool]] = [(value, result, 0, False)]
+        while todo:
+            node, target, slot, done = todo.pop()
+            if done:
+                target[slot] = self._finished(node)
+            elif isinstance(node, list):
+                items: list[Any] = [None] * len(node)
+                target[slot] = items
+                todo.extend((item, items, n, False) for n, item in enumerate(node))
+            elif isinstance(node, dict):
+                out: dict[str, Any] = {}
+                todo.append((out, target, slot, True))  # popped after every member
+                for key, item in node.items():
+                    if item is None and "null_members" in self.on:
+                        continue
+                    if key == "arguments" and isinstance(item, str) and "arguments_json" in self.on:
+                        out[key] = _json_or_text(item)
+                        continue
+                    out[key] = None  # its place, in order
+                    todo.append((item, out, key, False))
             else:
-                out[key] = self.clean(item)
+                target[slot] = node
+        return result[0]
+
+    def _finished(self, out: dict[str, Any]) -> dict[str, Any]:
+        """An object whose members are normal, with the rules on the object itself."""
+        if "content" in out:
+            out["content"] = self.content(out["content"])
         if out.get("type") == "message" and "role" in out and "message_type" in self.on:
             del out["type"]
         if out.get("role") == "developer" and "developer_role" in self.on:
@@ -562,7 +649,8 @@ class _Normaliser:
             and isinstance(value, list)
             and all(
                 isinstance(part, dict)
-                and part.get("type") in _TEXT_PARTS
+                and isinstance(part.get("type"), str)
+                and part["type"] in _TEXT_PARTS
                 and isinstance(part.get("text"), str)
                 and set(part) <= {"type", "text"}
                 for part in value
@@ -577,30 +665,40 @@ def _type_name(kind: str) -> str:
 
 
 def _json_or_text(text: str) -> Any:
+    if too_deep(text, MAX_BODY_DEPTH):
+        return text
     try:
         return msgspec.json.decode(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return text
 
 
-def _diff(want: Any, have: Any, path: str, out: list[str], member: str | None = None) -> None:
-    if len(out) >= _MAX_MISMATCHES:
-        return
-    if isinstance(want, dict) and isinstance(have, dict):
-        for key in want:
-            if key not in have:
-                out.append(f"{path}.{key}: missing (expected {_shown(want[key], key)})")
-            else:
-                _diff(want[key], have[key], f"{path}.{key}", out, key)
-        return  # members the recording does not have are free
-    if isinstance(want, list) and isinstance(have, list):
-        if len(want) != len(have):
-            out.append(f"{path}: {len(have)} item(s), the recorded request has {len(want)}")
-        for n, (a, b) in enumerate(zip(want, have, strict=False)):
-            _diff(a, b, f"{path}[{n}]", out)
-        return
-    if want != have or (type(want) is not type(have) and not _same_number(want, have)):
-        out.append(f"{path}: expected {_shown(want, member)}, got {_shown(have, member)}")
+def _diff(want: Any, have: Any, path: str, out: list[str]) -> None:
+    """Append to ``out`` a line per difference of ``have`` from ``want`` at ``path``, depth
+    first in the recorded order, until it holds :data:`_MAX_MISMATCHES`. Iterative: a work
+    list of comparisons and of members found missing (shown only if their turn comes)."""
+    # (want, have, path, member name) to compare, or (value, None, path, name) missing
+    todo: list[tuple[Any, Any, str, str | None, bool]] = [(want, have, path, None, False)]
+    while todo and len(out) < _MAX_MISMATCHES:
+        want, have, path, member, missing = todo.pop()
+        if missing:
+            out.append(f"{path}: missing (expected {_shown(want, member)})")
+        elif isinstance(want, dict) and isinstance(have, dict):
+            # members the recording does not have are free
+            todo.extend(
+                (want[key], have.get(key), f"{path}.{key}", key, key not in have)
+                for key in reversed(list(want))
+            )
+        elif isinstance(want, list) and isinstance(have, list):
+            if len(want) != len(have):
+                out.append(f"{path}: {len(have)} item(s), the recorded request has {len(want)}")
+            pairs = list(zip(want, have, strict=False))
+            todo.extend(
+                (a, b, f"{path}[{n}]", None, False)
+                for n, (a, b) in reversed(list(enumerate(pairs)))
+            )
+        elif want != have or (type(want) is not type(have) and not _same_number(want, have)):
+            out.append(f"{path}: expected {_shown(want, member)}, got {_shown(have, member)}")
 
 
 def _same_number(a: Any, b: Any) -> bool:

@@ -1,17 +1,23 @@
 """raf serve against a hostile client on 127.0.0.1: secrets in what it sends never reach the
-journal, and a huge journal is read in bounded pages."""
+journal, a huge journal is read in bounded pages, and any request body gets a JSON answer."""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from raf.cassettes.persister import load
+from raf.conformance.bundled import bundled
 from raf.serve.journal import MAX_BODY_BYTES, PAGE_ENTRIES, Journal
-from raf.serve.request_check import check_request
+from raf.serve.request_check import COMPARED_FIELDS, MAX_BODY_DEPTH, check_request
 from raf.serve.server import ReplayServer
 
 CHAT = "/v1/chat/completions"
@@ -130,3 +136,79 @@ def test_item_2_the_journal_keeps_entries_within_its_byte_cap_and_pages_within_t
     assert (len(page.entries), page.more) == (2, True)
     one = journal.page(0, max_bytes=1)  # a page always holds an entry
     assert (len(one.entries), one.next_since) == (1, kept[0]["seq"])
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"model": ' + b'{"a": [' * depth + b"1" + b"]}" * depth + b"}"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"[" * 600 + b"]" * 600, f"nests deeper than {MAX_BODY_DEPTH} levels"),
+        (_nested(300), f"nests deeper than {MAX_BODY_DEPTH} levels"),
+        (b"[" * 1_000_000, f"nests deeper than {MAX_BODY_DEPTH} levels"),
+        (b"{not json", "is not JSON"),
+        (b"\xff\xfe{}", "is not JSON: byte 0 is not UTF-8"),
+        (b'{"model": 1e400}', "is not JSON: Number out of range"),
+        (b'{"n": ' + b"9" * 5000 + b"}", "is not JSON"),
+        (b"[1, 2]", "is not a JSON object"),
+        (b'"sk-proj-' + b"Q1" * 20 + b'"', "is not a JSON object"),
+        (b"null", "is not a JSON object"),
+    ],
+)
+def test_item_4_any_request_body_gets_a_json_4xx_never_a_500(
+    server: ReplayServer, body: bytes, message: str
+) -> None:
+    url = server.case_url("openai_chat", "tool_loop_follow_up_request") + CHAT
+    mark = server.journal.count
+    assert message in _error(httpx.post(url, content=body), 400)
+    entry = server.journal.since(mark)[0]
+    assert (entry["status"], entry["outcome"]) == (400, "refused: bad request body")
+    assert "sk-proj" not in json.dumps(entry)
+    # A refused request takes no turn: the next one still gets interaction 0.
+    follow = load(bundled().cassettes / "openai_chat" / "tool_loop_follow_up_request.yaml")
+    recorded = follow.interactions[0].request.body
+    assert isinstance(recorded, str)
+    assert httpx.post(url, content=recorded.encode()).status_code == 200
+    assert server.journal.since(mark)[-1]["interaction"] == 0
+    httpx.post(server.url + "/_raf/reset")
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=30,
+)
+_FIELDS = sorted({name for names in COMPARED_FIELDS.values() for name in names} | {"content"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    dialect=st.sampled_from(sorted(COMPARED_FIELDS)),
+    recorded=st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4),
+    received=st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4) | _JSON,
+)
+def test_item_4_the_request_check_reads_any_json_without_raising(
+    dialect: str, recorded: dict[str, Any], received: Any
+) -> None:
+    check = check_request(dialect, json.dumps(recorded), json.dumps(received).encode())
+    assert len(check.mismatches) <= 5
+
+
+def test_item_4_a_body_at_the_depth_limit_is_checked_without_recursing_past_it() -> None:
+    recorded = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    deep = "[" * (MAX_BODY_DEPTH - 4) + "]" * (MAX_BODY_DEPTH - 4)
+    sent = '{"model": "m", "messages": [{"role": "user", "content": ' + deep + "}]}"
+    frames, frame = 0, sys._getframe()
+    while frame is not None:
+        frames, frame = frames + 1, frame.f_back
+    previous = sys.getrecursionlimit()
+    # Room for the JSON library's own descent (one level a frame, in C) and a few calls:
+    # a check that recursed in Python per level would need twice as much.
+    sys.setrecursionlimit(frames + MAX_BODY_DEPTH + 60)
+    try:
+        check = check_request("openai_chat", recorded, sent.encode())
+    finally:
+        sys.setrecursionlimit(previous)
+    assert check.mismatches[0].startswith('messages[0].content: expected "hi", got [[[')
