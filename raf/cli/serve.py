@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import socket
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -98,6 +100,22 @@ def add_parser(sub: Any) -> None:
     )
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address, or a name) is this machine only: every address it
+    resolves to is a loopback one (``127.0.0.0/8``, ``::1``, ``::ffff:127.x.y.z``)."""
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError, ValueError):
+        return False
+    for address in addresses:
+        ip = ipaddress.ip_address(str(address).partition("%")[0])
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            ip = ip.ipv4_mapped
+        if not ip.is_loopback:
+            return False
+    return bool(addresses)
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or int(text) > 65535:
         raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
@@ -152,7 +170,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise _InputError(f"cannot listen on {args.host}:{args.port}: {_reason(exc)}") from exc
     port = sock.getsockname()[1]
     host = f"[{args.host}]" if ":" in args.host else args.host
-    if args.host not in ("127.0.0.1", "::1", "localhost"):
+    if not is_loopback(str(sock.getsockname()[0])):
         _warn(
             f"raf serve: listening on {args.host}: any machine that reaches it reads the cassettes"
         )

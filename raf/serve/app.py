@@ -35,7 +35,7 @@ from raf.serve import faults as fault_plan
 from raf.serve.catalog import Catalog, Order
 from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request, read_body
-from raf.serve.routes import RouteError, parse, provider_path_problem
+from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -120,7 +120,10 @@ async def _errors_as_json(request: web.Request, handler: Any) -> web.StreamRespo
                 404, f"no such path {request.path!r}: cases are under /s/<dialect>/<scenario>/"
             )
         if exc.status == 405:
-            return error_response(405, f"{request.method} is not allowed on {request.path}")
+            refused = error_response(405, f"{request.method} is not allowed on {request.path}")
+            if "allow" in exc.headers:
+                refused.headers["allow"] = exc.headers["allow"]
+            return refused
         return error_response(exc.status, exc.reason)
     return response
 
@@ -206,7 +209,12 @@ async def _case(request: web.Request) -> web.StreamResponse:
         )
     problem = provider_path_problem(route.dialect, request.method, route.provider_path)
     if problem is not None:
-        return error_response(404, problem)
+        allowed = allowed_methods(route.dialect, route.provider_path)
+        if not allowed:
+            return error_response(404, problem)
+        response = error_response(405, problem)
+        response.headers["allow"] = ", ".join(allowed)
+        return response
     cassette = config.catalog.load(entry)
     if not isinstance(cassette, Cassette):
         return error_response(500, f"the cassette of {route.case} cannot be read: {cassette}")

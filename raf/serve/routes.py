@@ -30,6 +30,7 @@ __all__ = [
     "PROVIDER_PATHS",
     "Route",
     "RouteError",
+    "allowed_methods",
     "case_path",
     "parse",
     "provider_path_problem",
@@ -181,6 +182,15 @@ def provider_path_problem(dialect: str, method: str, provider_path: str) -> str 
     expected = ", ".join(PROVIDER_PATHS[dialect])
     shown = provider_path or "/"
     return f"{method} {shown} is not an endpoint of {dialect}; its clients send {expected}"
+
+
+def allowed_methods(dialect: str, provider_path: str) -> tuple[str, ...]:
+    """The methods a client of ``dialect`` sends to ``provider_path`` (empty: the path is
+    none of its endpoints; a third-party dialect's paths take any method)."""
+    patterns = _PROVIDER_PATTERNS.get(dialect, ())
+    return tuple(
+        sorted({method for method, pattern in patterns if pattern.fullmatch(provider_path)})
+    )
 
 
 def _has_control(text: str) -> bool:

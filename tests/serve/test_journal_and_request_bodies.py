@@ -1,9 +1,12 @@
 """raf serve against a hostile client on 127.0.0.1: secrets in what it sends never reach the
-journal, a huge journal is read in bounded pages, and any request body gets a JSON answer."""
+journal, a huge journal is read in bounded pages, any request body gets a JSON answer, a
+method a case path does not take gets 405, and only a reachable address is warned about."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,10 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raf.cassettes.persister import load
+from raf.cli.serve import is_loopback
 from raf.conformance.bundled import bundled
 from raf.serve.journal import MAX_BODY_BYTES, PAGE_ENTRIES, Journal
 from raf.serve.request_check import COMPARED_FIELDS, MAX_BODY_DEPTH, check_request
 from raf.serve.server import ReplayServer
+from tests import processes
 
 CHAT = "/v1/chat/completions"
 LONG_KEY = "sk-proj-" + "A1b2C3d4" * 20  # longer than a mismatch line's excerpt
@@ -212,3 +217,46 @@ def test_item_4_a_body_at_the_depth_limit_is_checked_without_recursing_past_it()
     finally:
         sys.setrecursionlimit(previous)
     assert check.mismatches[0].startswith('messages[0].content: expected "hi", got [[[')
+
+
+def test_item_7_a_method_a_case_path_does_not_take_gets_405_with_allow(
+    server: ReplayServer,
+) -> None:
+    chat = server.case_url("openai_chat", "plain_text") + CHAT
+    for method in ("GET", "PUT", "DELETE", "PATCH"):
+        response = httpx.request(method, chat)
+        assert "not an endpoint of openai_chat" in _error(response, 405)
+        assert response.headers["allow"] == "POST"
+    resumed = (
+        server.case_url("openai_responses", "background_resume_mid_response")
+        + "/v1/responses/resp_1"
+    )
+    assert httpx.post(resumed).headers["allow"] == "GET"
+    assert _error(httpx.get(server.case_url("openai_chat", "plain_text") + "/v1/nope"), 404)
+    journal = httpx.post(server.url + "/_raf/journal")
+    assert "not allowed" in _error(journal, 405)
+    assert "GET" in journal.headers["allow"]
+
+
+def test_item_7_only_an_address_beyond_this_machine_is_warned_about() -> None:
+    for host in ("127.0.0.1", "127.0.0.2", "127.1", "::1", "::ffff:127.0.0.1", "localhost"):
+        assert is_loopback(host), host
+    for host in ("0.0.0.0", "::", "192.0.2.7", "10.1.2.3", "2001:db8::1"):
+        assert not is_loopback(host), host
+    # "127.1" and "LOCALHOST" are 127.0.0.1 under other names: no warning.
+    for host in ("127.1", "LOCALHOST"):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "raf", "serve", "--port", "0", "--host", host],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        try:
+            assert "raf serve: listening on http://" in processes.readline(process)
+            process.send_signal(signal.SIGTERM)
+            _, err = processes.communicate(process)
+        finally:
+            processes.kill_group(process)
+        assert process.returncode == 0
+        assert "any machine" not in err
