@@ -150,6 +150,7 @@ def _nested(depth: int) -> bytes:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
+        (b'{"messages": ' + b"[" * 600 + b"]" * 600 + b"}", f"deeper than {MAX_BODY_DEPTH}"),
         (b"[" * 600 + b"]" * 600, f"nests deeper than {MAX_BODY_DEPTH} levels"),
         (_nested(300), f"nests deeper than {MAX_BODY_DEPTH} levels"),
         (b"[" * 1_000_000, f"nests deeper than {MAX_BODY_DEPTH} levels"),
@@ -178,6 +179,18 @@ def test_item_4_any_request_body_gets_a_json_4xx_never_a_500(
     assert httpx.post(url, content=recorded.encode()).status_code == 200
     assert server.journal.since(mark)[-1]["interaction"] == 0
     httpx.post(server.url + "/_raf/reset")
+
+
+def test_item_4_wrong_types_in_a_body_are_mismatches_not_a_500(server: ReplayServer) -> None:
+    url = server.case_url("openai_chat", "plain_text") + CHAT
+    for sent in (
+        {"messages": [{"role": "user", "content": [{"type": [1], "text": "x"}]}]},
+        {"model": ["gpt"], "messages": 5, "tools": "all", "stream": {"a": None}},
+        {"messages": [None, 1, "x", [], {"content": {"type": {}}}]},
+    ):
+        mark = server.journal.count
+        assert httpx.post(url, json=sent).status_code == 200
+        assert server.journal.since(mark)[0]["check"]["ok"] is False
 
 
 _JSON = st.recursive(
