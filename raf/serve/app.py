@@ -8,11 +8,14 @@ it after N bytes of body, or sending a chunk header that promises more than foll
 below what ASGI lets an application do, and aiohttp exposes the transport while still doing
 all of HTTP/1.1 (parsing, keep-alive, chunked encoding, body limits) for the normal path.
 
-Endpoints: ``/s/...`` (docs/serve.md: cases), ``GET /_raf/journal``, ``GET /_raf/scenarios``,
-``POST /_raf/reset``, ``GET /_raf/health``. Every error is JSON
-``{"error": {"type": "raf_serve", "message": ...}}`` with the status: 404 for unknown paths,
-scenarios and interactions (and for path traversal), 405, 413 for a body over the limit, 503
-when the server is at its limit of concurrent streams or of open connections.
+Endpoints: ``/s/...`` (docs/serve.md: cases), ``GET /_raf/journal`` (in pages:
+``?since=SEQ&limit=N``), ``GET /_raf/scenarios``, ``POST /_raf/reset``, ``GET /_raf/health``.
+Every error is JSON ``{"error": {"type": "raf_serve", "message": ...}}`` with the status: 400
+for a request body that is not a JSON object (:func:`~raf.serve.request_check.read_body`) or
+a journal page asked with a bad number, 404 for unknown paths, scenarios and interactions
+(and for path traversal), 405 with ``Allow`` for a method the path does not take, 413 for a
+body over the limit, 503 when the server is at its limit of concurrent streams or of open
+connections.
 """
 
 from __future__ import annotations
