@@ -142,6 +142,7 @@ class Journal:
             self._count += 1
             entry["seq"] = self._count
             self._entries.append(entry)
+            self._sizes[self._count] = 0
             self._resized(entry, size)
         return entry
 
@@ -166,8 +167,8 @@ class Journal:
         """Account ``entry``'s new size (if it is still kept) and forget the oldest entries
         past the limits (never the newest). The lock is held."""
         seq = entry["seq"]
-        if seq not in self._sizes and self._entries and self._entries[-1] is not entry:
-            return  # already forgotten
+        if seq not in self._sizes:
+            return  # forgotten already (or cleared)
         self._bytes += size - self._sizes.get(seq, 0)
         self._sizes[seq] = size
         while len(self._entries) > 1 and (

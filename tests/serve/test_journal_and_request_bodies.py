@@ -141,6 +141,10 @@ def test_item_2_the_journal_keeps_entries_within_its_byte_cap_and_pages_within_t
     assert (len(page.entries), page.more) == (2, True)
     one = journal.page(0, max_bytes=1)  # a page always holds an entry
     assert (len(one.entries), one.next_since) == (1, kept[0]["seq"])
+    pending = journal.record(method="POST", path="/p", query="", headers=[], body=EMOJI_BODY)
+    journal.clear()  # POST /_raf/reset?journal=1 while a response is in progress
+    journal.finish(pending, status=200, outcome="complete")
+    assert (journal.entries(), journal.kept_bytes) == ([], 0)
 
 
 def _nested(depth: int) -> bytes:
