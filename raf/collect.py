@@ -11,7 +11,7 @@ from collections.abc import AsyncIterable, Iterable
 
 from raf.errors import AgentResponseError
 from raf.model import contents
-from raf.model.messages import ToolCall
+from raf.model.messages import ApprovalRequest, HostedCall, ToolCall
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.usage import Usage
 
@@ -19,7 +19,17 @@ __all__ = ["ResponseCollector", "acollect_agent_response", "collect_agent_respon
 
 
 _TEXT = contents.Text
-_COLLECTED = frozenset({contents.Reasoning, contents.ToolCalling, contents.Usage, contents.Error})
+_COLLECTED = frozenset(
+    {
+        contents.Reasoning,
+        contents.ToolCalling,
+        contents.Usage,
+        contents.Error,
+        contents.HostedToolCall,
+        contents.HostedToolResult,
+        contents.ToolApprovalRequest,
+    }
+)
 
 
 def _is_empty(usage: Usage) -> bool:
@@ -34,8 +44,12 @@ class ResponseCollector:
     in order; ``id``, ``model`` and ``finish_reason`` are the last non-empty values seen;
     ``usage`` is the last Usage content, except that a usage with all counts zero never
     replaces a non-empty one; ``source_agent_id`` is the agent id of the last ToolCalling's
-    metadata; ``errors`` lists the Error contents in order. ``tool_messages`` and
-    ``turn_transcript`` stay empty (they belong to the tool loop).
+    metadata; ``errors`` lists the Error contents in order. ``hosted_tool_calls`` holds one
+    entry per hosted call id, in first-seen order, with the output (or error) of the last
+    ``HostedToolResult`` naming it (a result whose call never arrived gets an entry of its
+    own, named after the result); ``approval_requests`` lists the ``ToolApprovalRequest``
+    contents in order. ``tool_messages`` and ``turn_transcript`` stay empty (they belong to
+    the tool loop).
     """
 
     def __init__(self) -> None:
@@ -43,6 +57,8 @@ class ResponseCollector:
         self._reasoning: list[str] = []
         self._tool_calls: list[ToolCall] = []
         self._errors: list[contents.Error] = []
+        self._hosted: dict[str, HostedCall] = {}
+        self._approvals: list[ApprovalRequest] = []
         self._id: str | None = None
         self._model: str | None = None
         self._finish: str | None = None
@@ -94,6 +110,33 @@ class ResponseCollector:
                 self._usage = content.usage
         elif isinstance(content, contents.Error):
             self._errors.append(content)
+        elif isinstance(content, contents.HostedToolCall):
+            known = self._hosted.get(content.call_id)
+            self._hosted[content.call_id] = HostedCall(
+                id=content.call_id,
+                name=content.name,
+                arguments=content.arguments,
+                output=None if known is None else known.output,
+                error=None if known is None else known.error,
+            )
+        elif isinstance(content, contents.HostedToolResult):
+            known = self._hosted.get(content.call_id)
+            self._hosted[content.call_id] = HostedCall(
+                id=content.call_id,
+                name=content.name if known is None else known.name,
+                arguments=None if known is None else known.arguments,
+                output=content.output,
+                error=content.error,
+            )
+        elif isinstance(content, contents.ToolApprovalRequest):
+            self._approvals.append(
+                ApprovalRequest(
+                    call_id=content.call_id,
+                    name=content.name,
+                    arguments=content.arguments,
+                    description=content.description,
+                )
+            )
 
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
@@ -104,6 +147,8 @@ class ResponseCollector:
             text="".join(self._text),
             reasoning_text=reasoning or None,
             tool_calls=tuple(self._tool_calls),
+            hosted_tool_calls=tuple(self._hosted.values()),
+            approval_requests=tuple(self._approvals),
             finish_reason=self._finish,
             usage=self._usage,
             source_agent_id=self._source_agent_id,

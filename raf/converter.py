@@ -39,8 +39,6 @@ from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, Final
 
-import msgspec
-
 from raf import safe_json
 from raf._mypyc import mypyc_attr
 from raf.args_parser import ArgsParsed, StreamingArgsParser
@@ -72,7 +70,6 @@ __all__ = [
 
 _BLOCK = 256
 
-_encode_sorted = msgspec.json.Encoder(order="sorted").encode
 _JSON_WHITESPACE = " \t\r\n"
 
 
@@ -474,18 +471,38 @@ class AgentResponseConverter:
     def _on_approval_request(
         self, update: updates.ToolApprovalRequest
     ) -> AgentResponseResult | None:
-        text = contents.Text(delta=_approval_text(update), meta=self._metadata())
-        event = events.Custom(
-            event_type="tool_approval_request",
-            payload={
-                "call_id": update.call_id,
-                "name": update.name,
-                "arguments": update.arguments,
-                "description": update.description,
-            },
+        """A content of its own, never display text in the answer (docs/deviations.md)."""
+        request = contents.ToolApprovalRequest(
+            call_id=update.call_id,
+            name=update.name,
+            arguments=update.arguments,
+            description=update.description,
             meta=self._metadata(),
         )
-        return _Result(contents=(text,), events=(event,))
+        return _Result(contents=(request,))
+
+    def _on_hosted_call(self, update: updates.HostedToolCall) -> AgentResponseResult | None:
+        """A tool the provider ran: passed on, never a client call (no lifecycle, no
+        ``ToolCalling``)."""
+        call = contents.HostedToolCall(
+            call_id=update.call_id,
+            name=update.name,
+            arguments=update.arguments,
+            item=update.item,
+            meta=self._metadata(),
+        )
+        return _Result(contents=(call,))
+
+    def _on_hosted_result(self, update: updates.HostedToolResult) -> AgentResponseResult | None:
+        result = contents.HostedToolResult(
+            call_id=update.call_id,
+            name=update.name,
+            output=update.output,
+            error=update.error,
+            item=update.item,
+            meta=self._metadata(),
+        )
+        return _Result(contents=(result,))
 
     def _on_usage(self, update: updates.Usage) -> AgentResponseResult | None:
         return _Result(contents=(contents.Usage(usage=update.usage, meta=self._metadata()),))
@@ -846,13 +863,6 @@ class AgentResponseConverter:
         )
 
 
-def _approval_text(update: updates.ToolApprovalRequest) -> str:
-    """RAF's display text: LF ``[Approval required: name(args)]`` LF (raf-spec 3.3)."""
-    arguments = update.arguments
-    shown = arguments if isinstance(arguments, str) else _encode_sorted(arguments).decode()
-    return f"\n[Approval required: {update.name}({shown})]\n"
-
-
 _Result = AgentResponseResult
 _Handler = Callable[
     [AgentResponseConverter, Any], AgentResponseResult | list[AgentResponseResult] | None
@@ -881,6 +891,8 @@ _HANDLERS: dict[type, _Handler] = {
     updates.ToolCallEnd: AgentResponseConverter._on_tool_call_end,
     updates.ToolCalled: AgentResponseConverter._on_tool_called,
     updates.ToolApprovalRequest: AgentResponseConverter._on_approval_request,
+    updates.HostedToolCall: AgentResponseConverter._on_hosted_call,
+    updates.HostedToolResult: AgentResponseConverter._on_hosted_result,
     updates.Usage: AgentResponseConverter._on_usage,
     updates.Finish: AgentResponseConverter._on_finish,
     updates.Error: AgentResponseConverter._on_error,

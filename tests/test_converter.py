@@ -13,9 +13,18 @@ from typing import Any
 import msgspec
 import pytest
 
+from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter, CallState, Step, _Call
 from raf.errors import StateError
-from raf.model import Usage, contents, events, updates
+from raf.model import (
+    AgentResponseResult,
+    ApprovalRequest,
+    HostedCall,
+    Usage,
+    contents,
+    events,
+    updates,
+)
 from raf.model.contents import Content
 from raf.model.updates import AgentResponseUpdate
 
@@ -166,29 +175,81 @@ def test_tool_called_for_an_unknown_call_is_passed_through() -> None:
     assert steps == [[contents.ToolCalled(call_id="x", error="boom")]]
 
 
-def test_approval_request_gives_rafs_text_and_a_structured_event() -> None:
+def test_item_12_approval_request_is_a_content_of_its_own_never_text() -> None:
     converter = AgentResponseConverter(clock=lambda: T0)
     produced, evs = converter.consume(
         updates.ToolApprovalRequest(
             call_id="c9", name="rm", arguments={"z": 1, "a": "x"}, description="Delete a file"
         )
     )
-    assert strip(produced) == [contents.Text(delta='\n[Approval required: rm({"a":"x","z":1})]\n')]
-    assert [msgspec.structs.replace(e, meta=None) for e in evs] == [
-        events.Custom(
-            event_type="tool_approval_request",
-            payload={
-                "call_id": "c9",
-                "name": "rm",
-                "arguments": {"z": 1, "a": "x"},
-                "description": "Delete a file",
-            },
+    assert strip(produced) == [
+        contents.ToolApprovalRequest(
+            call_id="c9", name="rm", arguments={"z": 1, "a": "x"}, description="Delete a file"
         )
     ]
-    produced, _ = converter.consume(
-        updates.ToolApprovalRequest(call_id="c9", name="rm", arguments="raw text", description="")
+    assert evs == []
+    collector = ResponseCollector()
+    collector.add(AgentResponseResult(contents=tuple(produced)))
+    response = collector.response()
+    assert response.text == ""
+    assert response.approval_requests == (
+        ApprovalRequest(
+            call_id="c9", name="rm", arguments={"z": 1, "a": "x"}, description="Delete a file"
+        ),
     )
-    assert strip(produced) == [contents.Text(delta="\n[Approval required: rm(raw text)]\n")]
+    assert response.tool_calls == ()
+
+
+def test_item_11_hosted_call_and_result_are_contents_never_a_client_call() -> None:
+    converter = AgentResponseConverter(clock=lambda: T0)
+    item = {"type": "shell_call", "id": "sh_1", "call_id": "call_1", "status": "completed"}
+    results = converter.results(
+        [
+            updates.HostedToolCall(
+                call_id="call_1", name="shell", arguments={"commands": ["ls"]}, item=item
+            ),
+            updates.HostedToolResult(
+                call_id="call_1", name="shell_call_output", output=[{"stdout": "a\n"}]
+            ),
+            updates.Finish(finish_reason="stop"),
+        ]
+    )
+    final = converter.finalize("stop")
+    produced = [c for r in results for c in r.contents]
+    assert strip(produced) == [
+        contents.HostedToolCall(
+            call_id="call_1", name="shell", arguments={"commands": ["ls"]}, item=item
+        ),
+        contents.HostedToolResult(
+            call_id="call_1", name="shell_call_output", output=[{"stdout": "a\n"}]
+        ),
+    ]
+    assert final.contents == ()  # no ToolCallEnd, no ToolCalling
+    collector = ResponseCollector()
+    for result in [*results, final]:
+        collector.add(result)
+    response = collector.response()
+    assert response.tool_calls == ()
+    assert response.finish_reason == "stop"
+    assert response.hosted_tool_calls == (
+        HostedCall(
+            id="call_1", name="shell", arguments={"commands": ["ls"]}, output=[{"stdout": "a\n"}]
+        ),
+    )
+
+
+def test_hosted_result_without_its_call_gets_an_entry_named_after_the_result() -> None:
+    collector = ResponseCollector()
+    collector.add(
+        AgentResponseResult(
+            contents=(
+                contents.HostedToolResult(call_id="x", name="web_search_tool_result", error="e"),
+            )
+        )
+    )
+    assert collector.response().hosted_tool_calls == (
+        HostedCall(id="x", name="web_search_tool_result", error="e"),
+    )
 
 
 def test_metadata_on_every_content() -> None:

@@ -73,6 +73,17 @@ class ExpectedCall(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     id: str | None = None
 
 
+class ExpectedHostedCall(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A tool the provider ran that the aggregated response must list in
+    ``hosted_tool_calls``: its ``name``, its ``arguments`` and ``id`` (each checked only when
+    given), and whether its result arrived (``answered``: an output or an error)."""
+
+    name: str
+    arguments: Any = UNSET
+    id: str | None = None
+    answered: bool = True
+
+
 class ExpectedUsage(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The token counts the aggregated response must report."""
 
@@ -100,7 +111,9 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """What the aggregated ``AgentResponse`` of a cassette must be, written by a person.
 
     It is the review of the golden: a test checks every golden against it, so a wrong golden
-    cannot pass silently. ``errors`` lists the error codes, in order. ``also`` lists the other
+    cannot pass silently. ``errors`` lists the error codes, in order; ``hosted_tool_calls``
+    the tools the provider ran and ``approval_requests`` the calls that wait for approval,
+    in order. ``also`` lists the other
     readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
     a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
     no golden is written for it and ``raf conform`` names it.
@@ -109,6 +122,8 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     text: str = ""
     reasoning: str | None = None
     tool_calls: tuple[ExpectedCall, ...] = ()
+    hosted_tool_calls: tuple[ExpectedHostedCall, ...] = ()
+    approval_requests: tuple[ExpectedCall, ...] = ()
     finish_reason: str | None = None
     usage: ExpectedUsage | None = None
     errors: tuple[str, ...] = ()
@@ -193,9 +208,10 @@ class Cassette(msgspec.Struct, kw_only=True):
         if self.info is not None:
             document["raf"] = _without_defaults(msgspec.to_builtins(self.info))
             expect = document["raf"].get("expect")
-            if expect is not None:  # the two newer fields, only where they say something
-                if not expect.get("also"):
-                    expect.pop("also", None)
+            if expect is not None:  # the newer fields, only where they say something
+                for name in ("also", "hosted_tool_calls", "approval_requests"):
+                    if not expect.get(name):
+                        expect.pop(name, None)
                 if expect.pop("reviewed", True) is False:  # a draft says so first
                     document["raf"]["expect"] = {"reviewed": False, **expect}
         document["interactions"] = [

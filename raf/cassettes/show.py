@@ -193,6 +193,27 @@ def render(console: Console, cassette: Cassette) -> None:
             table.add_row(
                 "tool call", escape(f"{call.id} {call.name}({_short(repr(call.arguments), 200)})")
             )
+        for hosted in response.hosted_tool_calls:
+            outcome = (
+                f" -> error {hosted.error}"
+                if hosted.error is not None
+                else " -> no result"
+                if hosted.output is None
+                else f" -> {_short(repr(hosted.output), 120)}"
+            )
+            table.add_row(
+                "hosted call",
+                escape(
+                    f"{hosted.id} {hosted.name}({_short(repr(hosted.arguments), 120)}){outcome}"
+                ),
+            )
+        for approval in response.approval_requests:
+            table.add_row(
+                "approval request",
+                escape(
+                    f"{approval.call_id} {approval.name}({_short(repr(approval.arguments), 200)})"
+                ),
+            )
         table.add_row("finish_reason", str(response.finish_reason and str(response.finish_reason)))
         usage = response.usage
         table.add_row(

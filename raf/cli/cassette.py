@@ -165,6 +165,9 @@ def _run_expect(args: argparse.Namespace, out: TextIO) -> int:
     if not args.write:
         document = msgspec.to_builtins(draft)
         document.pop("also", None)
+        for name in ("hosted_tool_calls", "approval_requests"):
+            if not document.get(name):
+                document.pop(name, None)
         document = {"reviewed": document.pop("reviewed"), **document}
         out.write(
             _DRAFT_NOTE

@@ -26,6 +26,7 @@ from raf.cassettes.format import (
     Cassette,
     Expectation,
     ExpectedCall,
+    ExpectedHostedCall,
     ExpectedUsage,
     ScenarioInfo,
 )
@@ -68,6 +69,23 @@ def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expecta
                 id=call.get("id") if _carried(call.get("id"), body) else None,
             )
             for call in response.get("tool_calls") or []
+        ),
+        hosted_tool_calls=tuple(
+            ExpectedHostedCall(
+                name=call.get("name") or "",
+                arguments=call.get("arguments"),
+                id=call.get("id") if _carried(call.get("id"), body) else None,
+                answered=call.get("output") is not None or call.get("error") is not None,
+            )
+            for call in response.get("hosted_tool_calls") or []
+        ),
+        approval_requests=tuple(
+            ExpectedCall(
+                name=request.get("name") or "",
+                arguments=request.get("arguments"),
+                id=request.get("call_id") if _carried(request.get("call_id"), body) else None,
+            )
+            for request in response.get("approval_requests") or []
         ),
         finish_reason=response.get("finish_reason"),
         usage=None

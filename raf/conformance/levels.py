@@ -197,7 +197,56 @@ def compare_response(
         )
     if "usage" in caps:
         out.extend(_compare_usage(expected.get("usage"), got))
+    if "hosted_tools" in caps:
+        out.extend(_compare_hosted(expected, got))
     out.extend(_compare_errors(expected.get("errors") or [], got, raised, "error_codes" in caps))
+    return out
+
+
+def _compare_hosted(expected: dict[str, Any], got: ClientResponse) -> list[Mismatch]:
+    """``hosted_tool_calls`` (id, name, arguments, and whether the result came) and
+    ``approval_requests`` (call id, name, arguments), in order."""
+    out: list[Mismatch] = []
+    want_hosted = expected.get("hosted_tool_calls") or []
+    if len(got.hosted_tool_calls) != len(want_hosted):
+        out.append(
+            Mismatch(
+                "hosted_tool_calls",
+                f"{len(want_hosted)} call(s) {_shown([w.get('name') for w in want_hosted])}",
+                f"{len(got.hosted_tool_calls)} {_shown([g.name for g in got.hosted_tool_calls])}",
+                kind="lost" if len(got.hosted_tool_calls) < len(want_hosted) else "invented",
+            )
+        )
+    for n, (want, hosted) in enumerate(zip(want_hosted, got.hosted_tool_calls, strict=False)):
+        answered = want.get("output") is not None or want.get("error") is not None
+        pairs: tuple[tuple[str, Any, Any], ...] = (
+            ("id", want.get("id"), hosted.id),
+            ("name", want.get("name"), hosted.name),
+            ("arguments", want.get("arguments"), hosted.arguments),
+            ("answered", answered, hosted.output is not None or hosted.error is not None),
+        )
+        for field, w, g in pairs:
+            if w != g:
+                out.append(Mismatch(f"hosted_tool_calls[{n}].{field}", _shown(w), _shown(g)))
+    want_requests = expected.get("approval_requests") or []
+    if len(got.approval_requests) != len(want_requests):
+        out.append(
+            Mismatch(
+                "approval_requests",
+                f"{len(want_requests)} request(s)",
+                f"{len(got.approval_requests)}",
+                kind="lost" if len(got.approval_requests) < len(want_requests) else "invented",
+            )
+        )
+    for n, (want, request) in enumerate(zip(want_requests, got.approval_requests, strict=False)):
+        pairs = (
+            ("call_id", want.get("call_id"), request.call_id),
+            ("name", want.get("name"), request.name),
+            ("arguments", want.get("arguments"), request.arguments),
+        )
+        for field, w, g in pairs:
+            if w != g:
+                out.append(Mismatch(f"approval_requests[{n}].{field}", _shown(w), _shown(g)))
     return out
 
 

@@ -70,6 +70,8 @@ CAPABILITIES: Final = {
     "presence of errors is compared",
     "http": "the client makes the HTTP request itself (cases of transport http, run by "
     "raf conform --transport http); those cases are skipped without it",
+    "hosted_tools": "the client reports the tools the provider ran (hosted_tool_calls) and the "
+    "calls waiting for approval (approval_requests); without it neither is compared",
 }
 """Every capability an implementation may declare, and what it changes."""
 
@@ -191,6 +193,27 @@ class ClientError(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     message: str = ""
 
 
+class ClientHostedCall(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """A tool the provider ran, as the client reports it (with ``hosted_tools``): its id,
+    the tool's name, its arguments, and its ``output`` or ``error`` once its result came."""
+
+    id: str | None = None
+    name: str | None = None
+    arguments: Any = None
+    output: Any = None
+    error: str | None = None
+
+
+class ClientApprovalRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """A call waiting for a person's approval, as the client reports it (with
+    ``hosted_tools``)."""
+
+    call_id: str | None = None
+    name: str | None = None
+    arguments: Any = None
+    description: str = ""
+
+
 class ClientResponse(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     """The aggregated response, in raf's canonical ``agent_response`` shape; every field may
     be left out (an empty text, no reasoning, no calls, no errors...)."""
@@ -198,6 +221,8 @@ class ClientResponse(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     text: str = ""
     reasoning_text: str | None = None
     tool_calls: list[ClientToolCall] = msgspec.field(default_factory=list)
+    hosted_tool_calls: list[ClientHostedCall] = msgspec.field(default_factory=list)
+    approval_requests: list[ClientApprovalRequest] = msgspec.field(default_factory=list)
     finish_reason: str | None = None
     usage: ClientUsage | None = None
     errors: list[ClientError] = msgspec.field(default_factory=list)

@@ -55,6 +55,32 @@ def expectation_problems(expect: Expectation, response: dict[str, Any]) -> list[
         differ(f"tool_calls[{n}].arguments", want.arguments, got.get("arguments"))
         if want.id is not None:
             differ(f"tool_calls[{n}].id", want.id, got.get("id"))
+    hosted = response.get("hosted_tool_calls") or []
+    if len(hosted) != len(expect.hosted_tool_calls):
+        problems.append(
+            f"hosted_tool_calls: expected {len(expect.hosted_tool_calls)} call(s), got "
+            f"{len(hosted)}: {[c.get('name') for c in hosted]}"
+        )
+    for n, (h_want, h_got) in enumerate(zip(expect.hosted_tool_calls, hosted, strict=False)):
+        where = f"hosted_tool_calls[{n}]"
+        differ(f"{where}.name", h_want.name, h_got.get("name"))
+        if h_want.arguments is not UNSET:
+            differ(f"{where}.arguments", h_want.arguments, h_got.get("arguments"))
+        if h_want.id is not None:
+            differ(f"{where}.id", h_want.id, h_got.get("id"))
+        answered = h_got.get("output") is not None or h_got.get("error") is not None
+        differ(f"{where}.answered", h_want.answered, answered)
+    approvals = response.get("approval_requests") or []
+    if len(approvals) != len(expect.approval_requests):
+        problems.append(
+            f"approval_requests: expected {len(expect.approval_requests)} request(s), got "
+            f"{len(approvals)}: {[a.get('name') for a in approvals]}"
+        )
+    for n, (a_want, a_got) in enumerate(zip(expect.approval_requests, approvals, strict=False)):
+        differ(f"approval_requests[{n}].name", a_want.name, a_got.get("name"))
+        differ(f"approval_requests[{n}].arguments", a_want.arguments, a_got.get("arguments"))
+        if a_want.id is not None:
+            differ(f"approval_requests[{n}].id", a_want.id, a_got.get("call_id"))
     return problems
 
 

@@ -10,8 +10,10 @@ The rules are in docs/dialects.md (section ``anthropic_messages``); in short:
   ``tool_use`` block -> ``ToolCallStart``, ``ToolCallArgs`` (non-empty ``partial_json`` only;
   the start's ``input`` is used only when no delta came), ``ToolCallEnd`` at its stop. One
   call is never described twice (RAF's quirk of explicit starts plus legacy deltas).
-* Server-run tools (``server_tool_use``, ``mcp_tool_use``) and their results are not client
-  calls and produce nothing; ``citations_delta`` and unknown kinds are ignored.
+* Server-run tools (``server_tool_use``, ``mcp_tool_use``) are not client calls: each gives
+  one ``HostedToolCall`` at its stop (its input from the ``input_json_delta``s), and each
+  result block (``*_tool_result``) one ``HostedToolResult`` at its start, where it arrives
+  whole; ``citations_delta`` and unknown kinds are ignored.
 * ``message_delta`` with a ``stop_reason`` -> ``Finish`` with the merged usage; it and
   ``message_stop`` are clean ends. ``error`` events -> ``provider_error``.
 * A second ``message_start``, a delta or stop for a block never started, a block started
@@ -25,6 +27,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from raf import safe_json
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.framing.sse import ServerSentEvent
@@ -33,7 +36,7 @@ from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import Usage
 
-__all__ = ["COUNTS", "FINISH_REASONS", "USAGE", "AnthropicMessagesDialect"]
+__all__ = ["COUNTS", "FINISH_REASONS", "HOSTED_BLOCKS", "USAGE", "AnthropicMessagesDialect"]
 
 USAGE = UsageTable(
     prompt_tokens=(("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),),
@@ -65,7 +68,12 @@ _TEXT = 0
 _THINKING = 1
 _TOOL = 2  # a client tool call with an id and a name: explicit updates
 _LEGACY_TOOL = 3  # a client tool call without id or name: ToolCallDelta by block index
-_OTHER = 4  # server tools, their results, compaction, unknown kinds: ignored
+_OTHER = 4  # compaction, unknown kinds, and results (reported at their start): ignored
+_HOSTED = 5  # a tool the server runs (server_tool_use, mcp_tool_use): HostedToolCall at stop
+
+HOSTED_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
+"""Blocks of tools Anthropic runs itself; every block type ending in ``_tool_result`` (other
+than a client's ``tool_result``) is the result of one of them, naming it by ``tool_use_id``."""
 
 _BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _THINKING}
 
@@ -91,6 +99,29 @@ class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 _decode_delta = msgspec.json.Decoder(_Delta).decode
 
+
+def _hosted_result(kind: str, data: dict[str, Any]) -> updates.HostedToolResult:
+    """The ``HostedToolResult`` of a ``*_tool_result`` block: its ``content`` is the output;
+    an error content (``{"type": "…_error", "error_code": …}``) or ``is_error: true`` gives
+    the error text (the error code, else the content as compact JSON); ``item`` is the rest of
+    the block."""
+    content = data.get("content")
+    error: str | None = None
+    if isinstance(content, dict) and str(content.get("type", "")).endswith("_error"):
+        code = content.get("error_code")
+        error = code if isinstance(code, str) and code else _encode(content).decode()
+    elif data.get("is_error") is True:
+        error = content if isinstance(content, str) else _encode(content).decode()
+    call_id = data.get("tool_use_id")
+    return updates.HostedToolResult(
+        call_id=call_id if isinstance(call_id, str) else "",
+        name=kind,
+        output=content,
+        error=error,
+        item={k: v for k, v in data.items() if k != "content"},
+    )
+
+
 _DELTA_FIELDS = {
     "text_delta": "text",
     "thinking_delta": "thinking",
@@ -101,13 +132,26 @@ _DELTA_FIELDS = {
 
 
 class _Block:
-    __slots__ = ("got_args", "got_signature", "id", "index", "kind", "pending", "stopped", "warned")
+    __slots__ = (
+        "data",
+        "got_args",
+        "got_signature",
+        "id",
+        "index",
+        "kind",
+        "pending",
+        "pieces",
+        "stopped",
+        "warned",
+    )
 
     def __init__(self, kind: int, index: int, call_id: str | None = None) -> None:
         self.kind = kind
         self.index = index
         self.id = call_id
         self.pending: str | None = None  # start input (tools) or start signature (thinking)
+        self.data: dict[str, Any] | None = None  # a hosted block's start, whole
+        self.pieces: list[str] = []  # a hosted block's input_json_delta text
         self.got_args = False
         self.got_signature = False
         self.stopped = False
@@ -166,7 +210,11 @@ class AnthropicMessagesDialect(JSONEventDialect):
         return index
 
     def _flush(self, block: _Block, out: list[AgentResponseUpdate]) -> None:
-        """Emit what a block's start held back: its input (tools) or signature (thinking)."""
+        """Emit what a block's start held back: its input (tools) or signature (thinking);
+        a hosted block's call, with the input that arrived."""
+        if block.kind == _HOSTED:
+            self._hosted_call(block, out)
+            return
         pending = block.pending
         block.pending = None
         if pending is None:
@@ -177,6 +225,32 @@ class AnthropicMessagesDialect(JSONEventDialect):
             out.append(updates.ToolCallDelta(index=block.index, arguments_delta=pending))
         elif block.kind == _THINKING and not block.got_signature:
             out.append(updates.ReasoningSignature(signature=pending))
+
+    def _hosted_call(self, block: _Block, out: list[AgentResponseUpdate]) -> None:
+        """The ``HostedToolCall`` of a server tool block (once): its input is the
+        ``input_json_delta`` text decoded as JSON (the text itself when it is not JSON), else
+        the start's ``input``; ``item`` is the start block without its input."""
+        data = block.data
+        if data is None:
+            return
+        block.data = None
+        arguments: Any = data.get("input")
+        if block.pieces:
+            text = "".join(block.pieces)
+            block.pieces = []
+            try:
+                arguments = safe_json.decode_strict(text, max_depth=self.max_json_depth)
+            except safe_json.UnusableJSON:
+                arguments = text
+        name = data.get("name")
+        out.append(
+            updates.HostedToolCall(
+                call_id=block.id or "",
+                name=name if isinstance(name, str) else str(data.get("type")),
+                arguments=arguments,
+                item={k: v for k, v in data.items() if k != "input"},
+            )
+        )
 
     def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
         """The usual event, mapped as :meth:`_content_block_delta` maps it: a text, thinking
@@ -208,6 +282,10 @@ class AnthropicMessagesDialect(JSONEventDialect):
         """The updates of a delta of ``kind`` carrying ``value`` (its text, thinking,
         signature or partial JSON) for ``block``."""
         if block.kind == _OTHER or not value:
+            return
+        if block.kind == _HOSTED:
+            if kind == "input_json_delta" and block.data is not None:
+                block.pieces.append(value)
             return
         if kind == "text_delta":
             out.append(updates.TextDelta(delta=value))
@@ -305,8 +383,13 @@ class AnthropicMessagesDialect(JSONEventDialect):
             start_input = block_data.get("input")
             if isinstance(start_input, dict) and start_input:
                 block.pending = _encode(start_input).decode()
+        elif kind in HOSTED_BLOCKS:
+            block = _Block(_HOSTED, index, frame.str(block_data, "id", where) or "")
+            block.data = block_data
         else:
             block = _Block(_OTHER, index)
+            if isinstance(kind, str) and kind.endswith("_tool_result"):
+                out.append(_hosted_result(kind, block_data))
         self._blocks[index] = self._last = block
 
     def _content_block_delta(self, payload: dict[str, Any], frame: Frame) -> None:
@@ -342,6 +425,10 @@ class AnthropicMessagesDialect(JSONEventDialect):
             self._violation(f"content_block_delta for index {block.index} after its stop", frame)
         if block.kind == _OTHER:
             return  # ignored, its fields unread (a wrong one is no problem of ours)
+        if block.kind == _HOSTED:
+            if kind == "input_json_delta":
+                self._apply(block, kind, frame.str(delta, "partial_json", where), out)
+            return
         field = _DELTA_FIELDS.get(kind) if isinstance(kind, str) else None
         if field is not None:
             self._apply(block, kind, frame.str(delta, field, where), out)

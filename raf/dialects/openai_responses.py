@@ -5,7 +5,8 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
 
 * Lifecycle events (``response.created``, ``.queued``, ``.in_progress``) give
   ``ResponseMetadata``; the terminal events give ``Finish`` (``response.completed``: ``stop``,
-  or ``tool_calls`` when the response started a client call; ``response.incomplete``: its
+  ``tool_calls`` when the response started a client call, ``awaiting_approval`` when it asked
+  for an approval and started no client call; ``response.incomplete``: its
   ``incomplete_details.reason``) with the usage, or ``provider_error`` (``response.failed``).
   A top-level ``error`` event is ``provider_error``.
 * Text (``output_text``, ``refusal``) and reasoning (``reasoning_summary_text``,
@@ -13,10 +14,14 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
   event delivers its text only when no delta did, and one that disagrees with the deltas is a
   ``protocol_violation`` (the deltas are kept).
 * Client tool calls (``function_call``, ``custom_tool_call``, client ``tool_search_call``,
-  ``computer_call``, ``local_shell_call``, ``shell_call``, ``apply_patch_call``) become
-  ``ToolCallStart``/``Args``/``End`` under the item's ``call_id``; argument fragments are routed
-  by ``item_id`` (several calls may be open at once). Built-in server tools are not client
-  calls and give nothing; ``mcp_approval_request`` gives ``ToolApprovalRequest``.
+  ``computer_call``, ``local_shell_call``, a ``shell_call`` without a hosted environment,
+  ``apply_patch_call``) become ``ToolCallStart``/``Args``/``End`` under the item's ``call_id``;
+  argument fragments are routed by ``item_id`` (several calls may be open at once). Tools the
+  server ran (:data:`HOSTED_CALLS`, a ``shell_call`` in OpenAI's container, any other
+  ``*_call``) give ``HostedToolCall`` at their ``output_item.done``, with a
+  ``HostedToolResult`` when the item carries its output; output items (``shell_call_output``,
+  any other ``*_output``) give ``HostedToolResult``. ``mcp_approval_request`` gives
+  ``ToolApprovalRequest``.
 * Server slips are ``protocol_violation`` and never lose what arrived: an ``output_index``
   collision, an item id that changes between ``added`` and ``done``, events for items never
   added (except in a resumed stream, which starts mid-response), a reused ``call_id``, a
@@ -46,6 +51,8 @@ from raf.model.usage import Usage
 __all__ = [
     "CLIENT_ITEM_FIELDS",
     "FINISH_REASONS",
+    "HOSTED_CALLS",
+    "HOSTED_RESULTS",
     "USAGE",
     "OpenAIResponsesDialect",
     "parse_usage",
@@ -81,7 +88,34 @@ CLIENT_ITEM_FIELDS: dict[str, str] = {
     "apply_patch_call": "operation",
 }
 """Client-executed items that arrive whole (no argument deltas): item type -> the field whose
-compact JSON is the call's arguments. ``tool_search_call`` only with ``execution: client``."""
+compact JSON is the call's arguments. ``tool_search_call`` only with ``execution: client``;
+``shell_call`` only without a hosted ``environment`` (none, or ``{"type": "local"}``)."""
+
+HOSTED_CALLS: dict[str, tuple[str | None, str | None]] = {
+    "web_search_call": ("action", None),
+    "file_search_call": ("queries", "results"),
+    "code_interpreter_call": ("code", "outputs"),
+    "image_generation_call": (None, "result"),
+    "mcp_call": ("arguments", "output"),
+    "mcp_list_tools": (None, "tools"),
+    "tool_search_call": ("arguments", None),
+    "shell_call": ("action", None),
+}
+"""Items of tools the server runs itself: item type -> the field holding the call's arguments
+and the field holding its output (``None``: the item has none). A ``HostedToolCall`` at
+``output_item.done``, then a ``HostedToolResult`` when the output field (or ``error``) holds
+something. ``shell_call`` and ``tool_search_call`` are hosted only when the client does
+not run them (:data:`CLIENT_ITEM_FIELDS`); any other ``*_call`` type
+not known as a client call is hosted, without arguments or output fields."""
+
+HOSTED_RESULTS: dict[str, str] = {
+    "shell_call_output": "output",
+    "local_shell_call_output": "output",
+    "tool_search_output": "tools",
+}
+"""Output items of a hosted call (``call_id`` names it; without one, the last hosted call of
+the response whose item held no output): item type -> the field holding the output. Any
+other ``*_output`` type is a result whose output is its ``output`` field."""
 
 _STREAMED_CALLS = frozenset({"function_call", "custom_tool_call"})
 _FUNCTION = frozenset({"function_call"})
@@ -110,6 +144,20 @@ def _compact(value: Any) -> str:
     if isinstance(value, str):
         return value
     return _encode(value).decode()
+
+
+def _is_client_call(kind: str | None, obj: dict[str, Any]) -> bool:
+    """Whether an item is a call the client must run (docs/dialects.md, "Items")."""
+    if kind in _STREAMED_CALLS:
+        return True
+    if kind not in CLIENT_ITEM_FIELDS:
+        return False
+    if kind == "tool_search_call":
+        return obj.get("execution") == "client"
+    if kind == "shell_call":
+        environment = obj.get("environment")
+        return not isinstance(environment, dict) or environment.get("type") in (None, "local")
+    return True
 
 
 class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -178,6 +226,8 @@ class OpenAIResponsesDialect(JSONEventDialect):
         self._call_ids: dict[str, int] = {}  # call id -> times used in this body
         self._response_call_ids: set[str] = set()
         self._response_has_call = False
+        self._response_has_approval = False
+        self._unanswered: str | None = None  # the last hosted call without its output yet
         self._started = False  # response.created seen (else: a resumed stream)
         self._seq: int | None = None
         self._last_reasoning: tuple[str, str, int] | None = None
@@ -353,11 +403,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
             self._items[item_id] = item
         if index is not None:
             self._slots[index] = item
-        client = kind in _STREAMED_CALLS or (
-            kind in CLIENT_ITEM_FIELDS
-            and (kind != "tool_search_call" or obj.get("execution") == "client")
-        )
-        if not client:
+        if not _is_client_call(kind, obj):
             return item
         raw_call_id = frame.str(obj, "call_id", "item.") or None
         item.raw_call_id = raw_call_id
@@ -412,6 +458,8 @@ class OpenAIResponsesDialect(JSONEventDialect):
         self._slots.clear()
         self._response_call_ids.clear()
         self._response_has_call = False
+        self._response_has_approval = False
+        self._unanswered = None
         self._started = True
         self.finished = False
         self._response(payload, frame)
@@ -421,7 +469,13 @@ class OpenAIResponsesDialect(JSONEventDialect):
 
     def _completed(self, payload: dict[str, Any], frame: Frame) -> None:
         response = self._response(payload, frame)
-        reason = "tool_calls" if self._response_has_call else "stop"
+        reason = (
+            "tool_calls"
+            if self._response_has_call
+            else "awaiting_approval"
+            if self._response_has_approval
+            else "stop"
+        )
         frame.out.append(
             updates.Finish(
                 finish_reason=finish_reason(FINISH_REASONS, reason),
@@ -514,6 +568,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
             self._approval(obj, frame)
             return
         if item.call_id is None:
+            self._hosted(kind, obj, index, frame)
             return
         raw_call_id = frame.str(obj, "call_id", "item.") or None
         if (
@@ -562,6 +617,72 @@ class OpenAIResponsesDialect(JSONEventDialect):
                     out.append(updates.ToolCallArgs(id=item.call_id, args_delta=text))
         out.append(updates.ToolCallEnd(id=item.call_id))
 
+    def _decoded(self, raw: Any) -> Any:
+        """A JSON value sent as a JSON string (``arguments``) decoded, else as it is (the
+        text itself when it is not JSON)."""
+        if not isinstance(raw, str):
+            return raw
+        try:
+            return safe_json.decode_strict(raw, max_depth=self.max_json_depth)
+        except safe_json.UnusableJSON:
+            return raw
+
+    def _hosted(
+        self, kind: str | None, obj: dict[str, Any], index: int | None, frame: Frame
+    ) -> None:
+        """The updates of a done item that is not a client call: a tool the server ran
+        (:data:`HOSTED_CALLS`), or its output (:data:`HOSTED_RESULTS`). Other items (messages,
+        reasoning, compaction) give nothing here."""
+        if kind is None:
+            return
+        out = frame.out
+        error = obj.get("error")
+        error_text = None if error is None else _compact(error)
+        fields = HOSTED_CALLS.get(kind)
+        if fields is not None or (kind.endswith("_call") and kind not in _STREAMED_CALLS):
+            arguments_field, output_field = fields or (None, None)
+            call_id = (
+                frame.str(obj, "call_id", "item.")
+                or frame.str(obj, "id", "item.")
+                or f"output_{index}"
+            )
+            name = frame.str(obj, "name", "item.") if kind == "mcp_call" else None
+            lifted = {arguments_field, output_field, "error"}
+            out.append(
+                updates.HostedToolCall(
+                    call_id=call_id,
+                    name=name or kind.removesuffix("_call"),
+                    arguments=None
+                    if arguments_field is None
+                    else self._decoded(obj.get(arguments_field)),
+                    item={k: v for k, v in obj.items() if k not in lifted},
+                )
+            )
+            output = None if output_field is None else obj.get(output_field)
+            self._unanswered = call_id
+            if output is not None or error_text is not None:
+                self._unanswered = None
+                out.append(
+                    updates.HostedToolResult(
+                        call_id=call_id, name=kind, output=output, error=error_text
+                    )
+                )
+            return
+        output_field = HOSTED_RESULTS.get(kind) or ("output" if kind.endswith("_output") else None)
+        if output_field is None:
+            return
+        answers = frame.str(obj, "call_id", "item.") or self._unanswered
+        self._unanswered = None
+        out.append(
+            updates.HostedToolResult(
+                call_id=answers or frame.str(obj, "id", "item.") or f"output_{index}",
+                name=kind,
+                output=obj.get(output_field),
+                error=error_text,
+                item={k: v for k, v in obj.items() if k not in {output_field, "error"}},
+            )
+        )
+
     def _approval(self, obj: dict[str, Any], frame: Frame) -> None:
         name = frame.str(obj, "name", "item.") or ""
         raw = obj.get("arguments")
@@ -575,6 +696,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
                 arguments = raw
         else:
             arguments = raw
+        self._response_has_approval = True
         frame.out.append(
             updates.ToolApprovalRequest(
                 call_id=frame.str(obj, "id", "item.") or "",

@@ -9,7 +9,14 @@ from raf.model import contents, events, updates
 from raf.model.codes import ErrorCode
 from raf.model.contents import Content
 from raf.model.events import Event
-from raf.model.messages import ChatMessage, MessageRole, MessageSource, ToolCall
+from raf.model.messages import (
+    ApprovalRequest,
+    ChatMessage,
+    HostedCall,
+    MessageRole,
+    MessageSource,
+    ToolCall,
+)
 from raf.model.metadata import ResponseMetadata
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
@@ -19,11 +26,13 @@ __all__ = [
     "AgentResponse",
     "AgentResponseResult",
     "AgentResponseUpdate",
+    "ApprovalRequest",
     "ChatMessage",
     "Content",
     "ErrorCode",
     "Event",
     "FinishReason",
+    "HostedCall",
     "MessageRole",
     "MessageSource",
     "ResponseMetadata",

@@ -1,6 +1,7 @@
 """``Content``: what an agent run streams to its caller (raf-spec 1.3).
 
-The 12 variants of RAF, namespaced by this module (``contents.Text``, ``contents.Usage``...);
+The 12 variants of RAF and raf's ``HostedToolCall``, ``HostedToolResult`` and
+``ToolApprovalRequest``, namespaced by this module (``contents.Text``, ``contents.Usage``...);
 the union is :data:`Content`. Every content carries optional :class:`ResponseMetadata`
 (``meta``), filled by the converter and left out of canonical JSON unless asked for. No IO.
 """
@@ -101,6 +102,46 @@ class ToolCalled(Value, frozen=True, kw_only=True):
     meta: ResponseMetadata | None = None
 
 
+class HostedToolCall(Value, frozen=True, kw_only=True):
+    """A tool the provider ran itself: for the user to see, never for the client to run.
+
+    ``call_id`` is the provider's id of the call, ``name`` the tool, ``arguments`` its input
+    as JSON, ``item`` the provider's whole item or block (what raf does not model is kept
+    there). Not in RAF (docs/deviations.md).
+    """
+
+    call_id: str
+    name: str
+    arguments: JSONValue = None
+    item: JSONValue = None
+    meta: ResponseMetadata | None = None
+
+
+class HostedToolResult(Value, frozen=True, kw_only=True):
+    """What a tool the provider ran returned: ``output`` as JSON, ``error`` when it failed;
+    ``name`` is the provider's kind of result, ``item`` its whole item or block when it is
+    not the call's own. Not in RAF (docs/deviations.md)."""
+
+    call_id: str
+    name: str
+    output: JSONValue = None
+    error: str | None = None
+    item: JSONValue = None
+    meta: ResponseMetadata | None = None
+
+
+class ToolApprovalRequest(Value, frozen=True, kw_only=True):
+    """A tool call that waits for a person's approval (``updates.ToolApprovalRequest``):
+    ``call_id`` is the id the approval must answer. RAF turns the update into display text;
+    raf gives it as a content of its own (docs/deviations.md)."""
+
+    call_id: str
+    name: str
+    arguments: JSONValue
+    description: str = ""
+    meta: ResponseMetadata | None = None
+
+
 class Usage(Value, frozen=True, kw_only=True):
     """Token usage."""
 
@@ -136,6 +177,9 @@ Content: TypeAlias = (
     | ToolCalled
     | Usage
     | Error
+    | HostedToolCall
+    | HostedToolResult
+    | ToolApprovalRequest
 )
 """Any content."""
 
@@ -152,5 +196,8 @@ VARIANTS: tuple[type[Value], ...] = (
     ToolCalled,
     Usage,
     Error,
+    HostedToolCall,
+    HostedToolResult,
+    ToolApprovalRequest,
 )
-"""Every content class, in RAF's order."""
+"""Every content class: RAF's 12 in RAF's order, then raf's additions."""

@@ -27,7 +27,7 @@ class ExecutorInvoked(Value, frozen=True, kw_only=True):
 
 
 class Custom(Value, frozen=True, kw_only=True):
-    """An application-defined event, e.g. ``tool_approval_request``."""
+    """An application-defined event, e.g. ``reasoning_signature``."""
 
     event_type: str
     payload: JSONValue

@@ -37,6 +37,29 @@ class ToolCall(Record, frozen=True, kw_only=True):
     arguments: JSONValue
 
 
+class HostedCall(Record, frozen=True, kw_only=True):
+    """A tool the provider ran itself, with what it returned (raf's addition to
+    :class:`~raf.model.AgentResponse`): the call id, the tool, its input as JSON, and the
+    ``output`` (``None`` until a result arrived; the last one when several did) or the
+    ``error`` text of its result. The client must not run it."""
+
+    id: str
+    name: str
+    arguments: JSONValue = None
+    output: JSONValue = None
+    error: str | None = None
+
+
+class ApprovalRequest(Record, frozen=True, kw_only=True):
+    """A tool call waiting for a person's approval (raf's addition to
+    :class:`~raf.model.AgentResponse`): answer it by ``call_id``."""
+
+    call_id: str
+    name: str
+    arguments: JSONValue
+    description: str = ""
+
+
 class ChatMessage(Record, frozen=True, kw_only=True):
     """One message of a conversation.
 

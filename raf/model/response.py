@@ -6,7 +6,7 @@ from raf.model import contents
 from raf.model._base import Value
 from raf.model.contents import Content
 from raf.model.events import Event
-from raf.model.messages import ChatMessage, ToolCall
+from raf.model.messages import ApprovalRequest, ChatMessage, HostedCall, ToolCall
 from raf.model.usage import Usage
 
 
@@ -24,7 +24,10 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     """Everything an agent run produced, aggregated.
 
     ``errors`` (not in RAF) holds the run's error contents in order, so a caller sees what
-    went wrong without losing the text and calls that arrived.
+    went wrong without losing the text and calls that arrived. ``hosted_tool_calls`` (not in
+    RAF) holds the tools the provider ran itself, each with its output, and
+    ``approval_requests`` (not in RAF) the calls that wait for a person's approval; neither
+    is a call the client runs.
     """
 
     id: str | None = None
@@ -32,6 +35,8 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     text: str = ""
     reasoning_text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    hosted_tool_calls: tuple[HostedCall, ...] = ()
+    approval_requests: tuple[ApprovalRequest, ...] = ()
     tool_messages: tuple[ChatMessage, ...] = ()
     turn_transcript: tuple[ChatMessage, ...] = ()
     finish_reason: str | None = None

@@ -1,6 +1,7 @@
 """``AgentResponseUpdate``: the transport-level events a dialect produces (raf-spec 1.1).
 
-The 12 variants of RAF (and raf's ``ReasoningSignature``), one class each, namespaced by this
+The 12 variants of RAF (and raf's ``ReasoningSignature``, ``HostedToolCall`` and
+``HostedToolResult``), one class each, namespaced by this
 module the way Rust namespaces ``AgentResponseUpdate::TextDelta``: use ``updates.TextDelta``,
 ``updates.Usage``... The union of all of them is :data:`AgentResponseUpdate`. No IO.
 """
@@ -87,6 +88,40 @@ class ToolApprovalRequest(Value, frozen=True, kw_only=True):
     description: str = ""
 
 
+class HostedToolCall(Value, frozen=True, kw_only=True):
+    """A tool the provider ran itself (web search, code execution, a hosted shell, an MCP
+    server...): shown to the user, never a call the client must run. Not in RAF
+    (docs/deviations.md).
+
+    ``call_id`` is the provider's id of the call (its results name it); ``name`` the tool
+    (``web_search``, ``code_execution``, an MCP tool's name...); ``arguments`` its input as
+    JSON (``None`` when the provider sent none); ``item`` the provider's whole item or block
+    as it arrived last, so that nothing raf does not model is lost.
+    """
+
+    call_id: str
+    name: str
+    arguments: JSONValue = None
+    item: JSONValue = None
+
+
+class HostedToolResult(Value, frozen=True, kw_only=True):
+    """What a tool the provider ran returned (a search's results, a command's output...).
+    Not in RAF (docs/deviations.md).
+
+    ``call_id`` names the :class:`HostedToolCall` it answers; ``name`` is the kind of result
+    as the provider calls it (``web_search_tool_result``, ``shell_call_output``...);
+    ``output`` the result as JSON; ``error`` the provider's error text when the tool failed;
+    ``item`` the whole item or block when it is not the call's own (else ``None``).
+    """
+
+    call_id: str
+    name: str
+    output: JSONValue = None
+    error: str | None = None
+    item: JSONValue = None
+
+
 class Usage(Value, frozen=True, kw_only=True):
     """Token usage reported on its own (not beside a finish reason)."""
 
@@ -136,6 +171,8 @@ AgentResponseUpdate: TypeAlias = (
     | Finish
     | Error
     | ResponseMetadata
+    | HostedToolCall
+    | HostedToolResult
 )
 """Any update."""
 
@@ -153,6 +190,8 @@ VARIANTS: tuple[type[Value], ...] = (
     Error,
     ResponseMetadata,
     ReasoningSignature,
+    HostedToolCall,
+    HostedToolResult,
 )
 """Every update class: RAF's 12 in RAF's order, then raf's additions."""
 

@@ -83,6 +83,53 @@ def tool_call_args(call_id: str, args_delta: str) -> dict[str, Any]:
     return {"type": "tool_call_args", "id": call_id, "args_delta": args_delta}
 
 
+def hosted_tool_call(call_id: str, name: str, arguments: Any, item: Any) -> dict[str, Any]:
+    """``HostedToolCall(call_id, name, arguments, item)``."""
+    return {
+        "type": "hosted_tool_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "item": item,
+    }
+
+
+def hosted_tool_result(
+    call_id: str, name: str, output: Any, error_text: str | None, item: Any
+) -> dict[str, Any]:
+    """``HostedToolResult(call_id, name, output, error, item)``."""
+    return {
+        "type": "hosted_tool_result",
+        "call_id": call_id,
+        "name": name,
+        "output": output,
+        "error": error_text,
+        "item": item,
+    }
+
+
+def hosted_result_of(block_type: str, block: dict[str, Any]) -> dict[str, Any]:
+    """The spec's row for a block whose type ends in `_tool_result`."""
+    content = block.get("content")
+    # "`error` is the content's `error_code` when the content is an error object
+    # (`{"type": "…_error", "error_code": …}`; without a code, the content as compact JSON), or
+    # the content (a string, else compact JSON) when `is_error` is true; else `None`".
+    error_text: str | None = None
+    is_error_object = isinstance(content, dict) and str(content.get("type")).endswith("_error")
+    if is_error_object:
+        code = content.get("error_code")
+        error_text = code if isinstance(code, str) and code else compact_json(content)
+    elif block.get("is_error") is True:
+        error_text = content if isinstance(content, str) else compact_json(content)
+    # OPEN: a missing or non-string `tool_use_id` is read as the empty call id. No cassette
+    # has one.
+    call_id = block.get("tool_use_id")
+    rest = {k: v for k, v in block.items() if k != "content"}
+    return hosted_tool_result(
+        call_id if isinstance(call_id, str) else "", block_type, content, error_text, rest
+    )
+
+
 def tool_call_end(call_id: str) -> dict[str, Any]:
     """``ToolCallEnd(id)``."""
     return {"type": "tool_call_end", "id": call_id}
@@ -169,7 +216,8 @@ THINKING = "thinking"
 REDACTED = "redacted_thinking"
 TOOL = "tool"  # a client `tool_use` block with an id and a name
 LEGACY_TOOL = "legacy_tool"  # a client `tool_use` block without an id or a name
-SERVER = "server"  # server_tool_use, mcp_tool_use, *_tool_result, compaction, any other kind
+HOSTED = "hosted"  # server_tool_use, mcp_tool_use: a tool Anthropic runs itself
+SERVER = "server"  # *_tool_result (reported at its start), compaction, any other kind
 UNKNOWN = "unknown"  # a block implied by a delta that implies no kind (see content_block_delta)
 
 
@@ -196,6 +244,10 @@ class Block:
     stopped: bool = False
     # A delta after the stop was already reported ("once for that block").
     reported_delta_after_stop: bool = False
+    # A hosted block's start, whole, until its HostedToolCall is given; its deltas' text.
+    hosted_start: dict[str, Any] | None = None
+    hosted_input: str = ""
+    got_hosted_delta: bool = False
 
 
 # =============================================================================================
@@ -389,10 +441,13 @@ class MessagesStreamReader:
             # duplicate_message_start_same_id.json has the event's whole data, "the offending
             # input itself" of the schema, shortened like every raw.
             updates.append(error("protocol_violation", "second message_start", shortened(data)))
-            # OPEN: blocks of the earlier message still open are dropped here without the
-            # close-time flush of their start input or signature (the spec says the new
-            # message starts afresh and gives that flush only "at `close`"). The bundled
-            # spliced stream's open block had deltas, so it has nothing to flush.
+            # "then the blocks of the earlier message that are still open are handed on as at
+            # close (a `tool_use` block's start `input`, a thinking block's start signature, a
+            # server tool's call)". The bundled spliced stream's open block had deltas, so it
+            # has nothing to flush.
+            for block in self.blocks.values():
+                if not block.stopped:
+                    updates.extend(self.flush(block))
             self.blocks = {}
             self.last_started = None
             self.usage_state = empty_usage_state()
@@ -545,10 +600,23 @@ class MessagesStreamReader:
                     fields.missing.append("content_block.id missing")
                 if name is None:
                     fields.missing.append("content_block.name missing")
+        elif block_type in ("server_tool_use", "mcp_tool_use"):
+            # "none yet: ... Its `input_json_delta`s are kept, and at the block's stop it gives
+            # `HostedToolCall(call_id=id, name, arguments, item)`".
+            # OPEN: a missing id is the empty call id. No cassette has one.
+            self.blocks[index] = Block(
+                HOSTED,
+                index,
+                call_id=fields.string(block, "id", "content_block.id") or "",
+                hosted_start=block,
+            )
         else:
-            # "`server_tool_use`, `mcp_tool_use`, `*_tool_result`, `compaction`, any other
-            # kind: none ...; their deltas are ignored too".
+            # "any type ending in `_tool_result` ...: `HostedToolResult(...)`, at the start,
+            # where the result arrives whole"; "`compaction`, any other kind: none; its deltas
+            # are ignored too".
             self.blocks[index] = Block(SERVER, index)
+            if isinstance(block_type, str) and block_type.endswith("_tool_result"):
+                updates.append(hosted_result_of(block_type, block))
         return updates
 
     def content_block_delta(
@@ -608,6 +676,16 @@ class MessagesStreamReader:
             )
 
         # "In both cases the content is still emitted. Then by `delta.type`:"
+        if block.kind == HOSTED:
+            # "Its `input_json_delta`s are kept"; its other deltas are not content.
+            # OPEN: text or thinking deltas on a server tool block are ignored, as on every
+            # server block. No cassette has one.
+            if delta_type == "input_json_delta":
+                partial = fields.string(delta, "partial_json", "delta.partial_json")
+                if partial:
+                    block.hosted_input += partial
+                    block.got_hosted_delta = True
+            return updates
         if block.kind == SERVER:
             # "their deltas are ignored too" (and text_delta: "except a server block, where
             # it is ignored").
@@ -694,7 +772,27 @@ class MessagesStreamReader:
     def flush(self, block: Block) -> list[dict[str, Any]]:
         """What a block remembered from its start: the input of a tool block that got no
         non-empty `input_json_delta`, the start signature of a thinking block that got no
-        `signature_delta`."""
+        `signature_delta`; a server tool block's call, once."""
+        if block.kind == HOSTED:
+            start = block.hosted_start
+            if start is None:
+                return []
+            block.hosted_start = None
+            # "`arguments` is the deltas' text decoded as JSON (the text itself when it is not
+            # JSON, e.g. cut), else the start's `input`; `item` is the start block without its
+            # `input`".
+            arguments: Any = start.get("input")
+            if block.got_hosted_delta:
+                try:
+                    arguments = json.loads(block.hosted_input)
+                except ValueError:
+                    arguments = block.hosted_input
+            name = start.get("name")
+            # OPEN: a block without a string name is named after its type. No cassette has one.
+            if not isinstance(name, str):
+                name = str(start.get("type"))
+            rest = {k: v for k, v in start.items() if k != "input"}
+            return [hosted_tool_call(block.call_id or "", name, arguments, rest)]
         if block.kind in (TOOL, LEGACY_TOOL):
             if block.got_input_delta or not block.start_input:
                 return []

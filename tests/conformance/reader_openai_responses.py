@@ -98,6 +98,31 @@ def tool_approval_request(
     }
 
 
+def hosted_tool_call(call_id: str, name: str, arguments: Any, item: Any) -> dict[str, Any]:
+    """``HostedToolCall(call_id, name, arguments, item)``."""
+    return {
+        "type": "hosted_tool_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "item": item,
+    }
+
+
+def hosted_tool_result(
+    call_id: str, name: str, output: Any, error: str | None, item: Any
+) -> dict[str, Any]:
+    """``HostedToolResult(call_id, name, output, error, item)``."""
+    return {
+        "type": "hosted_tool_result",
+        "call_id": call_id,
+        "name": name,
+        "output": output,
+        "error": error,
+        "item": item,
+    }
+
+
 def violation(message: str, raw: str | None) -> dict[str, Any]:
     """``Error(protocol_violation)``."""
     return error("protocol_violation", message, raw)
@@ -256,7 +281,53 @@ def is_client_call(item: dict[str, Any]) -> bool:
         # "`tool_search_call` with `"execution": "client"`"; "`tool_search_call` run by the
         # server" is a built-in tool.
         return item.get("execution") == "client"
+    if kind == "shell_call":
+        # "A `shell_call` is a client call only when its item has no `environment`, or an
+        # environment of type `local`".
+        environment = item.get("environment")
+        # OPEN: an environment that is not an object (a string, a list) is read as none, and
+        # an object without a `type` as local. No cassette has either.
+        return not isinstance(environment, dict) or environment.get("type") in (None, "local")
     return kind in {"function_call", "custom_tool_call"} or kind in FIXED_CALLS
+
+
+# The hosted tools table: item type -> (the field of the arguments, the field of the output).
+HOSTED_FIELDS: dict[str, tuple[str | None, str | None]] = {
+    "web_search_call": ("action", None),
+    "file_search_call": ("queries", "results"),
+    "code_interpreter_call": ("code", "outputs"),
+    "image_generation_call": (None, "result"),
+    "mcp_call": ("arguments", "output"),
+    "mcp_list_tools": (None, "tools"),
+    "tool_search_call": ("arguments", None),
+    "shell_call": ("action", None),
+}
+# The output items named in the spec, and their output field ("other `*_output`": `output`).
+OUTPUT_FIELDS = {
+    "shell_call_output": "output",
+    "local_shell_call_output": "output",
+    "tool_search_output": "tools",
+}
+
+
+def decoded_arguments(value: Any) -> Any:
+    """ "a JSON string of arguments, as `mcp_call` sends, is decoded, the text itself when it
+    is not JSON"."""
+    # OPEN: the sentence is about `mcp_call`; every string in an arguments field is read the
+    # same way. Only mcp_call sends a string in the bundled cassettes.
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def error_text(value: Any) -> str | None:
+    """ "`error` is the item's `error` as text (compact JSON when it is not a string)"."""
+    if value is None:
+        return None
+    return value if isinstance(value, str) else compact_json(value)
 
 
 def json_string_piece(text: str) -> str:
@@ -326,6 +397,8 @@ class ResponsesStreamReader:
         self.call_id_uses: dict[str, int] = {}  # wire call id -> times used in this body
         self.response_call_ids: set[str] = set()  # wire call ids used in this response
         self.response_has_call = False
+        self.response_has_approval = False
+        self.unanswered: str | None = None  # the last hosted call whose item held no output
         self.orphan_text: dict[str, str] = {}  # item id -> buffered orphan argument text
         self.reported_unknown_ids: set[str] = set()  # "one Error ... per unknown id"
         self.anonymous = 0
@@ -475,6 +548,9 @@ class ResponsesStreamReader:
             out.append(self.event_violation("response.created before the previous response ended"))
         self.slots = {}
         self.response_has_call = False
+        self.response_has_approval = False
+        # "answers the last hosted call of the response": a new response has none yet.
+        self.unanswered = None
         self.response_call_ids = set()
         self.started = True
         self.finished = False
@@ -490,7 +566,14 @@ class ResponsesStreamReader:
     ) -> None:
         self.metadata(payload, out, wrong)
         response = get_dict(payload, "response", "response", wrong) or {}
-        reason = "tool_calls" if self.response_has_call else "stop"
+        # "`tool_calls` when the response started a client call, else `awaiting_approval` when
+        # it asked for an approval (`mcp_approval_request`), else `stop`".
+        if self.response_has_call:
+            reason = "tool_calls"
+        elif self.response_has_approval:
+            reason = "awaiting_approval"
+        else:
+            reason = "stop"
         out.append(finish(reason, parse_usage(response.get("usage"))))
         self.finished = True
 
@@ -923,9 +1006,11 @@ class ResponsesStreamReader:
             return
         record.done = True
         if record.kind == "mcp_approval_request":
+            self.response_has_approval = True
             out.append(approval_request(item, record.key, wrong))
             return
         if not record.client_call:
+            self.hosted(item, output_index, out)
             return
         assert record.call_id is not None
         if record.kind == "function_call":
@@ -1018,9 +1103,11 @@ class ResponsesStreamReader:
         if kind == "mcp_approval_request":
             # OPEN: an orphan approval request is reported from the done item as a known one
             # would be. No cassette has one.
+            self.response_has_approval = True
             out.append(approval_request(item, item_id or "", wrong))
             return
         if not is_client_call(item):
+            self.hosted(item, output_index, out)
             return
         # OPEN: the orphan item is recorded as done, so that a second done of it is ignored.
         key = item_id if item_id is not None else f"<orphan {output_index}>"
@@ -1051,6 +1138,57 @@ class ResponsesStreamReader:
             self.start_call(record, out)
             self.fixed_arguments(record, item, out, wrong)
         out.append(tool_call_end(record.call_id))
+
+    def hosted(
+        self, item: dict[str, Any], output_index: int | None, out: list[dict[str, Any]]
+    ) -> None:
+        """The spec, "Hosted (server-side) tools": the updates of a done item of a tool the
+        server ran, or of its output."""
+        kind = item.get("type")
+        if not isinstance(kind, str):
+            return
+        error = error_text(item.get("error"))
+        is_call = kind in HOSTED_FIELDS or (
+            # "any other type ending in `_call` that is not a client call"
+            kind.endswith("_call") and not is_client_call(item)
+        )
+        if is_call:
+            arguments_field, output_field = HOSTED_FIELDS.get(kind, (None, None))
+            # "`call_id` is the item's `call_id`, else its `id`, else `output_<output_index>`"
+            call_id = item.get("call_id") or item.get("id") or f"output_{output_index}"
+            # "`name` is the tool's `name` for an `mcp_call`, else the item type without
+            # `_call`"
+            name = item.get("name") if kind == "mcp_call" else None
+            if not isinstance(name, str) or not name:
+                name = kind[: -len("_call")] if kind.endswith("_call") else kind
+            arguments = (
+                None if arguments_field is None else decoded_arguments(item.get(arguments_field))
+            )
+            # "`item` is the rest of the item": without the fields read into arguments,
+            # output and error.
+            rest = {
+                k: v for k, v in item.items() if k not in {arguments_field, output_field, "error"}
+            }
+            out.append(hosted_tool_call(call_id, name, arguments, rest))
+            output = None if output_field is None else item.get(output_field)
+            # "then, when the item holds its output or an `error`, `HostedToolResult(call_id,
+            # name=<item type>, output, error)`"
+            if output is not None or error is not None:
+                self.unanswered = None
+                out.append(hosted_tool_result(call_id, kind, output, error, None))
+            else:
+                self.unanswered = call_id
+            return
+        if kind in OUTPUT_FIELDS or kind.endswith("_output"):
+            field = OUTPUT_FIELDS.get(kind, "output")
+            # "an output item without a `call_id` ... answers the last hosted call of the
+            # response whose item held no output"
+            call_id = item.get("call_id") or self.unanswered
+            self.unanswered = None
+            if not call_id:
+                call_id = item.get("id") or f"output_{output_index}"
+            rest = {k: v for k, v in item.items() if k not in {field, "error"}}
+            out.append(hosted_tool_result(call_id, kind, item.get(field), error, rest))
 
     # -- the end -------------------------------------------------------------------------------
 

@@ -271,3 +271,45 @@ def test_results_are_decoded_leniently_where_encoders_differ() -> None:
     )
     expected = {"usage": {"prompt_tokens": 10**21, "completion_tokens": 2, "total_tokens": 3}}
     assert compare_response(expected, result.response, capabilities=["usage"]) == []
+
+
+def responses_golden(scenario: str) -> Any:
+    loaded = load_golden(GOLDENS / "openai_responses" / f"{scenario}.json")
+    assert loaded is not None
+    return loaded.interactions[-1].response
+
+
+def test_item_11_a_hosted_call_reported_as_a_client_call_fails_at_the_response_level() -> None:
+    expected = responses_golden("hosted_shell_call_with_output")
+    (hosted,) = expected["hosted_tool_calls"]
+    as_client_call = {
+        **expected,
+        "tool_calls": [{"id": hosted["id"], "name": "shell", "arguments": hosted["arguments"]}],
+        "hosted_tool_calls": [],
+        "finish_reason": "tool_calls",
+    }
+    mismatches = compare_response(expected, client(as_client_call), capabilities=["hosted_tools"])
+    assert where(mismatches) == ["tool_calls", "finish_reason", "hosted_tool_calls"]
+    assert compare_response(expected, client(expected), capabilities=["hosted_tools"]) == []
+    # Without the capability only the client call and the finish reason are wrong.
+    assert where(compare_response(expected, client(as_client_call))) == [
+        "tool_calls",
+        "finish_reason",
+    ]
+
+
+def test_item_12_an_approval_request_written_as_text_fails_at_the_response_level() -> None:
+    expected = responses_golden("mcp_approval_request")
+    (request,) = expected["approval_requests"]
+    as_text = {
+        **expected,
+        "text": f"\n[Approval required: {request['name']}({request['arguments']})]\n",
+        "approval_requests": [],
+    }
+    mismatches = compare_response(expected, client(as_text), capabilities=["hosted_tools"])
+    assert where(mismatches) == ["text", "approval_requests"]
+    assert [m.kind for m in mismatches] == ["invented", "lost"]
+    wrong_id = {**expected, "approval_requests": [{**request, "call_id": "other"}]}
+    assert where(compare_response(expected, client(wrong_id), capabilities=["hosted_tools"])) == [
+        "approval_requests[0].call_id"
+    ]

@@ -356,7 +356,7 @@ def test_invalid_json_from_fine_grained_streaming_is_reported_by_the_converter()
 # -- server tools, citations, unknown kinds --------------------------------------------------------
 
 
-def test_server_tool_use_and_results_produce_nothing() -> None:
+def test_item_11_server_tool_use_and_results_are_hosted_never_client_calls() -> None:
     body = (
         start()
         + text_block(0, "Searching.")
@@ -380,9 +380,58 @@ def test_server_tool_use_and_results_produce_nothing() -> None:
     assert codes(out) == []
     assert [x for x in out if not isinstance(x, updates.Usage | updates.ResponseMetadata)] == [
         updates.TextDelta(delta="Searching."),
+        updates.HostedToolCall(
+            call_id="srvtoolu_01",
+            name="web_search",
+            arguments={"query": "x"},
+            item={"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search"},
+        ),
+        updates.HostedToolResult(
+            call_id="srvtoolu_01",
+            name="web_search_tool_result",
+            output=[],
+            item={"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01"},
+        ),
+        updates.HostedToolCall(
+            call_id="mcptoolu_01",
+            name="echo",
+            arguments={},
+            item={"type": "mcp_tool_use", "id": "mcptoolu_01", "name": "echo", "server_name": "s"},
+        ),
         updates.TextDelta(delta="Found."),
         updates.Finish(finish_reason="stop", usage=u(25, 12)),
     ]
+
+
+def test_server_tool_result_errors_and_a_cut_server_call_keep_what_arrived() -> None:
+    body = (
+        start()
+        + block(0, type="server_tool_use", id="srvtoolu_01", name="web_search", input={})
+        + delta(0, type="input_json_delta", partial_json='{"query": "x"}')
+        + stop(0)
+        + block(
+            1,
+            type="web_search_tool_result",
+            tool_use_id="srvtoolu_01",
+            content={"type": "web_search_tool_result_error", "error_code": "max_uses_exceeded"},
+        )
+        + stop(1)
+        + block(2, type="mcp_tool_result", tool_use_id="m1", is_error=True, content="boom")
+        + stop(2)
+        + block(3, type="server_tool_use", id="srvtoolu_02", name="web_search", input={})
+        + delta(3, type="input_json_delta", partial_json='{"query": "y')
+    )
+    out = run_all(body)
+    assert [(r.call_id, r.error) for r in out if isinstance(r, updates.HostedToolResult)] == [
+        ("srvtoolu_01", "max_uses_exceeded"),
+        ("m1", "boom"),
+    ]
+    calls = [c for c in out if isinstance(c, updates.HostedToolCall)]
+    assert [(c.call_id, c.arguments) for c in calls] == [
+        ("srvtoolu_01", {"query": "x"}),
+        ("srvtoolu_02", '{"query": "y'),  # cut: the text that arrived, not made-up JSON
+    ]
+    assert codes(out) == ["stream_truncated"]
 
 
 def test_unknown_events_and_delta_kinds_are_ignored() -> None:

@@ -831,6 +831,12 @@ def test_client_tool_search_call_is_a_call_server_one_is_not() -> None:
         updates.ToolCallStart(id="call_t", name="tool_search"),
         updates.ToolCallArgs(id="call_t", args_delta='{"queries":["fx"]}'),
         updates.ToolCallEnd(id="call_t"),
+        updates.HostedToolCall(
+            call_id="tsc_2",
+            name="tool_search",
+            arguments={},
+            item={"type": "tool_search_call", "id": "tsc_2", "execution": "server"},
+        ),
         updates.Finish(finish_reason="tool_calls", usage=U),
     ]
 
@@ -855,18 +861,20 @@ def test_whole_item_client_calls(kind: str, field: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "kind",
+    ("kind", "name", "extra", "arguments", "output"),
     [
-        "web_search_call",
-        "file_search_call",
-        "code_interpreter_call",
-        "image_generation_call",
-        "mcp_call",
-        "mcp_list_tools",
-        "compaction",
+        ("web_search_call", "web_search", {"action": {"query": "q"}}, {"query": "q"}, None),
+        ("file_search_call", "file_search", {"queries": ["q"], "results": [1]}, ["q"], [1]),
+        ("code_interpreter_call", "code_interpreter", {"code": "1+1", "outputs": []}, "1+1", []),
+        ("image_generation_call", "image_generation", {"result": "aGk="}, None, "aGk="),
+        ("mcp_call", "ask", {"name": "ask", "arguments": '{"q":1}', "output": "a"}, {"q": 1}, "a"),
+        ("mcp_list_tools", "mcp_list_tools", {"tools": []}, None, []),
+        ("future_tool_call", "future_tool", {"query": "q"}, None, None),
     ],
 )
-def test_builtin_server_tools_are_not_client_calls(kind: str) -> None:
+def test_item_11_builtin_server_tools_are_hosted_calls_not_client_calls(
+    kind: str, name: str, extra: dict[str, Any], arguments: Any, output: Any
+) -> None:
     item = {"type": kind, "id": "x_1", "status": "in_progress"}
     out = decode(
         [
@@ -885,16 +893,115 @@ def test_builtin_server_tools_are_not_client_calls(kind: str) -> None:
                 "output_index": 0,
                 "delta": "1+1",
             },
-            done(item, 0),
+            done({**item, **extra, "status": "completed"}, 0),
             added(msg(), 1),
             text_delta("ok", "msg_1", 1),
             completed(),
         ]
     )
-    assert out == [RM, updates.TextDelta(delta="ok"), updates.Finish(finish_reason="stop", usage=U)]
+    hosted = [u for u in out if isinstance(u, updates.HostedToolCall)]
+    assert [(h.call_id, h.name, h.arguments) for h in hosted] == [("x_1", name, arguments)]
+    assert hosted[0].item["status"] == "completed"  # the rest of the item is kept
+    results = [u for u in out if isinstance(u, updates.HostedToolResult)]
+    assert [(r.call_id, r.output) for r in results] == ([] if output is None else [("x_1", output)])
+    assert not [u for u in out if isinstance(u, updates.ToolCallStart | updates.ToolCallArgs)]
+    assert out[-1] == updates.Finish(finish_reason="stop", usage=U)
 
 
-def test_mcp_approval_request() -> None:
+def test_compaction_and_reasoning_items_give_nothing() -> None:
+    item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "x"}
+    out = decode([created(), added(item, 0), done(item, 0), completed()])
+    assert out == [RM, updates.Finish(finish_reason="stop", usage=U)]
+
+
+HOSTED_SHELL = {
+    "type": "shell_call",
+    "id": "sh_1",
+    "call_id": "call_sh",
+    "action": {"commands": ["uname -a"], "timeout_ms": None},
+    "environment": {"type": "container_reference", "container_id": "cntr_1"},
+}
+SHELL_OUTPUT = {
+    "type": "shell_call_output",
+    "id": "sho_1",
+    "call_id": "call_sh",
+    "output": [{"stdout": "Linux\n", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}],
+}
+
+
+def test_item_11_hosted_shell_call_with_its_output_is_not_a_client_call() -> None:
+    out = decode(
+        [
+            created(),
+            added({**HOSTED_SHELL, "action": {"commands": []}, "status": "in_progress"}, 0),
+            {
+                "type": "response.shell_call_command.delta",
+                "output_index": 0,
+                "command_index": 0,
+                "delta": "uname",
+            },
+            done({**HOSTED_SHELL, "status": "completed"}, 0),
+            added({**SHELL_OUTPUT, "output": []}, 1),
+            done(SHELL_OUTPUT, 1),
+            completed(),
+        ]
+    )
+    assert without_errors(out)[1:] == [
+        updates.HostedToolCall(
+            call_id="call_sh",
+            name="shell",
+            arguments={"commands": ["uname -a"], "timeout_ms": None},
+            item={
+                "type": "shell_call",
+                "id": "sh_1",
+                "call_id": "call_sh",
+                "environment": {"type": "container_reference", "container_id": "cntr_1"},
+                "status": "completed",
+            },
+        ),
+        updates.HostedToolResult(
+            call_id="call_sh",
+            name="shell_call_output",
+            output=SHELL_OUTPUT["output"],
+            item={"type": "shell_call_output", "id": "sho_1", "call_id": "call_sh"},
+        ),
+        updates.Finish(finish_reason="stop", usage=U),
+    ]
+    assert codes(out) == []
+
+
+@pytest.mark.parametrize("environment", [None, {"type": "local"}])
+def test_shell_call_without_a_hosted_environment_is_a_client_call(environment: Any) -> None:
+    item = {**HOSTED_SHELL, "environment": environment}
+    out = decode([created(), added(item, 0), done(item, 0), completed()])
+    assert updates.ToolCallStart(id="call_sh", name="shell") in out
+    assert out[-1] == updates.Finish(finish_reason="tool_calls", usage=U)
+
+
+def test_server_tool_search_output_without_call_id_answers_the_last_hosted_call() -> None:
+    call = {"type": "tool_search_call", "id": "tsc_1", "execution": "server", "arguments": {}}
+    result = {"type": "tool_search_output", "id": "tso_1", "call_id": None, "tools": [1]}
+    out = decode([created(), added(call, 0), done(call, 0), added(result, 1), done(result, 1)])
+    (answer,) = [u for u in out if isinstance(u, updates.HostedToolResult)]
+    assert (answer.call_id, answer.name, answer.output) == ("tsc_1", "tool_search_output", [1])
+
+
+def test_mcp_call_error_is_the_result_error() -> None:
+    item = {"type": "mcp_call", "id": "mcp_1", "name": "ask", "arguments": "x", "error": "down"}
+    out = decode([created(), added(item, 0), done(item, 0), completed()])
+    hosted = [u for u in out if isinstance(u, updates.HostedToolCall | updates.HostedToolResult)]
+    assert hosted == [
+        updates.HostedToolCall(
+            call_id="mcp_1",
+            name="ask",
+            arguments="x",
+            item={"type": "mcp_call", "id": "mcp_1", "name": "ask"},
+        ),
+        updates.HostedToolResult(call_id="mcp_1", name="mcp_call", error="down"),
+    ]
+
+
+def test_item_12_mcp_approval_request_is_an_approval_request_and_awaits_approval() -> None:
     item = {
         "type": "mcp_approval_request",
         "id": "mcpr_1",
@@ -903,13 +1010,17 @@ def test_mcp_approval_request() -> None:
         "arguments": '{"q":"x"}',
     }
     out = decode([created(), added(item, 0), done(item, 0), completed()])
-    assert (
+    assert without_errors(out)[1:] == [
         updates.ToolApprovalRequest(
             call_id="mcpr_1", name="ask", arguments={"q": "x"}, description="deepwiki"
-        )
-        in out
+        ),
+        updates.Finish(finish_reason="awaiting_approval", usage=U),
+    ]
+    response = respond(
+        [sse([created(), added(item, 0), done(item, 0), completed()])], "openai_responses"
     )
-    assert out[-1] == updates.Finish(finish_reason="stop", usage=U)
+    assert response.text == ""
+    assert [r.call_id for r in response.approval_requests] == ["mcpr_1"]
 
 
 # -- terminal events, usage, errors ---------------------------------------------------------------

@@ -60,10 +60,12 @@ def test_update_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> N
         "error",
         "response_metadata",
         "reasoning_signature",
+        "hosted_tool_call",
+        "hosted_tool_result",
     ]
 
 
-def test_content_tags_are_rafs_twelve_variants_in_snake_case() -> None:
+def test_content_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> None:
     assert [cls.__struct_config__.tag for cls in contents.VARIANTS] == [
         "text",
         "reasoning",
@@ -77,6 +79,9 @@ def test_content_tags_are_rafs_twelve_variants_in_snake_case() -> None:
         "tool_called",
         "usage",
         "error",
+        "hosted_tool_call",
+        "hosted_tool_result",
+        "tool_approval_request",
     ]
     assert [cls.__struct_config__.tag for cls in events.VARIANTS] == [
         "executor_invoking",
