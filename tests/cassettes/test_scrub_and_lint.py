@@ -151,3 +151,35 @@ def test_key_shapes_are_recognised(text: str, kind: str) -> None:
 )
 def test_ordinary_text_is_not_a_secret(text: str) -> None:
     assert list(find_secrets(text)) == []
+
+
+def test_item_9_lint_fails_a_key_in_a_duplicate_key_or_a_comment(tmp_path: Path) -> None:
+    # PyYAML keeps the later of two equal keys and drops comments: the document every
+    # reader gets holds no key, yet the file does (grep finds it).
+    clean = save(leaky(), tmp_path / "clean.yaml").read_text()
+    assert lint_file(tmp_path / "clean.yaml") == []
+    duplicate = tmp_path / "dup.yaml"
+    duplicate.write_text(
+        clean.replace("    method: POST\n", f"    method: {KEY}\n    method: POST\n", 1)
+    )
+    comment = tmp_path / "comment.yaml"
+    comment.write_text(f"# recorded with OPENAI_API_KEY={KEY}\n{clean}")
+    assert KEY in duplicate.read_text()
+    assert KEY not in str(load(duplicate).to_dict())  # what loading keeps
+    findings = lint_file(duplicate)
+    assert {f.severity for f in findings} == {"error"}
+    lines = duplicate.read_text().splitlines()
+    (dup,) = (f for f in findings if f.message.startswith("duplicate key"))
+    assert dup.where == "interactions[0].request.method"
+    assert lines[dup.line - 1].strip() == "method: POST"
+    assert f"first at line {dup.line - 1}" in dup.message
+    (secret,) = (f for f in findings if "OpenAI-style API key" in f.message)
+    assert "the value of a duplicate key" in secret.message
+    assert KEY in lines[secret.line - 1]
+    assert KEY not in str(secret)
+    (in_comment,) = lint_file(comment)
+    assert in_comment.severity == "error"
+    assert in_comment.line == 1
+    assert "OpenAI-style API key in a comment" in in_comment.message
+    assert main(["cassette", "lint", str(duplicate)]) == 1
+    assert main(["cassette", "lint", str(comment)]) == 1
