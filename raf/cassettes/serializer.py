@@ -301,13 +301,15 @@ def read_for_lint(text: str | bytes, *, source: str = "<cassette>") -> LintView:
     """:func:`loads_with_lines`, the duplicate keys, and the text outside the values.
 
     Raises:
-        CassetteFormatError: as :func:`loads`, and for text that is not UTF-8.
+        CassetteFormatError: as :func:`loads`.
     """
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise CassetteFormatError(source, f"not UTF-8 text: {exc.reason}") from exc
+        except UnicodeDecodeError:
+            _scan(text, source, None)  # YAML's own error; what passes is UTF-16
+            text = text.decode("utf-16")
+    text = text.removeprefix("\ufeff")  # positions then count from the first character
     index: dict[str, int] = {}
     layout = _Layout()
     _scan(text, source, index, layout)
