@@ -304,11 +304,12 @@ def read_for_lint(text: str | bytes, *, source: str = "<cassette>") -> LintView:
         CassetteFormatError: as :func:`loads`.
     """
     if isinstance(text, bytes):
+        data = text
         try:
-            text = text.decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
-            _scan(text, source, None)  # YAML's own error; what passes is UTF-16
-            text = text.decode("utf-16")
+            _scan(data, source, None)  # YAML's own error; what passes is UTF-16
+            text = data.decode("utf-16")
     text = text.removeprefix("\ufeff")  # positions then count from the first character
     index: dict[str, int] = {}
     layout = _Layout()
