@@ -15,8 +15,9 @@ bytes; :mod:`raf.cassettes.secrets` and :mod:`raf.cassettes.scrub` read it throu
 * ``identity`` is no coding; several codings (``gzip, br``) are undone last first.
 
 A body that does not decode (corrupt, truncated, data after its end, an unknown coding) is
-:class:`BodyNotDecoded`; so is one that decodes to more than :data:`MAX_DECODED_BYTES`, which
-keeps a small compressed body from expanding without bound.
+:class:`BodyNotDecoded`; so is one that decodes to more than
+:data:`raf.limits.MAX_DECODED_BODY_BYTES`, which keeps a small compressed body from expanding
+without bound.
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from raf.limits import MAX_CASSETTE_BYTES
+from raf.limits import MAX_DECODED_BODY_BYTES
 
 __all__ = [
     "CODINGS",
-    "MAX_DECODED_BYTES",
     "BodyNotDecoded",
     "Decoded",
     "codings",
@@ -43,9 +43,6 @@ __all__ = [
 
 CODINGS = ("gzip", "x-gzip", "deflate", "br", "identity")
 """The content codings raf reads."""
-
-MAX_DECODED_BYTES = MAX_CASSETTE_BYTES
-"""The most a body may decode to: as much as a whole cassette file may hold."""
 
 
 class BodyNotDecoded(ValueError):
@@ -90,7 +87,7 @@ def codings(header: str | None) -> list[str]:
     return [name for name in names if name and name != "identity"]
 
 
-def decode(body: bytes, header: str | None, *, limit: int = MAX_DECODED_BYTES) -> Decoded:
+def decode(body: bytes, header: str | None, *, limit: int = MAX_DECODED_BODY_BYTES) -> Decoded:
     """``body`` with the codings of ``header`` (a ``content-encoding`` value) undone.
 
     Raises:

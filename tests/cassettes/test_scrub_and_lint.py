@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from raf.cassettes import (
     load,
     save,
 )
-from raf.cassettes.coding import decode
+from raf.cassettes.coding import BodyNotDecoded, decode
 from raf.cassettes.lint import lint_file
 from raf.cassettes.scrub import SecretNotScrubbed, find_secrets
 from raf.cli import main
@@ -303,3 +304,22 @@ def test_item_8_compressed_bodies_are_read_for_secrets_scrubbed_and_encoded_agai
     assert messages
     assert all("pip install 'raf[brotli]'" in m for m in messages)
     assert [f for f in lint_file(br) if f.severity == "error"] == []  # gzip needs no package
+
+
+@pytest.mark.parametrize(
+    ("coding", "body", "problem"),
+    [
+        ("gzip", gzip.compress(b"0" * 1_000_000), "decodes to more than 1,000 bytes"),
+        ("deflate", zlib.compress(b"0" * 1_000_000), "decodes to more than 1,000 bytes"),
+        ("br", brotli.compress(b"0" * 1_000_000), "decodes to more than 1,000 bytes"),
+        ("gzip", gzip.compress(b"x") + KEY.encode(), f"{len(KEY)} bytes after the end"),
+        ("deflate", zlib.compress(b"x") + b"!", "1 bytes follow the end of the deflate data"),
+        ("br", brotli.compress(b"x" * 100)[:-2], "the br data is truncated"),
+        ("zstd", b"(\xb5/\xfd", "raf does not read content-encoding 'zstd'"),
+    ],
+)
+def test_a_body_that_does_not_decode_within_the_limit_is_refused(
+    coding: str, body: bytes, problem: str
+) -> None:
+    with pytest.raises(BodyNotDecoded, match=re.escape(problem)):
+        decode(body, coding, limit=1000)
