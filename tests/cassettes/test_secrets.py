@@ -538,7 +538,7 @@ def _by_name(name: str) -> Place:
 
 PLACES += [
     coded(_by_name("request body"), "deflate", zlib.compress, "request"),
-    coded(_by_name("response body"), "gzip", gzip.compress, "response"),
+    coded(_by_name("response body"), "gzip", lambda data: gzip.compress(data, mtime=0), "response"),
     coded(_by_name("streamed text, split over two events"), "br", brotli.compress, "response"),
 ]
 
