@@ -3,11 +3,20 @@
 :class:`ResponseCollector` is the sans-IO accumulator; :func:`collect_agent_response` and
 :func:`acollect_agent_response` drive it over a sync or async iterable (raf-spec 6, with the
 differences listed in docs/deviations.md).
+
+Given a ``collector`` of the caller's, they keep the partial response when the run is
+interrupted (``task.cancel()``, ``asyncio.timeout``, ``KeyboardInterrupt``): the collector
+holds every result that arrived, and when the results come from raf's own drivers
+(:func:`raf.pipeline.run`, :func:`raf.pipeline.arun`, :func:`raf.transport.iter_response`,
+:func:`raf.transport.aiter_response`) the turn is closed into it as well (a ``cancelled``
+error, calls still streaming as ``tool_call_incomplete``), as with
+``raf.pipeline.arespond(collector=)``.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
+from typing import Protocol, runtime_checkable
 
 from raf.errors import AgentResponseError
 from raf.model import contents
@@ -163,8 +172,30 @@ class ResponseCollector:
         return response
 
 
+@runtime_checkable
+class CollectsInto(Protocol):
+    """Results that can add themselves to a collector as they are produced, and close the
+    turn into it when interrupted (:class:`raf.pipeline.Driver`)."""
+
+    def collect_into(self, collector: ResponseCollector) -> bool:
+        """Whether the results now go to ``collector`` by themselves."""
+        ...
+
+
+def _collector(
+    results: object, collector: ResponseCollector | None
+) -> tuple[ResponseCollector, bool]:
+    """The collector to use, and whether ``results`` add themselves to it."""
+    if collector is None:
+        collector = ResponseCollector()
+    return collector, isinstance(results, CollectsInto) and results.collect_into(collector)
+
+
 def collect_agent_response(
-    results: Iterable[AgentResponseResult], *, raise_on_error: bool = False
+    results: Iterable[AgentResponseResult],
+    *,
+    raise_on_error: bool = False,
+    collector: ResponseCollector | None = None,
 ) -> AgentResponse:
     """Aggregate a stream of results into one response.
 
@@ -172,29 +203,48 @@ def collect_agent_response(
         results: the results of a run, e.g. ``raf.pipeline.run(chunks)``.
         raise_on_error: after reading the whole stream, raise :class:`AgentResponseError` if
             it reported any error; the exception's ``response`` holds everything that arrived.
+        collector: where the results are collected (default: a new one). Pass your own to
+            read the partial response after ``KeyboardInterrupt``: it holds every result that
+            arrived, and when ``results`` come from raf's drivers (``run``,
+            ``iter_response``) the turn is closed into it (``cancelled``, calls still
+            streaming as ``tool_call_incomplete``) before the interrupt propagates.
 
     Raises:
         AgentResponseError: with ``raise_on_error`` when errors were reported, and always when
             iterating ``results`` raised (e.g. the connection dropped); ``response`` then holds
             what was collected before, and ``__cause__`` the original exception.
     """
-    collector = ResponseCollector()
+    collector, added = _collector(results, collector)
     try:
-        for result in results:
-            collector.add(result)
+        if added:
+            for _ in results:
+                pass
+        else:
+            for result in results:
+                collector.add(result)
     except Exception as exc:
         raise AgentResponseError(collector.response(), cause=exc) from exc
     return collector.finish(raise_on_error=raise_on_error)
 
 
 async def acollect_agent_response(
-    results: AsyncIterable[AgentResponseResult], *, raise_on_error: bool = False
+    results: AsyncIterable[AgentResponseResult],
+    *,
+    raise_on_error: bool = False,
+    collector: ResponseCollector | None = None,
 ) -> AgentResponse:
-    """Async twin of :func:`collect_agent_response`."""
-    collector = ResponseCollector()
+    """Async twin of :func:`collect_agent_response`. With ``collector``, a cancellation
+    (``task.cancel()``, ``asyncio.timeout``) leaves the partial response in it, the turn
+    closed when ``results`` come from ``arun`` or ``aiter_response``, and the
+    ``CancelledError`` propagates unchanged."""
+    collector, added = _collector(results, collector)
     try:
-        async for result in results:
-            collector.add(result)
+        if added:
+            async for _ in results:
+                pass
+        else:
+            async for result in results:
+                collector.add(result)
     except Exception as exc:
         raise AgentResponseError(collector.response(), cause=exc) from exc
     return collector.finish(raise_on_error=raise_on_error)

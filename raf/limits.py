@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_MAX_TOOL_CALLS",
     "DEFAULT_MAX_TOTAL_ARGUMENTS_CHARS",
     "MAX_CASSETTE_BYTES",
+    "MAX_DECODED_BODY_BYTES",
     "MAX_ERROR_BODY_BYTES",
     "MAX_GOLDEN_BYTES",
     "MAX_GOLDEN_DEPTH",
@@ -153,6 +154,11 @@ MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 """Largest cassette or importable recording, in bytes (64 MiB; the largest bundled cassette
 is about 0.5 MB). A larger file, or anything that is not a regular file, is refused before it
 is read."""
+
+MAX_DECODED_BODY_BYTES = MAX_CASSETTE_BYTES
+"""Most bytes a cassette body with a ``content-encoding`` (gzip, deflate, br) may decode to,
+for lint and scrub to read it (64 MiB, as much as a whole cassette may hold): a few kilobytes
+of gzip can expand to gigabytes, so decoding stops past this and the body is an error."""
 
 MAX_GOLDEN_BYTES = 64 * 1024 * 1024
 """Largest golden file, in bytes (64 MiB)."""

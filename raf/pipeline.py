@@ -17,16 +17,21 @@ Abnormal ends never lose what arrived (docs/converter.md, "When the stream break
   ``tool_call_incomplete``), then re-raise, so :func:`respond` raises
   :class:`raf.errors.AgentResponseError` whose ``response`` has everything;
 * cancellation, a timeout or ``KeyboardInterrupt`` (``BaseException``): the exception
-  propagates untouched, as asyncio and the interpreter expect; :func:`respond` and
-  :func:`arespond` first close the turn (``cancelled``) into the ``collector`` a caller passed,
-  whose :meth:`~raf.collect.ResponseCollector.response` is the partial response. Callers that
-  drive a :class:`Pipeline` themselves call :meth:`Pipeline.fail` with :func:`cancelled_error`.
+  propagates untouched, as asyncio and the interpreter expect; every driver given a
+  ``collector`` (:func:`respond`, :func:`arespond`, :func:`run`, :func:`arun`, and through
+  them :mod:`raf.transport` and :mod:`raf.collect`) first closes the turn (``cancelled``) into
+  it, so its :meth:`~raf.collect.ResponseCollector.response` is the partial response. Callers
+  that drive a :class:`Pipeline` themselves call :meth:`Pipeline.fail` with
+  :func:`cancelled_error`.
+
+All of them are one implementation, :class:`Driver`, sync and async.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, Protocol, TypeVar
+from collections import deque
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from raf import dialects
 from raf import framing as framings
@@ -57,6 +62,7 @@ from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 
 __all__ = [
+    "Driver",
     "Machine",
     "Pipeline",
     "UpdateDecoder",
@@ -316,48 +322,181 @@ class Machine(Protocol[T]):
     def fail(self, error: updates.Error) -> list[T]: ...
 
 
-def drive(machine: Machine[T], chunks: Iterable[bytes]) -> Iterator[T]:
-    """Feed ``chunks`` to ``machine`` until it is done, then close it, yielding its outputs.
+class Driver(Generic[T]):
+    """A machine driven over a source of byte chunks: an iterator of its outputs over a sync
+    source, an async iterator over an async one. The one implementation of every driver of
+    raf (:func:`drive`, :func:`adrive`, so :func:`run`, :func:`arun`, :func:`respond`,
+    :func:`arespond` and the :mod:`raf.transport` functions), sync and async alike.
 
-    When iterating ``chunks`` raises an ``Exception`` (a dropped connection, a read timeout),
-    the machine is failed with a ``transport_error`` and its outputs (the error, then for a
-    :class:`Pipeline` the final result) are yielded before the exception is re-raised.
-    Other exceptions (``KeyboardInterrupt``, ``GeneratorExit``) propagate at once.
+    * each chunk is fed to the machine; reading stops once the machine is ``done``, and the
+      machine is closed at the end of the source;
+    * when the source raises an ``Exception`` (a dropped connection, a read timeout), the
+      machine is failed with a ``transport_error``: its outputs (the error, then for a
+      :class:`Pipeline` the final result) are returned first, then the exception is raised
+      again (:attr:`failure` is it);
+    * when reading is interrupted by a ``BaseException`` (``asyncio.CancelledError`` from
+      ``task.cancel()`` or ``asyncio.timeout``, ``KeyboardInterrupt``), the machine is failed
+      with a ``cancelled`` error into ``keep`` and the exception propagates unchanged, as
+      asyncio and the interpreter expect.
+
+    ``keep`` (``collector.add``, :meth:`collect_into`) receives every output as soon as the
+    machine produced it, before it is returned, so it holds everything that arrived
+    whenever the consumer stops, cancelled while it was handling an output included.
+
+    Attributes:
+        failure: the exception the source raised, once it did.
+        collector: the collector :meth:`collect_into` was given, if any.
     """
-    source = iter(chunks)
-    while True:
+
+    def __init__(
+        self,
+        machine: Machine[T],
+        chunks: Iterable[bytes] | AsyncIterable[bytes],
+        keep: Callable[[T], None] | None = None,
+    ) -> None:
+        self._machine = machine
+        self._chunks = chunks
+        self._source: Any = None
+        self._keep = keep
+        self._ready: deque[T] = deque()
+        self._ended = False
+        self._started = False
+        self._raised = False
+        self.failure: Exception | None = None
+        self.collector: ResponseCollector | None = None
+
+    def collect_into(self, collector: ResponseCollector) -> bool:
+        """Add every result to ``collector`` as it is produced, and close the turn into it
+        when cancelled (what ``collect_agent_response(..., collector=)`` asks for). Only
+        before the first result is read and for a driver of results that keeps nowhere
+        else; whether the collector is (now) this driver's."""
+        if self.collector is collector:
+            return True
+        if self._started or self._keep is not None or not isinstance(self._machine, Pipeline):
+            return False
+        self.collector = collector
+        self._keep = cast(Callable[[T], None], collector.add)
+        return True
+
+    # -- sync ------------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[T]:
+        return self
+
+    def __next__(self) -> T:
+        ready, machine = self._ready, self._machine
+        while not ready:
+            if self._ended:
+                self._raise_failure()
+                raise StopIteration
+            if self._source is None:
+                self._started = True
+                self._source = iter(cast(Iterable[bytes], self._chunks))
+            try:
+                chunk = next(self._source)
+            except StopIteration:
+                self._end()
+            except Exception as exc:
+                self._failed(exc)
+            except BaseException as exc:
+                self._cancelled(exc)
+                raise
+            else:  # the hot path, inline: one chunk
+                outputs = machine.feed(chunk)
+                if outputs:
+                    self._put(outputs)
+                if machine.done:
+                    self._end()
+        return ready.popleft()
+
+    # -- async -----------------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        ready, machine = self._ready, self._machine
+        while not ready:
+            if self._ended:
+                self._raise_failure()
+                raise StopAsyncIteration
+            if self._source is None:
+                self._started = True
+                self._source = aiter(cast(AsyncIterable[bytes], self._chunks))
+            try:
+                chunk = await anext(self._source)
+            except StopAsyncIteration:
+                self._end()
+            except Exception as exc:
+                self._failed(exc)
+            except BaseException as exc:
+                self._cancelled(exc)
+                raise
+            else:  # the hot path, inline: one chunk
+                outputs = machine.feed(chunk)
+                if outputs:
+                    self._put(outputs)
+                if machine.done:
+                    self._end()
+        return ready.popleft()
+
+    # -- what happens, sync or async -------------------------------------------------------
+
+    def _put(self, outputs: list[T]) -> None:
+        keep = self._keep
+        if keep is not None:
+            for output in outputs:
+                keep(output)
+        self._ready.extend(outputs)
+
+    def _end(self) -> None:
+        self._ended = True
+        self._put(self._machine.close())
+
+    def _failed(self, exc: Exception) -> None:
+        self._ended = True
+        self.failure = exc
+        self._put(self._machine.fail(transport_error(exc)))
+
+    def _cancelled(self, exc: BaseException) -> None:
+        self._ended = True
+        if isinstance(exc, GeneratorExit):
+            return
         try:
-            chunk = next(source)
-        except StopIteration:
-            break
-        except Exception as exc:
-            yield from machine.fail(transport_error(exc))
-            raise
-        yield from machine.feed(chunk)
-        if machine.done:
-            break
-    yield from machine.close()
+            outputs = self._machine.fail(cancelled_error(exc))
+            if self._keep is not None:
+                for output in outputs:
+                    self._keep(output)
+        except Exception:  # pragma: no cover - never mask the interrupt with a bug of raf
+            pass
+
+    def _raise_failure(self) -> None:
+        """Raise the source's exception once its outputs were returned (once only)."""
+        failure = self.failure
+        if failure is not None and not self._raised:
+            self._raised = True
+            raise failure
 
 
-async def adrive(machine: Machine[T], chunks: AsyncIterable[bytes]) -> AsyncIterator[T]:
-    """Async twin of :func:`drive`. Cancellation (``asyncio.CancelledError``) propagates at
-    once; the caller may then call ``machine.fail(cancelled_error(exc))`` for what arrived."""
-    source = aiter(chunks)
-    while True:
-        try:
-            chunk = await anext(source)
-        except StopAsyncIteration:
-            break
-        except Exception as exc:
-            for item in machine.fail(transport_error(exc)):
-                yield item
-            raise
-        for item in machine.feed(chunk):
-            yield item
-        if machine.done:
-            break
-    for item in machine.close():
-        yield item
+def drive(
+    machine: Machine[T], chunks: Iterable[bytes], *, keep: Callable[[T], None] | None = None
+) -> Driver[T]:
+    """Feed ``chunks`` to ``machine`` until it is done, then close it, yielding its outputs
+    (see :class:`Driver`: a source that raises an ``Exception`` fails the machine with a
+    ``transport_error`` whose outputs come first, then the exception is raised again;
+    ``KeyboardInterrupt`` fails it with ``cancelled`` into ``keep`` and propagates)."""
+    return Driver(machine, chunks, keep)
+
+
+def adrive(
+    machine: Machine[T],
+    chunks: AsyncIterable[bytes],
+    *,
+    keep: Callable[[T], None] | None = None,
+) -> Driver[T]:
+    """Async twin of :func:`drive`. Cancellation (``asyncio.CancelledError``) fails the
+    machine with ``cancelled`` into ``keep`` and propagates unchanged."""
+    return Driver(machine, chunks, keep)
 
 
 def iter_updates(
@@ -523,20 +662,43 @@ def cancelled_error(exc: BaseException | None = None) -> updates.Error:
 
 
 def run(
-    chunks: Iterable[bytes], dialect: str | Dialect = "openai_chat", **options: Any
-) -> Iterator[AgentResponseResult]:
+    chunks: Iterable[bytes],
+    dialect: str | Dialect = "openai_chat",
+    *,
+    collector: ResponseCollector | None = None,
+    **options: Any,
+) -> Driver[AgentResponseResult]:
     """Yield the results of a stream given as byte chunks; the last is the final result.
 
     ``options`` are those of :class:`Pipeline`. Reading stops at the dialect's end marker.
+    With ``collector``, every result is also added to it as it is produced (do not add them
+    again), and an interrupted turn is closed into it (see :class:`Driver`), so that
+    ``collector.response()`` is the partial response after ``KeyboardInterrupt``.
     """
-    return drive(Pipeline(dialect, **options), chunks)
+    return _results(Pipeline(dialect, **options), chunks, collector)
 
 
 def arun(
-    chunks: AsyncIterable[bytes], dialect: str | Dialect = "openai_chat", **options: Any
-) -> AsyncIterator[AgentResponseResult]:
-    """Async twin of :func:`run`."""
-    return adrive(Pipeline(dialect, **options), chunks)
+    chunks: AsyncIterable[bytes],
+    dialect: str | Dialect = "openai_chat",
+    *,
+    collector: ResponseCollector | None = None,
+    **options: Any,
+) -> Driver[AgentResponseResult]:
+    """Async twin of :func:`run`: with ``collector``, a cancellation (``task.cancel()``,
+    ``asyncio.timeout``) closes the turn into it before the ``CancelledError`` propagates."""
+    return _results(Pipeline(dialect, **options), chunks, collector)
+
+
+def _results(
+    pipeline: Pipeline,
+    chunks: Iterable[bytes] | AsyncIterable[bytes],
+    collector: ResponseCollector | None,
+) -> Driver[AgentResponseResult]:
+    driver = Driver(pipeline, chunks)
+    if collector is not None:
+        driver.collect_into(collector)
+    return driver
 
 
 def respond(
@@ -572,26 +734,14 @@ def respond(
             holds everything that arrived, the ``transport_error`` and every call.
     """
     pipeline, collector = _aggregating(dialect, collector, streaming_contents, options)
-    feed = pipeline.feed_into
-    source = iter(chunks)
+    driver = Driver(_Folded(pipeline, collector), chunks)
     try:
-        while True:
-            try:
-                chunk = next(source)
-            except StopIteration:
-                break
-            except Exception as exc:
-                pipeline.fail_into(transport_error(exc), collector)
-                raise AgentResponseError(collector.response(), cause=exc) from exc
-            feed(chunk, collector)
-            if pipeline.done:
-                break
-        pipeline.close_into(collector)
-    except AgentResponseError:
-        raise
-    except BaseException as exc:
-        _close_cancelled(pipeline, collector, exc)
-        raise
+        for _ in driver:
+            pass
+    except Exception as exc:
+        if exc is not driver.failure:
+            raise
+        raise AgentResponseError(collector.response(), cause=exc) from exc
     return collector.finish(raise_on_error=raise_on_error)
 
 
@@ -608,26 +758,14 @@ async def arespond(
     the turn is closed into ``collector`` (a ``cancelled`` error) and the ``CancelledError``
     propagates unchanged, so asyncio's timeouts and task groups behave as usual."""
     pipeline, collector = _aggregating(dialect, collector, streaming_contents, options)
-    feed = pipeline.feed_into
-    source = aiter(chunks)
+    driver = Driver(_Folded(pipeline, collector), chunks)
     try:
-        while True:
-            try:
-                chunk = await anext(source)
-            except StopAsyncIteration:
-                break
-            except Exception as exc:
-                pipeline.fail_into(transport_error(exc), collector)
-                raise AgentResponseError(collector.response(), cause=exc) from exc
-            feed(chunk, collector)
-            if pipeline.done:
-                break
-        pipeline.close_into(collector)
-    except AgentResponseError:
-        raise
-    except BaseException as exc:
-        _close_cancelled(pipeline, collector, exc)
-        raise
+        async for _ in driver:
+            pass
+    except Exception as exc:
+        if exc is not driver.failure:
+            raise
+        raise AgentResponseError(collector.response(), cause=exc) from exc
     return collector.finish(raise_on_error=raise_on_error)
 
 
@@ -646,12 +784,26 @@ def _aggregating(
     return pipeline, ResponseCollector() if collector is None else collector
 
 
-def _close_cancelled(pipeline: Pipeline, collector: ResponseCollector, exc: BaseException) -> None:
-    """Close an interrupted turn into ``collector`` (sans-IO: safe while cancelling)."""
-    if isinstance(exc, GeneratorExit):
-        return
-    try:
-        for result in pipeline.fail(cancelled_error(exc)):
-            collector.add(result)
-    except Exception:  # pragma: no cover - never mask the interrupt with a bug of raf
-        pass
+class _Folded:
+    """A :class:`Pipeline` folded into a collector, as a machine that returns nothing: what
+    :func:`respond` and :func:`arespond` drive (no result per update is built)."""
+
+    def __init__(self, pipeline: Pipeline, collector: ResponseCollector) -> None:
+        self._pipeline = pipeline
+        self._collector = collector
+
+    @property
+    def done(self) -> bool:
+        return self._pipeline.done
+
+    def feed(self, data: bytes) -> list[None]:
+        self._pipeline.feed_into(data, self._collector)
+        return []
+
+    def close(self) -> list[None]:
+        self._pipeline.close_into(self._collector)
+        return []
+
+    def fail(self, error: updates.Error) -> list[None]:
+        self._pipeline.fail_into(error, self._collector)
+        return []

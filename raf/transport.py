@@ -10,7 +10,9 @@ twins take an ``httpx.AsyncClient`` response.
 A read that fails mid-stream (``httpx.ReadError``, ``httpx.ReadTimeout``, a reset connection)
 ends the turn with a ``transport_error``: the results yielded before the exception is
 re-raised include it and the final result, so nothing that arrived is lost
-(:func:`raf.pipeline.drive`).
+(:class:`raf.pipeline.Driver`). With a ``collector``, every result is added to it as it is
+produced, and a cancellation (``task.cancel()``, ``asyncio.timeout``) or ``KeyboardInterrupt``
+closes the turn into it (``cancelled``) before it propagates.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from typing import Any, TypeVar
 
 import httpx
 
+from raf.collect import ResponseCollector
 from raf.dialects.base import Dialect
 from raf.limits import MAX_ERROR_BODY_BYTES
 from raf.model import updates
 from raf.model.response import AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
-from raf.pipeline import Machine, Pipeline, UpdateDecoder, adrive, drive, http_error
+from raf.pipeline import Driver, Machine, Pipeline, UpdateDecoder, http_error
 
 T = TypeVar("T")
 
@@ -38,10 +41,16 @@ __all__ = [
 
 
 def iter_response(
-    response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
+    response: httpx.Response,
+    dialect: str | Dialect = "openai_chat",
+    *,
+    collector: ResponseCollector | None = None,
+    **options: Any,
 ) -> Iterator[AgentResponseResult]:
-    """The results of a streamed response (``options`` as for :class:`Pipeline`)."""
-    return _read(Pipeline(dialect, **options), response)
+    """The results of a streamed response (``options`` as for :class:`Pipeline`); with
+    ``collector``, each is also added to it as it is produced (do not add them again), and
+    ``KeyboardInterrupt`` closes the turn into it."""
+    return _read(Pipeline(dialect, **options), response, collector)
 
 
 def iter_response_updates(
@@ -52,10 +61,16 @@ def iter_response_updates(
 
 
 def aiter_response(
-    response: httpx.Response, dialect: str | Dialect = "openai_chat", **options: Any
+    response: httpx.Response,
+    dialect: str | Dialect = "openai_chat",
+    *,
+    collector: ResponseCollector | None = None,
+    **options: Any,
 ) -> AsyncIterator[AgentResponseResult]:
-    """Async twin of :func:`iter_response`."""
-    return _aread(Pipeline(dialect, **options), response)
+    """Async twin of :func:`iter_response`: with ``collector``, a cancellation
+    (``task.cancel()``, ``asyncio.timeout``) closes the turn into it before the
+    ``CancelledError`` propagates, so ``collector.response()`` is the partial response."""
+    return _aread(Pipeline(dialect, **options), response, collector)
 
 
 def aiter_response_updates(
@@ -65,19 +80,41 @@ def aiter_response_updates(
     return _aread(UpdateDecoder(dialect, **options), response)
 
 
-def _read(machine: Machine[T], response: httpx.Response) -> Iterator[T]:
+def _read(
+    machine: Machine[T], response: httpx.Response, collector: ResponseCollector | None = None
+) -> Iterator[T]:
     if not response.is_success:
-        return iter(machine.fail(_http_error(response, _head(response))))
-    return drive(machine, response.iter_bytes())
+        return iter(_kept(machine.fail(_http_error(response, _head(response))), collector))
+    driver = Driver(machine, response.iter_bytes())
+    if collector is not None:
+        driver.collect_into(collector)
+    return driver
 
 
-async def _aread(machine: Machine[T], response: httpx.Response) -> AsyncIterator[T]:
+def _aread(
+    machine: Machine[T], response: httpx.Response, collector: ResponseCollector | None = None
+) -> AsyncIterator[T]:
     if not response.is_success:
-        for item in machine.fail(_http_error(response, await _ahead(response))):
-            yield item
-        return
-    async for item in adrive(machine, response.aiter_bytes()):
+        return _afailed(machine, response, collector)
+    driver = Driver(machine, response.aiter_bytes())
+    if collector is not None:
+        driver.collect_into(collector)
+    return driver
+
+
+async def _afailed(
+    machine: Machine[T], response: httpx.Response, collector: ResponseCollector | None
+) -> AsyncIterator[T]:
+    """An error status: the ``http_error`` quoting the start of the body, and the end."""
+    for item in _kept(machine.fail(_http_error(response, await _ahead(response))), collector):
         yield item
+
+
+def _kept(items: list[T], collector: ResponseCollector | None) -> list[T]:
+    if collector is not None:
+        for item in items:
+            collector.add(item)  # type: ignore[arg-type]  # results: only iter_response passes one
+    return items
 
 
 def _http_error(response: httpx.Response, body: bytes) -> updates.Error:

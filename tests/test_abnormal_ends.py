@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from raf.collect import ResponseCollector, collect_agent_response
+from raf.collect import ResponseCollector, acollect_agent_response, collect_agent_response
 from raf.errors import AgentResponseError
 from raf.model import AgentResponse, contents
-from raf.pipeline import Pipeline, arespond, cancelled_error, respond, run
+from raf.pipeline import Pipeline, arespond, arun, cancelled_error, respond, run
 from raf.transport import aiter_response, iter_response
 from tests.loopback import serve
 
@@ -209,6 +209,75 @@ def test_an_async_source_that_raises_gives_agent_response_error_with_everything(
         return info.value.response
 
     assert_partial(asyncio.run(main()), first_error="transport_error")
+
+
+def test_item_10_every_async_entry_point_keeps_the_partial_response_when_cancelled() -> None:
+    # The pieces before the stall are yielded without a pause, so the timeout (and the
+    # cancel) always lands at the stall, however loaded the machine.
+    def client() -> httpx.AsyncClient:
+        class Body(httpx.AsyncByteStream):
+            def __aiter__(self) -> AsyncIterator[bytes]:
+                return stalling(BEFORE_THE_DROP)
+
+        return httpx.AsyncClient(
+            transport=httpx.MockTransport(lambda request: httpx.Response(200, stream=Body()))
+        )
+
+    async def consume(entry: str, collector: ResponseCollector) -> None:
+        async with client() as http, http.stream("POST", "http://raf.invalid/v1") as response:
+            if entry == "aiter_response":
+                async for _ in aiter_response(response, collector=collector):
+                    pass
+            elif entry == "acollect_agent_response(aiter_response)":
+                await acollect_agent_response(aiter_response(response), collector=collector)
+            elif entry == "both given the collector":  # added once, not twice
+                results = aiter_response(response, collector=collector)
+                await acollect_agent_response(results, collector=collector)
+            elif entry == "acollect_agent_response(arun)":
+                await acollect_agent_response(arun(stalling(BEFORE_THE_DROP)), collector=collector)
+            else:
+                await arespond(stalling(BEFORE_THE_DROP), collector=collector)
+
+    entries = [
+        "aiter_response",
+        "acollect_agent_response(aiter_response)",
+        "both given the collector",
+        "acollect_agent_response(arun)",
+        "arespond",
+    ]
+
+    async def by_timeout(entry: str) -> ResponseCollector:
+        collector = ResponseCollector()
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.2):
+                await consume(entry, collector)
+        return collector
+
+    async def by_cancel(entry: str) -> ResponseCollector:
+        collector = ResponseCollector()
+        task = asyncio.create_task(consume(entry, collector))
+        while "Checking both." not in collector.response().text:  # progress, not time
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return collector
+
+    for entry in entries:
+        for interrupt in (by_timeout, by_cancel):
+            collector = asyncio.run(interrupt(entry))
+            try:
+                assert_partial(collector.response(), first_error="cancelled")
+            except AssertionError as exc:
+                raise AssertionError(f"{entry} under {interrupt.__name__}") from exc
+
+    # The sync twins: KeyboardInterrupt is closed into the collector the same way.
+    collector = ResponseCollector()
+    with pytest.raises(KeyboardInterrupt):
+        collect_agent_response(
+            run(dropping(BEFORE_THE_DROP, KeyboardInterrupt())), collector=collector
+        )
+    assert_partial(collector.response(), first_error="cancelled")
 
 
 # -- a real socket ----------------------------------------------------------------------------

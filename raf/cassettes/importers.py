@@ -10,8 +10,10 @@ Accepted sources, by file suffix:
   line ``[DONE]`` becomes the end marker).
 
 The dialect of a recorded interaction is judged from its request URI (:func:`guess_dialect`),
-and from the body (:func:`raf.dialects.sniff.sniff`) when the URI says nothing, as for a raw
-body, which gets a placeholder request URI of its dialect.
+and from the body (:func:`raf.dialects.sniff.sniff`, read decoded when it has a
+``content-encoding``) when the URI says nothing, as for a raw body, which gets a placeholder
+request URI of its dialect. Bodies are kept as recorded, compressed ones too: saving scrubs
+them decoded and encodes them again the same way (docs/secrets.md).
 Sources are read as cassettes are: regular files of at most ``MAX_CASSETTE_BYTES``, YAML
 through the safety scan of :func:`raf.cassettes.serializer.loads`.
 """
@@ -23,6 +25,7 @@ import re
 from pathlib import Path
 
 from raf import dialects
+from raf.cassettes.coding import BodyNotDecoded, content_encoding, decode
 from raf.cassettes.files import read_limited
 from raf.cassettes.format import (
     NAME_RULE,
@@ -143,7 +146,7 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
         streams = streams or cassette.interactions
         guessed = guess_dialect(streams[0].request.uri) if streams else "openai_chat"
         if guessed == "unknown" and streams:
-            guessed = sniff(streams[0].response.body) or guessed
+            guessed = sniff(_readable(streams[0].response)) or guessed
         chosen = dialect or guessed
     else:
         body = data if suffix in (".sse", ".txt") else _frame_json_lines(data, str(path))
@@ -156,6 +159,15 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
         title=f"imported from {source.name}",
     )
     return cassette
+
+
+def _readable(response: Response) -> bytes:
+    """The body decoded from its ``content-encoding`` (as recorded when it does not decode:
+    saving then names the problem)."""
+    try:
+        return decode(response.body, content_encoding(response.headers)).body
+    except BodyNotDecoded:
+        return response.body
 
 
 def _from_vcr(data: bytes, source: str) -> Cassette:

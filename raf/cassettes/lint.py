@@ -6,7 +6,11 @@ message. Errors (a malformed cassette, a credential) make the lint fail; warning
 
 Files are read as :func:`raf.cassettes.persister.load` reads them: bounded (regular files of
 at most ``MAX_CASSETTE_BYTES``) and through the YAML safety scan, which also gives the line of
-every value; nothing here recurses once per level of nesting.
+every value; nothing here recurses once per level of nesting. Lint reads more than the
+document every other reader gets (:func:`raf.cassettes.serializer.read_for_lint`): a key that
+appears twice in one mapping is an error (YAML keeps the later value and drops the first
+without a word), and the text outside the values (comments, keys, dropped values) is scanned
+for secrets as well.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from typing import Any
 from raf import dialects
 from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette
-from raf.cassettes.secrets import document_findings
-from raf.cassettes.serializer import loads_with_lines
+from raf.cassettes.secrets import document_findings, shorten, text_hits
+from raf.cassettes.serializer import LintView, read_for_lint
 from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
 from raf.limits import MAX_CASSETTE_BYTES
 
@@ -91,14 +95,43 @@ def lint_file(path: str | os.PathLike[str]) -> list[Finding]:
     except FileRefused as exc:
         return [Finding(source, 0, "file", "error", exc.reason)]
     try:
-        document, lines = loads_with_lines(text, source=source)
+        view = read_for_lint(text, source=source)
     except CassetteFormatError as exc:
         return [Finding(source, exc.line or 0, "file", "error", exc.problem)]
+    lines = view.lines
     findings = [
         Finding(source, _line_of(lines, where), where or "document", severity, message)
-        for where, severity, message in _check(document, source)
+        for where, severity, message in _check(view.document, source)
     ]
+    findings += _outside_values(view, source)
     return sorted(findings, key=lambda f: (f.line, f.where))
+
+
+def _outside_values(view: LintView, source: str) -> Iterator[Finding]:
+    """Errors for what no reader of the document sees: each duplicate key, and each secret
+    in the text outside the values (a comment, a key, the value of a duplicate key)."""
+    for duplicate in view.duplicates:
+        yield Finding(
+            source,
+            duplicate.line,
+            duplicate.where,
+            "error",
+            (
+                f"duplicate key {duplicate.key!r} (first at line {duplicate.first_line}): "
+                "YAML keeps only this later value and drops the first without a word"
+            ),
+        )
+    for line, piece, dropped in view.outside:
+        for hit in text_hits(piece):
+            where = "the value of a duplicate key" if dropped else "a comment or a key"
+            yield Finding(
+                source,
+                line + piece.count("\n", 0, hit.start),
+                "file text",
+                "error",
+                f"{hit.kind} in {where}, which no reader of the cassette sees "
+                f"({shorten(hit.secret)})",
+            )
 
 
 def _line_of(lines: dict[str, int], where: str) -> int:

@@ -12,7 +12,9 @@ secret in a text or body is replaced by :data:`REDACTED` in place, every other c
 every byte of a body that is not valid UTF-8) left as it was. A secret a model streamed over
 several events is replaced in the first event's fragment and removed from the later ones, so
 the events, their framing and their number stay the same and the reassembled text reads
-``...REDACTED...``. A secret that cannot be removed that way raises
+``...REDACTED...``. A body with a content coding (``content-encoding: gzip``, ``deflate``,
+``br``) is scrubbed decoded and encoded again the same way (:mod:`raf.cassettes.coding`). A
+secret that cannot be removed that way, or a coded body that does not decode, raises
 :class:`~raf.cassettes.secrets.SecretNotScrubbed` rather than be written.
 """
 
@@ -23,6 +25,7 @@ from typing import Any
 import msgspec
 
 from raf import dialects
+from raf.cassettes.coding import BodyNotDecoded, codings, content_encoding, decode, encode
 from raf.cassettes.format import Cassette, Headers, Interaction, ScenarioInfo
 from raf.cassettes.secrets import (
     REDACTED,
@@ -83,7 +86,11 @@ def scrub_headers(headers: Headers) -> Headers:
 
 
 def scrub_body(
-    body: str | bytes | None, *, dialect: str | None = None, where: str = "body"
+    body: str | bytes | None,
+    *,
+    dialect: str | None = None,
+    where: str = "body",
+    encoding: str | None = None,
 ) -> str | bytes | None:
     """A body without secrets. Bytes that are not valid UTF-8 are kept byte for byte (the
     text is read with ``surrogateescape``); a body without secrets is returned as it is.
@@ -93,13 +100,28 @@ def scrub_body(
         dialect: for a streamed response, its dialect: what the stream carries (text,
             reasoning, tool arguments) is scrubbed too, whatever its split into events.
         where: the place named in the error.
+        encoding: the message's ``content-encoding``: a coded body is scrubbed decoded and
+            returned encoded again the same way (as bytes).
 
     Raises:
         SecretNotScrubbed: a secret was found that cannot be removed without changing the
-            events (or that was still there after scrubbing).
+            events (or that was still there after scrubbing), or a coded body does not
+            decode, so that it cannot be checked.
     """
     if body is None:
         return None
+    if codings(encoding):
+        raw = body if isinstance(body, bytes) else body.encode("utf-8", "surrogateescape")
+        try:
+            decoded = decode(raw, encoding)
+        except BodyNotDecoded as exc:
+            raise SecretNotScrubbed(
+                where,
+                "undecodable body",
+                f"(content-encoding {encoding!r}: {exc}) cannot be checked for secrets",
+            ) from exc
+        scrubbed = scrub_body(decoded.body, dialect=dialect, where=where)
+        return body if scrubbed is decoded.body else encode(_bytes(scrubbed), decoded)
     text = body if isinstance(body, str) else body.decode("utf-8", "surrogateescape")
     if dialect is not None and dialect not in dialects.names():
         dialect = None
@@ -123,6 +145,12 @@ def scrub_body(
     if remaining:
         raise SecretNotScrubbed(where, remaining[0].kind, "is still there after scrubbing")
     return scrubbed if isinstance(body, str) else scrubbed.encode("utf-8", "surrogateescape")
+
+
+def _bytes(body: str | bytes | None) -> bytes:
+    if isinstance(body, str):
+        return body.encode("utf-8", "surrogateescape")
+    return body or b""
 
 
 def _scrub_data(data: Any) -> bool:
@@ -166,9 +194,18 @@ def _scrub_interaction(interaction: Interaction, where: str, dialect: str | None
         method=scrub_text(interaction.request.method),
         uri=scrub_uri(interaction.request.uri),
         headers=scrub_headers(interaction.request.headers),
-        body=scrub_body(interaction.request.body, where=f"{where}.request.body"),
+        body=scrub_body(
+            interaction.request.body,
+            where=f"{where}.request.body",
+            encoding=content_encoding(interaction.request.headers),
+        ),
     )
-    body = scrub_body(interaction.response.body, dialect=dialect, where=f"{where}.response.body")
+    body = scrub_body(
+        interaction.response.body,
+        dialect=dialect,
+        where=f"{where}.response.body",
+        encoding=content_encoding(interaction.response.headers),
+    )
     response = msgspec.structs.replace(
         interaction.response,
         reason=scrub_text(interaction.response.reason),

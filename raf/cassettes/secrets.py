@@ -42,6 +42,7 @@ from urllib.parse import unquote_plus
 
 from raf import dialects
 from raf import framing as framings
+from raf.cassettes.coding import BodyNotDecoded, codings, content_encoding, decode
 from raf.converter import AgentResponseConverter
 from raf.errors import CassetteError, DialectError, SSELimitExceeded
 from raf.framing.sse import ServerSentEvent
@@ -928,8 +929,9 @@ class SecretFinding:
     message: str
 
 
-def _report(where: str, hit: Hit) -> SecretFinding:
-    return SecretFinding(where, hit.kind, f"{hit.label} ({shorten(hit.secret)})")
+def _report(where: str, hit: Hit, coding: str | None = None) -> SecretFinding:
+    label = hit.label if coding is None else f"{hit.label} of the {coding}-decoded body"
+    return SecretFinding(where, hit.kind, f"{label} ({shorten(hit.secret)})")
 
 
 def _distinct(hits: list[Hit]) -> list[Hit]:
@@ -961,20 +963,41 @@ def _merged(hits: list[Hit]) -> list[tuple[int, int]]:
     return out
 
 
-def body_findings(body: str | bytes, where: str, dialect: str | None) -> list[SecretFinding]:
+def body_findings(
+    body: str | bytes, where: str, dialect: str | None, *, encoding: str | None = None
+) -> list[SecretFinding]:
     """The secrets of one body: in its text (at ``where``) and, for a stream of a dialect raf
     has, in what it streamed (at ``<where without .string> (streamed text)``...); a streamed
-    secret that is also plainly in one literal is reported once, as the literal's."""
+    secret that is also plainly in one literal is reported once, as the literal's.
+
+    A body with a content coding (``encoding``: the ``content-encoding`` header, gzip,
+    deflate, br) is read decoded (:mod:`raf.cassettes.coding`); one that does not decode is
+    a finding of its own, since it cannot be checked."""
+    coding = None
+    if codings(encoding):
+        raw = body if isinstance(body, bytes) else body.encode("utf-8", "surrogateescape")
+        try:
+            body = decode(raw, encoding).body
+        except BodyNotDecoded as exc:
+            return [
+                SecretFinding(
+                    where,
+                    "undecodable body",
+                    f"content-encoding {encoding!r}: {exc}, so the body cannot be checked "
+                    "for secrets",
+                )
+            ]
+        coding = ", ".join(codings(encoding))
     text = body if isinstance(body, str) else body.decode("utf-8", "surrogateescape")
     plain = text_hits(text)
-    findings = [_report(where, hit) for hit in _distinct(plain)]
+    findings = [_report(where, hit, coding) for hit in _distinct(plain)]
     if dialect is not None:
         spans = _merged(plain)
         base = where.removesuffix(".string")
         for hit in stream_hits(text, dialect):
             if hit.edits and all(_covered(spans, e) for e in hit.edits):
                 continue
-            findings.append(_report(f"{base} (streamed {hit.channel})", hit))
+            findings.append(_report(f"{base} (streamed {hit.channel})", hit, coding))
     return findings
 
 
@@ -1015,6 +1038,7 @@ def _interaction_findings(interaction: Any, where: str, dialect: Any) -> list[Se
         if side not in ("request", "response") or not isinstance(message, dict):
             findings += _data_findings(message, place)
             continue
+        encoding = content_encoding(message.get("headers"))
         for key, value in message.items():
             at = f"{place}.{key}"
             if key == "uri" and isinstance(value, str):
@@ -1022,14 +1046,19 @@ def _interaction_findings(interaction: Any, where: str, dialect: Any) -> list[Se
             elif key == "headers" and isinstance(value, dict):
                 findings += _header_findings(value, at)
             elif key == "body" and isinstance(value, str | bytes):
-                findings += body_findings(value, at, dialect if side == "response" else None)
+                findings += body_findings(
+                    value, at, dialect if side == "response" else None, encoding=encoding
+                )
             elif (
                 key == "body"
                 and isinstance(value, dict)
                 and isinstance(value.get("string"), str | bytes)
             ):
                 findings += body_findings(
-                    value["string"], f"{at}.string", dialect if side == "response" else None
+                    value["string"],
+                    f"{at}.string",
+                    dialect if side == "response" else None,
+                    encoding=encoding,
                 )
                 rest = {k: v for k, v in value.items() if k != "string"}
                 findings += _data_findings(rest, at)

@@ -18,11 +18,17 @@ construct an object), nesting deeper than :data:`raf.limits.MAX_YAML_DEPTH`, mor
 document built, by a safe loader that resolves plain scalars to those same types only (a
 date-like scalar stays text). Every refusal is a :class:`raf.errors.CassetteFormatError` with
 the line.
+
+``raf cassette lint`` reads more of the file than its document (:func:`read_for_lint`): the
+keys that appear twice in one mapping (YAML keeps the later value and drops the first without
+a word, so no reader of the document ever sees it) and the text that no value of the document
+holds (comments, keys, the values of those dropped keys), for the secret scan to read too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator
+from dataclasses import dataclass
 from re import Pattern
 from typing import Any, ClassVar, cast
 
@@ -31,7 +37,15 @@ import yaml
 from raf.errors import CassetteFormatError
 from raf.limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 
-__all__ = ["ALLOWED_TAGS", "dumps", "loads", "loads_with_lines"]
+__all__ = [
+    "ALLOWED_TAGS",
+    "DuplicateKey",
+    "LintView",
+    "dumps",
+    "loads",
+    "loads_with_lines",
+    "read_for_lint",
+]
 
 _Base: type[yaml.SafeLoader | yaml.CSafeLoader]
 try:  # the C implementation when present, as vcrpy does
@@ -59,13 +73,17 @@ class _Loader(_Base):  # type: ignore[valid-type, misc]
 class _Frame:
     """An open mapping or sequence while the event stream is scanned (for the line index)."""
 
-    __slots__ = ("count", "key", "mapping", "path")
+    __slots__ = ("count", "key", "keys", "last", "mapping", "path")
 
     def __init__(self, path: str | None, mapping: bool) -> None:
         self.path = path  # None: inside a mapping key, which has no place of its own
         self.mapping = mapping
         self.key: str | None = None  # the key whose value comes next (mappings)
         self.count = 0  # the index of the next item (sequences)
+        # With a _Layout: each scalar key's line and the spans of its value, as indexes into
+        # _Layout.values (the end is known once the next key starts); the last key seen.
+        self.keys: dict[str, tuple[int, int, int]] = {}
+        self.last: str | None = None
 
     def child(self, event: yaml.NodeEvent) -> str | None:
         """The place of the node that ``event`` starts (``None`` for a mapping key)."""
@@ -81,9 +99,60 @@ class _Frame:
         return f"{self.path}.{key}" if self.path else key
 
 
-def _scan(text: str | bytes, source: str, index: dict[str, int] | None) -> None:
+@dataclass(frozen=True)
+class DuplicateKey:
+    """A key that appears twice in one mapping: YAML keeps the value of the later one."""
+
+    where: str
+    """The place of the value kept (``interactions[0].response.body.string``)."""
+    key: str
+    line: int
+    """The line of the later key."""
+    first_line: int
+    """The line of the key whose value is dropped."""
+
+
+class _Layout:
+    """What the lint scan notes beside the line index: the character spans of the values
+    (scalars that are not keys, nor inside a key), each ``[start, end, kept]``, and the
+    duplicate keys; the spans of a dropped value are not kept."""
+
+    def __init__(self) -> None:
+        self.values: list[list[int]] = []
+        self.duplicates: list[DuplicateKey] = []
+
+    def key(self, frame: _Frame, event: yaml.ScalarEvent, line: int) -> None:
+        """A scalar key of ``frame`` starts (at ``line``): the value of the previous key
+        ends, and if this key was seen before, the earlier value is dropped."""
+        self.end_value(frame)
+        key = event.value
+        earlier = frame.keys.get(key)
+        if earlier is not None:
+            first_line, start, end = earlier
+            for span in self.values[start:end]:
+                span[2] = 0
+            where = f"{frame.path}.{key}" if frame.path else key
+            self.duplicates.append(DuplicateKey(where, key, line, first_line))
+        frame.keys[key] = (line, len(self.values), len(self.values))
+        frame.last = key
+
+    def end_value(self, frame: _Frame) -> None:
+        """The value of ``frame``'s last key ends here."""
+        if frame.last is not None:
+            line, start, _ = frame.keys[frame.last]
+            frame.keys[frame.last] = (line, start, len(self.values))
+            frame.last = None
+
+
+def _scan(
+    text: str | bytes,
+    source: str,
+    index: dict[str, int] | None,
+    layout: _Layout | None = None,
+) -> None:
     """Refuse what a cassette must not hold, from the event stream alone; with ``index``,
-    record the line of every value by its place (``interactions[0].request.uri``)."""
+    record the line of every value by its place (``interactions[0].request.uri``); with
+    ``layout`` (and ``index``) too, the spans of the values and the duplicate keys."""
     depth = nodes = documents = 0
     stack: list[_Frame] = []
     events = cast(Generator[yaml.Event, None, None], yaml.parse(text, Loader=_Loader))
@@ -121,15 +190,27 @@ def _scan(text: str | bytes, source: str, index: dict[str, int] | None) -> None:
                     if depth > MAX_YAML_DEPTH:
                         raise refuse(event, f"nested deeper than {MAX_YAML_DEPTH} levels")
                 if index is not None:
-                    place = stack[-1].child(event) if stack else ""
-                    if place is not None and event.start_mark is not None:
-                        index[place] = event.start_mark.line + 1
+                    parent = stack[-1] if stack else None
+                    is_key = parent is not None and parent.mapping and parent.key is None
+                    place = parent.child(event) if parent is not None else ""
+                    mark, end_mark = event.start_mark, event.end_mark
+                    if place is not None and mark is not None:
+                        index[place] = mark.line + 1
+                    if layout is not None and mark is not None and end_mark is not None:
+                        if is_key and isinstance(event, yaml.ScalarEvent):
+                            assert parent is not None
+                            if parent.path is not None:
+                                layout.key(parent, event, mark.line + 1)
+                        elif place is not None and isinstance(event, yaml.ScalarEvent):
+                            layout.values.append([mark.index, end_mark.index, 1])
                     if start:
                         stack.append(_Frame(place, isinstance(event, yaml.MappingStartEvent)))
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
                 if index is not None:
-                    stack.pop()
+                    frame = stack.pop()
+                    if layout is not None:
+                        layout.end_value(frame)
             elif isinstance(event, yaml.DocumentStartEvent):
                 documents += 1
                 if documents > 1:
@@ -199,6 +280,53 @@ def loads_with_lines(
     index: dict[str, int] = {}
     _scan(text, source, index)
     return _construct(text, source), index
+
+
+@dataclass(frozen=True)
+class LintView:
+    """A cassette file as ``raf cassette lint`` reads it (:func:`read_for_lint`)."""
+
+    document: Any
+    lines: dict[str, int]
+    """The 1-based line of every value by its place (see :func:`loads_with_lines`)."""
+    duplicates: list[DuplicateKey]
+    """Keys that appear twice in one mapping, in the order of the later ones."""
+    outside: list[tuple[int, str, bool]]
+    """The text of the file that no value of the document holds, in pieces, each with the
+    line it starts on and whether it is the value of a dropped key (else comments, keys and
+    YAML's indicators)."""
+
+
+def read_for_lint(text: str | bytes, *, source: str = "<cassette>") -> LintView:
+    """:func:`loads_with_lines`, the duplicate keys, and the text outside the values.
+
+    Raises:
+        CassetteFormatError: as :func:`loads`.
+    """
+    if isinstance(text, bytes):
+        data = text
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            _scan(data, source, None)  # YAML's own error; what passes is UTF-16
+            text = data.decode("utf-16")
+    text = text.removeprefix("\ufeff")  # positions then count from the first character
+    index: dict[str, int] = {}
+    layout = _Layout()
+    _scan(text, source, index, layout)
+    document = _construct(text, source)
+    outside: list[tuple[int, str, bool]] = []
+    position = line = 0
+    for start, end, kept in (*layout.values, (len(text), len(text), 1)):
+        piece = text[position:start]
+        if piece.strip():
+            outside.append((line + 1, piece, False))
+        line += piece.count("\n")
+        if not kept:
+            outside.append((line + 1, text[start:end], True))
+        line += text.count("\n", start, end)
+        position = end
+    return LintView(document, index, layout.duplicates, outside)
 
 
 class _Dumper(yaml.SafeDumper):

@@ -17,13 +17,16 @@ scanner would take for a real key.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import string
 import tempfile
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import brotli
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,6 +42,7 @@ from raf.cassettes import (
     save,
     scrub_cassette,
 )
+from raf.cassettes.coding import decode
 from raf.cassettes.importers import import_file
 from raf.cassettes.lint import Finding, lint_file
 from raf.cassettes.scrub import (
@@ -502,6 +506,40 @@ PLACES = [
         check_split_arguments,
     ),
     Place("raf block notes", "raf.notes", lambda k: base(notes=f"see {k.value}"), check_notes),
+]
+
+
+def coded(place: Place, coding: str, pack: Callable[[bytes], bytes], side: str) -> Place:
+    """``place`` with the body of ``side`` sent compressed (``content-encoding: coding``);
+    what scrubbing kept is checked on the body decoded again."""
+
+    def plant(kind: Kind) -> Cassette:
+        cassette = place.plant(kind)
+        message = getattr(cassette.interactions[0], side)
+        body = message.body
+        message.body = pack(body if isinstance(body, bytes) else body.encode())
+        message.headers["content-encoding"] = [coding]
+        return cassette
+
+    def check(kind: Kind, saved: Cassette) -> None:
+        message = getattr(saved.interactions[0], side)
+        assert message.headers["content-encoding"] == [coding]
+        decoded = decode(message.body, coding).body
+        message.body = decoded if side == "response" else decoded.decode()
+        place.check(kind, saved)
+
+    return Place(f"{place.name}, {coding}", place.where, plant, check, place.fits, place.by_name)
+
+
+def _by_name(name: str) -> Place:
+    (place,) = (p for p in PLACES if p.name == name)
+    return place
+
+
+PLACES += [
+    coded(_by_name("request body"), "deflate", zlib.compress, "request"),
+    coded(_by_name("response body"), "gzip", lambda data: gzip.compress(data, mtime=0), "response"),
+    coded(_by_name("streamed text, split over two events"), "br", brotli.compress, "response"),
 ]
 
 CASES = [
