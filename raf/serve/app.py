@@ -364,7 +364,10 @@ async def _send(
             raise
         return response
     except Exception as exc:  # one line in the journal and the log, no traceback
-        _LOG.error("%s %s: the response broke off: %s", request.method, request.path, exc)
+        _LOG.error("%s %s: the response cannot be sent: %s", request.method, request.path, exc)
+        if not response.prepared:  # nothing sent yet: say so
+            config.journal.finish(entry, status=500, outcome=f"server error: {exc}", bytes_sent=0)
+            return error_response(500, f"the recorded response cannot be sent: {exc}")
         config.journal.finish(
             entry, status=plan.status, outcome=f"server error: {exc}", bytes_sent=sent
         )

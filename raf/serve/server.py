@@ -124,8 +124,10 @@ def _gate(server: web.Server, config: ServeConfig, loop: asyncio.AbstractEventLo
     )
     config.connections = gate
     made, lost = server.connection_made, server.connection_lost
+    deadlines: dict[Any, asyncio.TimerHandle] = {}
 
     def deadline(handler: Any) -> None:
+        deadlines.pop(handler, None)
         if gate.awaiting_first_request(handler):
             _close_handler(handler)
 
@@ -134,10 +136,13 @@ def _gate(server: web.Server, config: ServeConfig, loop: asyncio.AbstractEventLo
         if not gate.opened(handler):
             transport.abort()
             return
-        loop.call_later(config.header_timeout, deadline, handler)
+        deadlines[handler] = loop.call_later(config.header_timeout, deadline, handler)
 
     def connection_lost(handler: Any, exc: BaseException | None = None) -> None:
         gate.closed(handler)
+        timer = deadlines.pop(handler, None)
+        if timer is not None:
+            timer.cancel()
         lost(handler, exc)
 
     server.connection_made = connection_made  # type: ignore[method-assign]
