@@ -128,8 +128,13 @@ def _gate(server: web.Server, config: ServeConfig, loop: asyncio.AbstractEventLo
 
     def deadline(handler: Any) -> None:
         deadlines.pop(handler, None)
-        if gate.awaiting_first_request(handler):
+        if not gate.awaiting_first_request(handler):
+            return
+        if _is_idle(handler):  # nothing, or part of a request head, and no more to read
             _close_handler(handler)
+        else:  # its request has arrived and waits for a busy server: look again soon
+            again = min(1.0, config.header_timeout)
+            deadlines[handler] = loop.call_later(again, deadline, handler)
 
     def connection_made(handler: Any, transport: asyncio.Transport) -> None:
         made(handler, transport)

@@ -221,6 +221,11 @@ def test_item_5_connection_limits_refuse_only_the_excess_and_reads_time_out() ->
             for sock in idle:
                 sock.close()
 
+        # So is one that sends part of a request head and then nothing (a slow-headers attack).
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(f"POST {CASE} HTTP/1.1\r\nHost: x\r\n".encode())
+            assert _read_all(sock) == b""
+
         # A request whose body never comes gets 408 once the body timeout has passed, and
         # its connection is closed: its place is free again.
         with socket.create_connection(("127.0.0.1", port)) as sock:
