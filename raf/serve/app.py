@@ -408,7 +408,9 @@ async def _write(
         return
     # aiohttp would frame the chunk by joining it with its header (a copy of the whole
     # chunk, all of it in the transport's buffer at once): frame it here instead.
-    request.writer.send_headers()
+    send_headers = getattr(request.writer, "send_headers", None)
+    if send_headers is not None:  # aiohttp >= 3.11 holds the headers back until a write
+        send_headers()
     await _write_raw(request, f"{len(data):x}\r\n".encode())
     await _write_raw(request, data)
     await _write_raw(request, b"\r\n")
