@@ -38,6 +38,7 @@ __all__ = [
     "SERVE_MAX_ORDERS",
     "SERVE_MAX_PATH_CHARS",
     "SERVE_MAX_STREAMS",
+    "SERVE_SHARED_CHUNKS_BYTES",
     "SERVE_WRITE_BYTES",
     "check_json_depth",
 ]
@@ -134,6 +135,12 @@ SERVE_WRITE_BYTES = 64 * 1024
 """Most bytes ``raf serve`` hands a connection at once: a response is written in slices of
 this size, each once the connection's buffer is under its high-water mark (64 KiB), so a
 client that does not read holds about 128 KiB of the server's memory, whatever the body."""
+
+SERVE_SHARED_CHUNKS_BYTES = 256 * 1024 * 1024
+"""Most bytes of cut bodies ``raf serve`` keeps to share between the responses that send the
+same interaction under the same chunking (256 MiB, plus 100 bytes counted per piece); the
+least recently used cut is forgotten first, and a body whose cut is larger is cut again for
+each response."""
 
 SERVE_MAX_PATH_CHARS = 2048
 """Longest request path ``raf serve`` reads (longer ones get 414)."""

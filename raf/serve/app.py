@@ -31,7 +31,6 @@ from aiohttp.http import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
 from raf.cassettes.format import Cassette, Interaction
-from raf.chunking import chunk
 from raf.limits import (
     SERVE_BODY_TIMEOUT,
     SERVE_HEADER_TIMEOUT,
@@ -46,6 +45,7 @@ from raf.serve.connections import Connections
 from raf.serve.journal import Journal
 from raf.serve.request_check import check_request
 from raf.serve.routes import RouteError, parse, provider_path_problem
+from raf.serve.shared_chunks import SharedChunks
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -96,6 +96,8 @@ class ServeConfig:
     journal: Journal = field(default_factory=Journal)
     connections: Connections[Any] | None = field(default=None, repr=False)
     """Which connections are served (set by the server once it runs; ``None``: all)."""
+    shared_chunks: SharedChunks = field(default_factory=SharedChunks, repr=False)
+    """The cut bodies, shared by the responses that send them."""
     catalog: Catalog = field(init=False)
     order: Order = field(default_factory=Order)
     active: int = 0
@@ -294,14 +296,11 @@ def _plan(
     interaction: Interaction,
 ) -> fault_plan.Plan:
     response = interaction.response
-    name = chunking or config.chunking
-    timed = interaction.timed_chunks()
-    delays: list[float] | None = None
-    if name in (None, "recorded") and timed is not None:
-        chunks, delays = timed
+    chunks, delays = config.shared_chunks.cut(
+        interaction, chunking or config.chunking or "recorded"
+    )
+    if delays is not None:
         delays = [d / config.speed for d in delays] if config.speed > 0 else None
-    else:
-        chunks = chunk(response.body, "whole" if name in (None, "recorded") else name)
     headers = [(k, v) for k, values in response.headers.items() for v in values]
     return fault_plan.plan(
         dialect=dialect,
