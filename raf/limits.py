@@ -30,6 +30,8 @@ __all__ = [
     "MAX_JSON_DEPTH_CEILING",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
+    "SERVE_BODY_TIMEOUT",
+    "SERVE_HEADER_TIMEOUT",
     "SERVE_JOURNAL_BODY_BYTES",
     "SERVE_JOURNAL_BYTES",
     "SERVE_JOURNAL_ENTRIES",
@@ -40,6 +42,8 @@ __all__ = [
     "SERVE_MAX_ORDERS",
     "SERVE_MAX_PATH_CHARS",
     "SERVE_MAX_STREAMS",
+    "SERVE_SHARED_CHUNKS_BYTES",
+    "SERVE_WRITE_BYTES",
     "check_json_depth",
 ]
 
@@ -118,8 +122,29 @@ SERVE_MAX_STREAMS = 1024
 it gets 503 with ``Retry-After: 1``."""
 
 SERVE_MAX_CONNECTIONS = 2048
-"""Most connections ``raf serve`` keeps open, idle keep-alive ones included
-(``--max-connections``). A request on one more gets 503 and its connection is closed."""
+"""Most connections ``raf serve`` serves at once (``--max-connections``). One more takes the
+place of the connection idle the longest (waiting for its first or next request), which is
+closed; when none is idle, its request gets 503 and its connection is closed. As many again
+(at least 1,024) may wait for that answer; past them a connection is closed unanswered."""
+
+SERVE_HEADER_TIMEOUT = 10.0
+"""Seconds a new connection has to send a complete request head (``--header-timeout``);
+then it is closed. An idle keep-alive connection is closed after 15 s."""
+
+SERVE_BODY_TIMEOUT = 30.0
+"""Seconds a request has to send its whole body once its head arrived (``--body-timeout``);
+then it gets 408 and its connection is closed."""
+
+SERVE_WRITE_BYTES = 64 * 1024
+"""Most bytes ``raf serve`` hands a connection at once: a response is written in slices of
+this size, each once the connection's buffer is under its high-water mark (64 KiB), so a
+client that does not read holds about 128 KiB of the server's memory, whatever the body."""
+
+SERVE_SHARED_CHUNKS_BYTES = 256 * 1024 * 1024
+"""Most bytes of cut bodies ``raf serve`` keeps to share between the responses that send the
+same interaction under the same chunking (256 MiB, plus 100 bytes counted per piece); the
+least recently used cut is forgotten first, and a body whose cut is larger is cut again for
+each response."""
 
 SERVE_MAX_PATH_CHARS = 2048
 """Longest request path ``raf serve`` reads (longer ones get 414)."""

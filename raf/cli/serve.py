@@ -16,7 +16,13 @@ from raf.cli._shell import (
     _warn,
 )
 from raf.conformance.bundled import bundled
-from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
+from raf.limits import (
+    SERVE_BODY_TIMEOUT,
+    SERVE_HEADER_TIMEOUT,
+    SERVE_MAX_BODY_BYTES,
+    SERVE_MAX_CONNECTIONS,
+    SERVE_MAX_STREAMS,
+)
 from raf.serve.faults import FAULTS
 
 __all__ = ["add_parser", "run"]
@@ -88,8 +94,24 @@ def add_parser(sub: Any) -> None:
         type=_positive,
         default=SERVE_MAX_CONNECTIONS,
         metavar="N",
-        help=f"most open connections (default {SERVE_MAX_CONNECTIONS}; a request on one more "
-        "gets 503 and its connection is closed)",
+        help=f"most connections served at once (default {SERVE_MAX_CONNECTIONS}); one more "
+        "closes the connection idle the longest, or when none is idle gets 503 and is closed",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=_seconds,
+        default=SERVE_HEADER_TIMEOUT,
+        metavar="SECONDS",
+        help="a new connection that sends no complete request head in this time is closed "
+        f"(default {SERVE_HEADER_TIMEOUT:g})",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=_seconds,
+        default=SERVE_BODY_TIMEOUT,
+        metavar="SECONDS",
+        help="a request body that has not all arrived in this time gets 408 "
+        f"(default {SERVE_BODY_TIMEOUT:g})",
     )
     serve.add_argument(
         "--max-body",
@@ -132,6 +154,16 @@ def _speed(text: str) -> float:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds (more than 0): {text!r}")
+    return value
+
+
 def _serve_chunking(text: str) -> str:
     if text == "recorded":
         return text
@@ -161,6 +193,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         max_body=args.max_body,
         max_streams=args.max_streams,
         max_connections=args.max_connections,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
         journal=journal,
     )
     try:

@@ -6,6 +6,8 @@ the recorded timing and injected faults, and check what the client asked.
 * :mod:`raf.serve.request_check`: the received request against the recorded one (pure);
 * :mod:`raf.serve.catalog`: the served cassettes and the order of their interactions;
 * :mod:`raf.serve.journal`: every request received, scrubbed;
+* :mod:`raf.serve.connections`: which connections are served past ``--max-connections``;
+* :mod:`raf.serve.shared_chunks`: the cut bodies shared by the responses that send them;
 * :mod:`raf.serve.app`: the aiohttp application that executes a plan;
 * :mod:`raf.serve.server`: :class:`ReplayServer` (a background thread) and the foreground
   server of the CLI.

@@ -22,23 +22,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import socket
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
 from aiohttp import web
+from aiohttp.http import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from raf.cassettes.format import Cassette, Interaction
-from raf.chunking import chunk
-from raf.limits import SERVE_MAX_BODY_BYTES, SERVE_MAX_CONNECTIONS, SERVE_MAX_STREAMS
+from raf.limits import (
+    SERVE_BODY_TIMEOUT,
+    SERVE_HEADER_TIMEOUT,
+    SERVE_MAX_BODY_BYTES,
+    SERVE_MAX_CONNECTIONS,
+    SERVE_MAX_STREAMS,
+    SERVE_WRITE_BYTES,
+)
 from raf.serve import faults as fault_plan
 from raf.serve.catalog import Catalog, Order
+from raf.serve.connections import Connections
 from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request, read_body
 from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
+from raf.serve.shared_chunks import SharedChunks
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -57,6 +67,8 @@ SESSION_HEADER: Final = "x-raf-session"
 """A client that sends this header gets its own order of interactions (catalog.Order)."""
 
 _CONFIG: web.AppKey[ServeConfig] = web.AppKey("config")
+_LOG: Final = logging.getLogger("raf.serve")
+"""Problems, one line each (the server shell writes them to stderr)."""
 
 
 @dataclass
@@ -70,7 +82,9 @@ class ServeConfig:
             cassette with a recorded timing, ``whole`` otherwise.
         max_body: largest request body, in bytes.
         max_streams: most responses in progress at once.
-        max_connections: most open connections.
+        max_connections: most connections served at once (raf.serve.connections).
+        header_timeout: seconds a new connection has to send a complete request head.
+        body_timeout: seconds a request has to send its whole body once its head arrived.
         journal: where requests are recorded.
     """
 
@@ -80,9 +94,13 @@ class ServeConfig:
     max_body: int = DEFAULT_MAX_BODY
     max_streams: int = DEFAULT_MAX_STREAMS
     max_connections: int = DEFAULT_MAX_CONNECTIONS
+    header_timeout: float = SERVE_HEADER_TIMEOUT
+    body_timeout: float = SERVE_BODY_TIMEOUT
     journal: Journal = field(default_factory=Journal)
-    open_connections: Callable[[], int] = field(default=lambda: 0, repr=False)
-    """How many connections are open (set by the server once it runs)."""
+    connections: Connections[Any] | None = field(default=None, repr=False)
+    """Which connections are served (set by the server once it runs; ``None``: all)."""
+    shared_chunks: SharedChunks = field(default_factory=SharedChunks, repr=False)
+    """The cut bodies, shared by the responses that send them."""
     catalog: Catalog = field(init=False)
     order: Order = field(default_factory=Order)
     active: int = 0
@@ -133,16 +151,39 @@ async def _errors_as_json(request: web.Request, handler: Any) -> web.StreamRespo
 
 @web.middleware
 async def _bounded(request: web.Request, handler: Any) -> web.StreamResponse:
+    """Serve the request if its connection has a place (raf.serve.connections), once its
+    body has arrived within ``body_timeout``; otherwise 503 or 408, and close."""
     config = request.app[_CONFIG]
-    if config.open_connections() > config.max_connections:
+    gate = config.connections
+    connection = request.protocol
+    if gate is not None and not gate.request(connection):
         response = error_response(
             503, f"raf serve is at its limit of {config.max_connections} open connections"
         )
         response.headers["retry-after"] = "1"
         response.force_close()
         return response
-    answer: web.StreamResponse = await handler(request)
-    return answer
+    try:
+        try:
+            # Read here, bounded in time; the handler's own read() gets these bytes.
+            await asyncio.wait_for(request.read(), config.body_timeout)
+        except TimeoutError:
+            response = error_response(
+                408, f"the request body did not arrive within {config.body_timeout:g} s"
+            )
+            response.force_close()
+            return response
+        except (HttpProcessingError, RequestPayloadError, ConnectionError) as exc:
+            # A body that breaks its framing or its content-encoding, or a client gone.
+            reason = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            response = error_response(400, f"the request body cannot be read: {reason}")
+            response.force_close()
+            return response
+        answer: web.StreamResponse = await handler(request)
+        return answer
+    finally:
+        if gate is not None:
+            gate.done(connection)
 
 
 async def _journal(request: web.Request) -> web.Response:
@@ -289,14 +330,11 @@ def _plan(
     interaction: Interaction,
 ) -> fault_plan.Plan:
     response = interaction.response
-    name = chunking or config.chunking
-    timed = interaction.timed_chunks()
-    delays: list[float] | None = None
-    if name in (None, "recorded") and timed is not None:
-        chunks, delays = timed
+    chunks, delays = config.shared_chunks.cut(
+        interaction, chunking or config.chunking or "recorded"
+    )
+    if delays is not None:
         delays = [d / config.speed for d in delays] if config.speed > 0 else None
-    else:
-        chunks = chunk(response.body, "whole" if name in (None, "recorded") else name)
     headers = [(k, v) for k, values in response.headers.items() for v in values]
     return fault_plan.plan(
         dialect=dialect,
@@ -312,26 +350,41 @@ def _plan(
 async def _send(
     request: web.Request, plan: fault_plan.Plan, config: ServeConfig, entry: dict[str, Any]
 ) -> web.StreamResponse:
+    """Execute ``plan``. HTTP/1.1 gets a chunked body, each write one chunk; HTTP/1.0, which
+    has no chunked encoding, a ``Content-Length`` body (longer than what is sent when the plan
+    breaks it, so the client sees it incomplete). The body is written from the plan's bytes
+    (the cassette's own, not a copy) in slices of at most ``SERVE_WRITE_BYTES``, each after
+    the connection's buffer has drained: a client that does not read holds at most a slice
+    and the transport's buffer of the server's memory, never its response."""
     response = web.StreamResponse(status=plan.status, reason=plan.reason or None)
     for name, value in plan.headers:
         response.headers.add(name, value)
-    response.enable_chunked_encoding()
+    chunked = request.version >= (1, 1)
+    if chunked:
+        response.enable_chunked_encoding()
+    else:
+        response.content_length = _content_length(plan)
     sent = 0
     outcome = "complete"
     try:
         await response.prepare(request)
         for step in plan.steps:
             if isinstance(step, fault_plan.Write):
-                await response.write(step.data)
+                await _write(request, response, step.data, chunked=chunked)
                 sent += len(step.data)
             elif isinstance(step, fault_plan.Pause):
                 await asyncio.sleep(step.seconds)
             elif isinstance(step, fault_plan.Close):
-                _close(request, response, b"", reset=step.reset)
+                _close(request, response, reset=step.reset)
                 outcome = "reset" if step.reset else "cut"
                 break
-            else:  # Truncate
-                _close(request, response, f"{step.promised:x}\r\n".encode() + step.data)
+            else:  # Truncate: a chunk header that promises more than follows (HTTP/1.1)
+                if chunked:
+                    await _write_raw(request, f"{step.promised:x}\r\n".encode())
+                    await _write_raw(request, step.data)
+                else:
+                    await _write(request, response, step.data, chunked=False)
+                _close(request, response)
                 sent += len(step.data)
                 outcome = "truncated"
                 break
@@ -343,16 +396,81 @@ async def _send(
         if isinstance(exc, asyncio.CancelledError):
             raise
         return response
+    except Exception as exc:  # one line in the journal and the log, no traceback
+        _LOG.error("%s %s: the response cannot be sent: %s", request.method, request.path, exc)
+        if not response.prepared:  # nothing sent yet: say so
+            config.journal.finish(entry, status=500, outcome=f"server error: {exc}", bytes_sent=0)
+            return error_response(500, f"the recorded response cannot be sent: {exc}")
+        config.journal.finish(
+            entry, status=plan.status, outcome=f"server error: {exc}", bytes_sent=sent
+        )
+        _close(request, response, reset=True)
+        return response
     config.journal.finish(entry, status=plan.status, outcome=outcome, bytes_sent=sent)
     return response
 
 
-def _close(
-    request: web.Request, response: web.StreamResponse, raw: bytes, *, reset: bool = False
+def _content_length(plan: fault_plan.Plan) -> int:
+    """The ``Content-Length`` of ``plan``'s body: what it writes, and when it breaks the body
+    (a cut, a reset, a truncation) more than that, so the client sees it incomplete."""
+    length = 0
+    for step in plan.steps:
+        if isinstance(step, fault_plan.Write):
+            length += len(step.data)
+        elif isinstance(step, fault_plan.Truncate):
+            return length + len(step.data) + max(step.promised - len(step.data), 1)
+        elif isinstance(step, fault_plan.Close):
+            return length + 1
+    return length
+
+
+async def _write(
+    request: web.Request, response: web.StreamResponse, data: bytes, *, chunked: bool
 ) -> None:
-    """Send what is buffered (and ``raw`` bytes past the chunked encoding), then close the
-    connection without ending the body: with a FIN, or with ``reset`` an RST (the socket
-    lingers for 0 seconds, so closing it discards the connection)."""
+    """One write of the plan (one HTTP chunk under chunked encoding, however large), sent in
+    slices of at most ``SERVE_WRITE_BYTES`` that each wait for the connection to drain."""
+    if not chunked:
+        view = memoryview(data)
+        for start in range(0, len(view), SERVE_WRITE_BYTES):
+            await response.write(view[start : start + SERVE_WRITE_BYTES])
+            await _drained(request)
+        return
+    if len(data) <= SERVE_WRITE_BYTES:
+        await response.write(data)
+        await _drained(request)
+        return
+    # aiohttp would frame the chunk by joining it with its header (a copy of the whole
+    # chunk, all of it in the transport's buffer at once): frame it here instead.
+    send_headers = getattr(request.writer, "send_headers", None)
+    if send_headers is not None:  # aiohttp >= 3.11 holds the headers back until a write
+        send_headers()
+    await _write_raw(request, f"{len(data):x}\r\n".encode())
+    await _write_raw(request, data)
+    await _write_raw(request, b"\r\n")
+
+
+async def _write_raw(request: web.Request, data: bytes) -> None:
+    """Write ``data`` as it is (no chunk framing) in slices of ``SERVE_WRITE_BYTES``, each
+    once the transport's buffer is under its high-water mark."""
+    transport = request.transport
+    view = memoryview(data)
+    for start in range(0, len(view), SERVE_WRITE_BYTES):
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the client closed the connection")
+        transport.write(view[start : start + SERVE_WRITE_BYTES])
+        await _drained(request)
+
+
+async def _drained(request: web.Request) -> None:
+    """Wait until the connection's write buffer is under its high-water mark (asyncio pauses
+    the protocol above it)."""
+    await request.writer.drain()
+
+
+def _close(request: web.Request, response: web.StreamResponse, *, reset: bool = False) -> None:
+    """Send what is buffered, then close the connection without ending the body: with a
+    FIN, or with ``reset`` an RST (the socket lingers for 0 seconds, so closing it discards
+    the connection)."""
     writer = getattr(response, "_payload_writer", None)
     with contextlib.suppress(Exception):
         if writer is not None:
@@ -360,8 +478,6 @@ def _close(
     transport = request.transport
     if transport is None:
         return
-    if raw:
-        transport.write(raw)
     if reset:
         sock = transport.get_extra_info("socket")
         if sock is not None:

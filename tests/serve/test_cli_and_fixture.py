@@ -95,6 +95,11 @@ def test_a_port_in_use_or_a_missing_folder_is_a_usage_error_without_traceback(
     bad = processes.run([*RAF, "serve", "--speed", "-1"], text=True)
     assert bad.returncode == 2
     assert "not a speed" in bad.stderr
+    for option in ("--header-timeout", "--body-timeout"):
+        for value in ("0", "soon"):
+            bad = processes.run([*RAF, "serve", option, value], text=True)
+            assert bad.returncode == 2
+            assert "not a number of seconds" in bad.stderr
 
 
 def test_the_fixture_hands_a_running_server_reset_for_each_test(raf_server: Any) -> None:
