@@ -11,6 +11,7 @@ from collections.abc import AsyncIterable, Iterable
 
 from raf.errors import AgentResponseError
 from raf.model import contents
+from raf.model.codes import NOTICE_CODES
 from raf.model.messages import ToolCall
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.usage import Usage
@@ -34,7 +35,8 @@ class ResponseCollector:
     in order; ``id``, ``model`` and ``finish_reason`` are the last non-empty values seen;
     ``usage`` is the last Usage content, except that a usage with all counts zero never
     replaces a non-empty one; ``source_agent_id`` is the agent id of the last ToolCalling's
-    metadata; ``errors`` lists the Error contents in order. ``tool_messages`` and
+    metadata; ``errors`` lists the Error contents in order, except notices (a code of
+    :data:`raf.model.codes.NOTICE_CODES`), which ``notices`` lists. ``tool_messages`` and
     ``turn_transcript`` stay empty (they belong to the tool loop).
     """
 
@@ -43,6 +45,7 @@ class ResponseCollector:
         self._reasoning: list[str] = []
         self._tool_calls: list[ToolCall] = []
         self._errors: list[contents.Error] = []
+        self._notices: list[contents.Error] = []
         self._id: str | None = None
         self._model: str | None = None
         self._finish: str | None = None
@@ -93,7 +96,10 @@ class ResponseCollector:
             if self._usage is None or not _is_empty(content.usage):
                 self._usage = content.usage
         elif isinstance(content, contents.Error):
-            self._errors.append(content)
+            if content.error_code in NOTICE_CODES:
+                self._notices.append(content)
+            else:
+                self._errors.append(content)
 
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
@@ -108,10 +114,12 @@ class ResponseCollector:
             usage=self._usage,
             source_agent_id=self._source_agent_id,
             errors=tuple(self._errors),
+            notices=tuple(self._notices),
         )
 
     def finish(self, *, raise_on_error: bool) -> AgentResponse:
-        """The final response; raises :class:`AgentResponseError` if asked and errors occurred."""
+        """The final response; raises :class:`AgentResponseError` if asked and errors occurred
+        (notices are not errors)."""
         response = self.response()
         if raise_on_error and response.errors:
             raise AgentResponseError(response)

@@ -94,14 +94,16 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     finish_reason: str | UnsetType | None = UNSET
     usage: ExpectedUsage | UnsetType | None = UNSET
     errors: tuple[str, ...] | UnsetType = UNSET
+    notices: tuple[str, ...] | UnsetType = UNSET
 
 
 class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the aggregated ``AgentResponse`` of a cassette must be, written by a person.
 
     It is the review of the golden: a test checks every golden against it, so a wrong golden
-    cannot pass silently. ``errors`` lists the error codes, in order. ``also`` lists the other
-    readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
+    cannot pass silently. ``errors`` lists the error codes, in order, and ``notices`` the
+    codes of the notices (harmless deviations, :data:`raf.model.codes.NOTICE_CODES`). ``also``
+    lists the other readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
     a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
     no golden is written for it and ``raf conform`` names it.
     """
@@ -112,6 +114,7 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     finish_reason: str | None = None
     usage: ExpectedUsage | None = None
     errors: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
     also: tuple[Reading, ...] = ()
     reviewed: bool = True
 

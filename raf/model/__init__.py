@@ -6,7 +6,7 @@ Variant families are namespaced by module, the way Rust namespaces enum variants
 """
 
 from raf.model import contents, events, updates
-from raf.model.codes import ErrorCode
+from raf.model.codes import NOTICE_CODES, ErrorCode
 from raf.model.contents import Content
 from raf.model.events import Event
 from raf.model.messages import ChatMessage, MessageRole, MessageSource, ToolCall
@@ -26,6 +26,7 @@ __all__ = [
     "FinishReason",
     "MessageRole",
     "MessageSource",
+    "NOTICE_CODES",
     "ResponseMetadata",
     "ToolCall",
     "Usage",

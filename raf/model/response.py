@@ -24,7 +24,9 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     """Everything an agent run produced, aggregated.
 
     ``errors`` (not in RAF) holds the run's error contents in order, so a caller sees what
-    went wrong without losing the text and calls that arrived.
+    went wrong without losing the text and calls that arrived; ``notices`` (not in RAF) holds,
+    in order, the Error contents whose code is a notice's (:data:`raf.model.codes.NOTICE_CODES`:
+    a harmless deviation of the stream, nothing lost), which are not errors.
     """
 
     id: str | None = None
@@ -38,6 +40,7 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     usage: Usage | None = None
     source_agent_id: str | None = None
     errors: tuple[contents.Error, ...] = ()
+    notices: tuple[contents.Error, ...] = ()
 
     @classmethod
     def from_text(cls, text: str) -> AgentResponse:
