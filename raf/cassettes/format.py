@@ -103,9 +103,9 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     It is the review of the golden: a test checks every golden against it, so a wrong golden
     cannot pass silently. ``errors`` lists the error codes, in order, and ``notices`` the
     codes of the notices (harmless deviations, :data:`raf.model.codes.NOTICE_CODES`). ``also``
-    lists the other readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
-    a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
-    no golden is written for it and ``raf conform`` names it.
+    lists the other readings that are correct too, where reasonable readings differ.
+    ``reviewed`` is false for a draft (``raf cassette expect``) nobody has read yet: such a
+    cassette is not blessed, so no golden is written for it and ``raf conform`` names it.
     """
 
     text: str = ""

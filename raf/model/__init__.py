@@ -16,6 +16,7 @@ from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import FinishReason, Usage
 
 __all__ = [
+    "NOTICE_CODES",
     "AgentResponse",
     "AgentResponseResult",
     "AgentResponseUpdate",
@@ -26,7 +27,6 @@ __all__ = [
     "FinishReason",
     "MessageRole",
     "MessageSource",
-    "NOTICE_CODES",
     "ResponseMetadata",
     "ToolCall",
     "Usage",

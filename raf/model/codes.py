@@ -66,9 +66,7 @@ class ErrorCode(StrEnum):
     offending event is skipped and the stream goes on."""
 
 
-NOTICE_CODES: frozenset[str] = frozenset(
-    {ErrorCode.PROTOCOL_NOTICE, ErrorCode.UNRECOGNISED_CHUNKS}
-)
+NOTICE_CODES: frozenset[str] = frozenset({ErrorCode.PROTOCOL_NOTICE, ErrorCode.UNRECOGNISED_CHUNKS})
 """The codes of notices: ``Error`` updates and contents that report a harmless deviation.
 Every other code is an error. A notice never loses what arrived and never fails a run:
 ``AgentResponse.notices`` holds them apart from ``errors``, ``raise_on_error`` and
