@@ -244,6 +244,7 @@ class JSONEventDialect:
         """A chunk of the format was read (see :meth:`unrecognised`)."""
         self._unrecognised = 0
         self._unrecognised_seen: list[str] = []  # the data of the first few, for the report
+        self._unrecognised_raw: str | None = None  # the first one's, as an error's raw
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -525,6 +526,8 @@ class JSONEventDialect:
         does not recognise")."""
         self._unrecognised += 1
         if len(self._unrecognised_seen) < _UNRECOGNISED_KEPT:
+            if not self._unrecognised_seen:
+                self._unrecognised_raw = raw_excerpt(frame.data, self.max_raw_chars)
             self._unrecognised_seen.append(frame.data[:_UNRECOGNISED_CHARS])
 
     def _unrecognised_format(self) -> updates.Error:
@@ -538,7 +541,7 @@ class JSONEventDialect:
             error_code=ErrorCode.UNRECOGNISED_FORMAT,
             message=f"no {self.payload_name} in this stream ({self.name}): "
             f"{self._unrecognised} JSON object(s) of another shape ({_shapes(seen)}); {likely}",
-            raw=raw_excerpt(seen[0], self.max_raw_chars) if seen else None,
+            raw=self._unrecognised_raw,
         )
 
     def _unrecognised_chunks(self) -> updates.Error:
@@ -547,7 +550,7 @@ class JSONEventDialect:
             error_code=ErrorCode.UNRECOGNISED_CHUNKS,
             message=f"{self._unrecognised} chunk(s) of no kind the {self.name} dialect reads "
             f"were skipped ({_shapes(seen[:1])})",
-            raw=raw_excerpt(seen[0], self.max_raw_chars) if seen else None,
+            raw=self._unrecognised_raw,
         )
 
     def at_close(self, out: list[AgentResponseUpdate]) -> None:

@@ -271,9 +271,13 @@ class OpenAIChatDialect(JSONEventDialect):
                 if decoded is None:
                     return None
                 salvage = _Salvage()
-                chunk = salvage.chunk(decoded[1])
-                for problem in salvage.problems:
-                    frame.problem(problem)
+                raw = decoded[1]
+                chunk = salvage.chunk(raw)
+                if not _CHUNK_KEYS.isdisjoint(raw) or _is_chunk(chunk):
+                    for problem in salvage.problems:
+                        frame.problem(problem)
+                # (else it is no chunk at all, whose fields' types mean nothing: _chunk
+                # counts it as unrecognised)
                 return "chunk", chunk
             frame.out.append(
                 self.error(ErrorCode.SSE_PARSE_ERROR, f"data is not JSON ({exc})", data)
@@ -599,26 +603,25 @@ class OpenAIChatDialect(JSONEventDialect):
     handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
 
 
+_CHUNK_KEYS = frozenset({"choices", "usage", "error", "x_groq"})
+"""The fields that make a JSON object a chat completion chunk (with ``object``)."""
+
+
 def _is_chunk(chunk: _Chunk) -> bool:
-    """Whether a payload is a chat completion chunk at all: its ``object`` is none, empty or
-    ``chat.completion...`` (``text_completion``, ``thread.run`` are other formats'), and it
-    says so (``object``), or has ``choices`` of which one is not a legacy Completions choice
-    (``text`` and no ``delta``), or usage (also Groq's) or an error. Anything else is of
-    another format."""
+    """Whether a payload is a chat completion chunk at all: when it has a non-empty
+    ``object``, that it starts with ``chat.completion`` (``text_completion`` and
+    ``thread.run`` are other formats'); else that it has ``choices`` that are empty or of
+    which one is not a legacy Completions choice (``text`` and no ``delta``), or usage (also
+    Groq's) or an error. Anything else is of another format."""
     kind = chunk.object
     if kind:
-        if not kind.startswith("chat.completion"):
-            return False
-        return True
+        return kind.startswith("chat.completion")
     choices = chunk.choices
-    if choices is not None:
-        if not choices or any(c.delta is not None or c.text is None for c in choices):
-            return True
-    return (
-        chunk.usage is not None
-        or chunk.error is not None
-        or chunk.x_groq is not None
-    )
+    if choices is not None and (
+        not choices or any(c.delta is not None or c.text is None for c in choices)
+    ):
+        return True
+    return chunk.usage is not None or chunk.error is not None or chunk.x_groq is not None
 
 
 def _tool_call_deltas(tool_calls: list[_ToolCall], out: list[AgentResponseUpdate]) -> None:

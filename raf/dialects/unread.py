@@ -62,7 +62,7 @@ UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
     UnreadFormat(
         "assistants_runs",
         "the Assistants API's runs (/v1/threads/.../runs)",
-        "`event: thread.run.created`, `\"object\": \"thread.run\"`, `thread.message.delta`",
+        '`event: thread.run.created`, `"object": "thread.run"`, `thread.message.delta`',
         (
             rb'"object"\s*:\s*"thread\.(?:run|message|run\.step)(?:\.delta)?"',
             rb"event:\s*thread\.(?:run|message)",
