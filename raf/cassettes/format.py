@@ -105,18 +105,20 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     finish_reason: str | UnsetType | None = UNSET
     usage: ExpectedUsage | UnsetType | None = UNSET
     errors: tuple[str, ...] | UnsetType = UNSET
+    notices: tuple[str, ...] | UnsetType = UNSET
 
 
 class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the aggregated ``AgentResponse`` of a cassette must be, written by a person.
 
     It is the review of the golden: a test checks every golden against it, so a wrong golden
-    cannot pass silently. ``errors`` lists the error codes, in order; ``hosted_tool_calls``
-    the tools the provider ran and ``approval_requests`` the calls that wait for approval,
-    in order. ``also`` lists the other
-    readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
-    a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
-    no golden is written for it and ``raf conform`` names it.
+    cannot pass silently. ``errors`` lists the error codes, in order, and ``notices`` the
+    codes of the notices (harmless deviations, :data:`raf.model.codes.NOTICE_CODES`);
+    ``hosted_tool_calls`` the tools the provider ran and ``approval_requests`` the calls that
+    wait for approval, in order. ``also`` lists the other readings that are correct too, where
+    reasonable readings differ. ``reviewed`` is false for a draft (``raf cassette expect``)
+    nobody has read yet: such a cassette is not blessed, so no golden is written for it and
+    ``raf conform`` names it.
     """
 
     text: str = ""
@@ -127,6 +129,7 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     finish_reason: str | None = None
     usage: ExpectedUsage | None = None
     errors: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
     also: tuple[Reading, ...] = ()
     reviewed: bool = True
 

@@ -227,4 +227,9 @@ def render(console: Console, cassette: Cassette) -> None:
             table.add_row(
                 "[red]error[/red]", escape(f"{error.error_code}: {_short(error.message, 200)}")
             )
+        for notice in response.notices:
+            table.add_row(
+                "[yellow]notice[/yellow]",
+                escape(f"{notice.error_code}: {_short(notice.message, 200)}"),
+            )
         console.print(table)

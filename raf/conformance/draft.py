@@ -4,7 +4,7 @@ A recording of one's own becomes a test only once a person has said what a corre
 must make of it (docs/cassettes.md). :func:`draft_expectation` writes the first version of
 that statement from raf's reference pipeline: the text, the reasoning, the tool calls (with
 the provider's id, when the stream carried one), the finish reason, the three token counts
-and the error codes of the last interaction's aggregated response, marked ``reviewed:
+and the error and notice codes of the last interaction's aggregated response, marked ``reviewed:
 false``. Such a cassette is not blessed (no golden is written for it, ``raf conform`` names
 it) until the person has read every field against the recording, corrected what raf got
 wrong, and deleted the ``reviewed: false`` line.
@@ -96,5 +96,6 @@ def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expecta
             total_tokens=usage.get("total_tokens") or 0,
         ),
         errors=tuple(str(e.get("error_code")) for e in response.get("errors") or []),
+        notices=tuple(str(e.get("error_code")) for e in response.get("notices") or []),
         reviewed=False,
     )
