@@ -347,9 +347,12 @@ def _plan(
     interaction: Interaction,
 ) -> fault_plan.Plan:
     response = interaction.response
-    chunks, delays = config.shared_chunks.cut(
-        interaction, chunking or config.chunking or "recorded"
-    )
+    chunks: list[bytes] = []
+    delays: list[float] | None = None
+    if not any(fault.kind == "http" for fault in faults):  # an injected error sends no body
+        chunks, delays = config.shared_chunks.cut(
+            interaction, chunking or config.chunking or "recorded"
+        )
     if delays is not None:
         delays = [d / config.speed for d in delays] if config.speed > 0 else None
     headers = [(k, v) for k, values in response.headers.items() for v in values]

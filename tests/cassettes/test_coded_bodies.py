@@ -200,6 +200,11 @@ def test_item_8_serve_answers_a_body_that_does_not_decode_with_a_json_500(
         url = running.case_url("openai_chat", "broken") + "/v1/chat/completions"
         answer = httpx.post(url, content=b"{}")
         assert httpx.get(running.url + "/_raf/health").status_code == 200  # still serving
+        injected = httpx.post(  # an injected error sends no recorded body: it is answered
+            running.case_url("openai_chat", "broken", faults=["http-429"]) + "/v1/chat/completions",
+            content=b"{}",
+        )
+    assert injected.status_code == 429
     assert answer.status_code == 500
     assert answer.headers["content-type"].startswith("application/json")
     error = answer.json()["error"]
