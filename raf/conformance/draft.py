@@ -46,7 +46,12 @@ def _carried(call_id: Any, body: bytes) -> bool:
 def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expectation:
     """The expectation raf's reference pipeline would write for ``cassette`` (its last
     interaction, read in one piece), marked unreviewed. ``dialect`` overrides the cassette's
-    own (``raf.dialect``; ``openai_chat`` when it has none)."""
+    own (``raf.dialect``; ``openai_chat`` when it has none). A body recorded with a
+    ``content-encoding`` is read decoded.
+
+    Raises:
+        BodyNotDecoded: a body has a ``content-encoding`` and does not decode.
+    """
     if dialect is not None:
         info = cassette.info or ScenarioInfo(scenario="draft")
         cassette = Cassette(
@@ -57,7 +62,7 @@ def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expecta
     if not outputs:
         return Expectation(reviewed=False)
     response = outputs[-1].response
-    body = cassette.interactions[-1].response.body
+    body = cassette.interactions[-1].response.content()
     usage = response.get("usage")
     return Expectation(
         text=response.get("text") or "",
