@@ -23,6 +23,7 @@ from raf.errors import (
 )
 from raf.framing.sse import ServerSentEvent, SSEDecoder
 from raf.model import (
+    NOTICE_CODES,
     AgentResponse,
     AgentResponseResult,
     AgentResponseUpdate,
@@ -65,6 +66,7 @@ COMPILED: bool = bool(COMPILED_MODULES)
 __all__ = [
     "COMPILED",
     "COMPILED_MODULES",
+    "NOTICE_CODES",
     "AgentResponse",
     "AgentResponseConverter",
     "AgentResponseError",

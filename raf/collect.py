@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from raf.errors import AgentResponseError
 from raf.model import contents
+from raf.model.codes import NOTICE_CODES
 from raf.model.messages import ApprovalRequest, HostedCall, ToolCall
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.usage import Usage
@@ -53,8 +54,9 @@ class ResponseCollector:
     in order; ``id``, ``model`` and ``finish_reason`` are the last non-empty values seen;
     ``usage`` is the last Usage content, except that a usage with all counts zero never
     replaces a non-empty one; ``source_agent_id`` is the agent id of the last ToolCalling's
-    metadata; ``errors`` lists the Error contents in order. ``hosted_tool_calls`` holds one
-    entry per hosted call id, in first-seen order, with the output (or error) of the last
+    metadata; ``errors`` lists the Error contents in order, except notices (a code of
+    :data:`raf.model.codes.NOTICE_CODES`), which ``notices`` lists. ``hosted_tool_calls`` holds
+    one entry per hosted call id, in first-seen order, with the output (or error) of the last
     ``HostedToolResult`` naming it (a result whose call never arrived gets an entry of its
     own, named after the result); ``approval_requests`` lists the ``ToolApprovalRequest``
     contents in order. ``tool_messages`` and ``turn_transcript`` stay empty (they belong to
@@ -68,6 +70,7 @@ class ResponseCollector:
         self._errors: list[contents.Error] = []
         self._hosted: dict[str, HostedCall] = {}
         self._approvals: list[ApprovalRequest] = []
+        self._notices: list[contents.Error] = []
         self._id: str | None = None
         self._model: str | None = None
         self._finish: str | None = None
@@ -118,7 +121,10 @@ class ResponseCollector:
             if self._usage is None or not _is_empty(content.usage):
                 self._usage = content.usage
         elif isinstance(content, contents.Error):
-            self._errors.append(content)
+            if content.error_code in NOTICE_CODES:
+                self._notices.append(content)
+            else:
+                self._errors.append(content)
         elif isinstance(content, contents.HostedToolCall):
             known = self._hosted.get(content.call_id)
             self._hosted[content.call_id] = HostedCall(
@@ -162,10 +168,12 @@ class ResponseCollector:
             usage=self._usage,
             source_agent_id=self._source_agent_id,
             errors=tuple(self._errors),
+            notices=tuple(self._notices),
         )
 
     def finish(self, *, raise_on_error: bool) -> AgentResponse:
-        """The final response; raises :class:`AgentResponseError` if asked and errors occurred."""
+        """The final response; raises :class:`AgentResponseError` if asked and errors occurred
+        (notices are not errors)."""
         response = self.response()
         if raise_on_error and response.errors:
             raise AgentResponseError(response)

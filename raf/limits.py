@@ -182,7 +182,8 @@ is read."""
 
 MAX_DECODED_BODY_BYTES = MAX_CASSETTE_BYTES
 """Most bytes a cassette body with a ``content-encoding`` (gzip, deflate, br) may decode to,
-for lint and scrub to read it (64 MiB, as much as a whole cassette may hold): a few kilobytes
+for lint, scrub and every reader of the cassette to read it (64 MiB, as much as a whole
+cassette may hold): a few kilobytes
 of gzip can expand to gigabytes, so decoding stops past this and the body is an error."""
 
 MAX_GOLDEN_BYTES = 64 * 1024 * 1024

@@ -134,9 +134,9 @@ class UpdateDecoder:
         self._aborted = False
         self._closed = False
 
-    def _start(self, dialect: Dialect) -> None:
+    def _start(self, dialect: Dialect, framing: str | None = None) -> None:
         self.dialect = dialect
-        name = self._framing_name
+        name = self._framing_name or framing
         if name is None:
             name = str(getattr(dialect, "framing", "sse"))
         self.framing = framings.create(name, **self._framing_limits)
@@ -199,7 +199,11 @@ class UpdateDecoder:
         """``"auto"``: choose the dialect from the bytes held, then feed them."""
         held = bytes(self._sniffing or b"")
         self._sniffing = None
-        self._start(dialects.create(sniff.sniff(held) or sniff.FALLBACK, **self._limits))
+        chosen = sniff.sniff(held)
+        if chosen is None:  # no dialect's format: read it as the fallback's, framed as it is
+            self._start(dialects.create(sniff.FALLBACK, **self._limits), framing="auto")
+        else:
+            self._start(dialects.create(chosen, **self._limits))
         return self._feed_framing(held) if held else []
 
     def _feed_framing(self, data: bytes, batch: bool = False) -> list[AgentResponseUpdate]:

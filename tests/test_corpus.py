@@ -130,3 +130,14 @@ def test_recorded_stream_aggregates_to_the_independent_reading(stream: RecordedS
         else (usage.prompt_tokens, usage.completion_tokens, usage.total_tokens)
     ) == expected["usage"]
     assert {e.error_code for e in response.errors} <= {"provider_error"}
+
+
+@pytest.mark.parametrize("stream", [s for s in STREAMS if s.dialect is None], ids=lambda s: s.name)
+def test_item_14_a_recorded_stream_raf_does_not_read_is_never_a_silent_empty_answer(
+    stream: RecordedStream,
+) -> None:
+    # --dialect auto on a recording in a format no dialect reads (the corpus has MCP servers'
+    # JSON-RPC event streams): one error naming what it is, not an empty, clean response.
+    response = respond([stream.body], "auto")
+    assert [e.error_code for e in response.errors] == ["unrecognised_format"]
+    assert (response.text, response.tool_calls, response.finish_reason) == ("", (), None)

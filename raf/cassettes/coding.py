@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from raf.errors import CassetteError
 from raf.limits import MAX_DECODED_BODY_BYTES
 
 __all__ = [
@@ -45,8 +46,10 @@ CODINGS = ("gzip", "x-gzip", "deflate", "br", "identity")
 """The content codings raf reads."""
 
 
-class BodyNotDecoded(ValueError):
-    """A body whose content coding cannot be undone; the message says why."""
+class BodyNotDecoded(CassetteError, ValueError):
+    """A body whose content coding cannot be undone; the message says why. A
+    :class:`~raf.errors.CassetteError`: a cassette whose body does not decode cannot be
+    replayed."""
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from raf.cassettes.coding import BodyNotDecoded, codings, content_encoding, decode
 from raf.errors import CassetteFormatError
 
 __all__ = [
@@ -105,18 +106,20 @@ class Reading(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
     finish_reason: str | UnsetType | None = UNSET
     usage: ExpectedUsage | UnsetType | None = UNSET
     errors: tuple[str, ...] | UnsetType = UNSET
+    notices: tuple[str, ...] | UnsetType = UNSET
 
 
 class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the aggregated ``AgentResponse`` of a cassette must be, written by a person.
 
     It is the review of the golden: a test checks every golden against it, so a wrong golden
-    cannot pass silently. ``errors`` lists the error codes, in order; ``hosted_tool_calls``
-    the tools the provider ran and ``approval_requests`` the calls that wait for approval,
-    in order. ``also`` lists the other
-    readings that are correct too, where reasonable readings differ. ``reviewed`` is false for
-    a draft (``raf cassette expect``) nobody has read yet: such a cassette is not blessed, so
-    no golden is written for it and ``raf conform`` names it.
+    cannot pass silently. ``errors`` lists the error codes, in order, and ``notices`` the
+    codes of the notices (harmless deviations, :data:`raf.model.codes.NOTICE_CODES`);
+    ``hosted_tool_calls`` the tools the provider ran and ``approval_requests`` the calls that
+    wait for approval, in order. ``also`` lists the other readings that are correct too, where
+    reasonable readings differ. ``reviewed`` is false for a draft (``raf cassette expect``)
+    nobody has read yet: such a cassette is not blessed, so no golden is written for it and
+    ``raf conform`` names it.
     """
 
     text: str = ""
@@ -127,6 +130,7 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     finish_reason: str | None = None
     usage: ExpectedUsage | None = None
     errors: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
     also: tuple[Reading, ...] = ()
     reviewed: bool = True
 
@@ -153,12 +157,39 @@ class Request(msgspec.Struct, kw_only=True):
 
 
 class Response(msgspec.Struct, kw_only=True):
-    """The recorded response; ``body`` is the exact bytes the server sent."""
+    """The recorded response; ``body`` is the exact bytes the server sent (compressed when
+    the server compressed them: :meth:`content` is what a client reads)."""
 
     status: int = 200
     reason: str = "OK"
     headers: Headers = msgspec.field(default_factory=dict)
     body: bytes = b""
+
+    @property
+    def coded(self) -> bool:
+        """Whether the body has a ``content-encoding`` (other than ``identity``)."""
+        return bool(codings(content_encoding(self.headers)))
+
+    def content(self) -> bytes:
+        """The body as a client reads it: decoded from its ``content-encoding`` (``gzip``,
+        ``deflate``, ``br``: :mod:`raf.cassettes.coding`), else ``body`` itself. Every
+        reader of a recorded response (``raf serve``, ``raf cassette show``, the conformance
+        cases and goldens) reads this, so that a coded body reads as its decoded twin.
+
+        Raises:
+            BodyNotDecoded: the body does not decode (corrupt, truncated, a coding raf does
+                not read, ``br`` without the ``brotli`` package, too large once decoded); the
+                message names the coding and why.
+        """
+        header = content_encoding(self.headers)
+        if not codings(header):
+            return self.body
+        try:
+            return decode(self.body, header).body
+        except BodyNotDecoded as exc:
+            raise BodyNotDecoded(
+                f"the body does not decode as content-encoding {header!r}: {exc}"
+            ) from None
 
     def header(self, name: str) -> str | None:
         """The first value of header ``name`` (case-insensitive), or ``None``."""
@@ -173,8 +204,8 @@ class Interaction(msgspec.Struct, kw_only=True):
 
     ``timing`` is optional: the network reads of the response body as they arrived, each
     ``(bytes, milliseconds since the previous read)`` (the first since the response headers).
-    The sizes add up to the body. ``raf serve`` replays them under the ``recorded`` chunking.
-    vcrpy ignores the key.
+    The sizes add up to the body (as recorded: compressed when it has a ``content-encoding``).
+    ``raf serve`` replays them under the ``recorded`` chunking. vcrpy ignores the key.
     """
 
     request: Request
@@ -182,16 +213,34 @@ class Interaction(msgspec.Struct, kw_only=True):
     timing: list[tuple[int, float]] | None = None
 
     def timed_chunks(self) -> tuple[list[bytes], list[float]] | None:
-        """The body cut as recorded and the seconds to wait before each read, or ``None``
-        without a recorded timing."""
+        """The body as a client reads it (:meth:`Response.content`) cut as recorded, and the
+        seconds to wait before each read, or ``None`` without a recorded timing.
+
+        The reads of a coded body were of its compressed bytes; each read here keeps its
+        delay and ends at the same fraction of the decoded body as the recorded read did of
+        the compressed one (the decoded bytes a read gave are not recorded).
+
+        Raises:
+            BodyNotDecoded: the body has a ``content-encoding`` and does not decode.
+        """
         if self.timing is None:
             return None
-        chunks, delays, start = [], [], 0
+        content = self.response.content()
+        coded = self.response.coded
+        recorded = sum(size for size, _ in self.timing)
+        chunks, delays, start, read = [], [], 0, 0
         for size, milliseconds in self.timing:
-            chunks.append(self.response.body[start : start + size])
+            read += size
+            end = _scaled(read, recorded, content) if coded else read
+            chunks.append(content[start:end])
             delays.append(milliseconds / 1000)
-            start += size
+            start = end
         return chunks, delays
+
+
+def _scaled(read: int, recorded: int, content: bytes) -> int:
+    """Where in ``content`` the first ``read`` of ``recorded`` bytes end, proportionally."""
+    return len(content) if read >= recorded else len(content) * read // recorded
 
 
 class Cassette(msgspec.Struct, kw_only=True):

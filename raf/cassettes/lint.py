@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from raf import dialects
+from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette
 from raf.cassettes.secrets import document_findings, shorten, text_hits
@@ -182,11 +183,11 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
     for n, interaction in enumerate(cassette.interactions):
         response = interaction.response
         content_type = response.header("content-type") or ""
-        if (
-            response.status == 200
-            and b"data:" in response.body
-            and "event-stream" not in content_type
-        ):
+        try:
+            body = response.content()
+        except BodyNotDecoded:  # an error of the secret scan already
+            continue
+        if response.status == 200 and b"data:" in body and "event-stream" not in content_type:
             yield (
                 f"interactions[{n}].response.headers",
                 "warning",

@@ -2,7 +2,9 @@
 
 :func:`timeline` (pure) replays a response body event by event and records, for each SSE
 event, the updates the dialect made of it and the contents the converter made of those;
-:func:`render` prints it with rich (colour in a terminal, plain text when piped).
+:func:`render` prints it with rich (colour in a terminal, plain text when piped). A body
+recorded with a ``content-encoding`` is shown decoded; one that does not decode is named, with
+why.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from raf import dialects
+from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
@@ -70,17 +73,23 @@ class _Recorder:
 
 
 def timeline(interaction: Interaction, dialect: str) -> tuple[list[Step], AgentResponse]:
-    """Replay one interaction event by event (the pipeline's own decoder, limits and all)."""
+    """Replay one interaction event by event (the pipeline's own decoder, limits and all),
+    its body as a client reads it (decoded from its ``content-encoding``).
+
+    Raises:
+        BodyNotDecoded: the body has a ``content-encoding`` and does not decode.
+    """
     converter = AgentResponseConverter()
     response = interaction.response
+    body = response.content()
     if not 200 <= response.status < 300:
-        error = http_error(response.status, response.reason, response.body)
+        error = http_error(response.status, response.reason, body)
         step = Step(None, [error], converter.results([error]))
         step.results.append(converter.finalize(None))
         return [step], collect_agent_response(step.results)
     recorder = _Recorder(dialects.create(dialect))
     decoder = UpdateDecoder(recorder)
-    produced = decoder.feed(response.body)
+    produced = decoder.feed(body)
     steps = recorder.steps
     from_events = sum(len(step.updates) for step in steps)
     end = produced[from_events:] + decoder.close()  # limits, truncation: not of one event
@@ -143,8 +152,11 @@ def _item(console: Console, label: str, value: dict[str, Any]) -> None:
     )
 
 
-def render(console: Console, cassette: Cassette) -> None:
-    """Print the timeline of every interaction and its aggregated response."""
+def render(console: Console, cassette: Cassette) -> int:
+    """Print the timeline of every interaction and its aggregated response; for an
+    interaction whose body does not decode from its ``content-encoding``, why. Returns the
+    number of such interactions."""
+    unread = 0
     dialect = cassette.info.dialect if cassette.info else "openai_chat"
     if cassette.info is not None:
         console.print(
@@ -158,7 +170,16 @@ def render(console: Console, cassette: Cassette) -> None:
             f"{interaction.response.status} {escape(interaction.response.reason)}",
             soft_wrap=True,
         )
-        steps, response = timeline(interaction, dialect)
+        try:
+            steps, response = timeline(interaction, dialect)
+        except BodyNotDecoded as exc:
+            unread += 1
+            console.print(
+                f"  [bold red]not read[/bold red]: interactions[{number}].response: "
+                f"{escape(str(exc))}",
+                soft_wrap=True,
+            )
+            continue
         previous: dict[str, Any] = {}
         for index, step in enumerate(steps):
             if step.event is None:
@@ -227,4 +248,10 @@ def render(console: Console, cassette: Cassette) -> None:
             table.add_row(
                 "[red]error[/red]", escape(f"{error.error_code}: {_short(error.message, 200)}")
             )
+        for notice in response.notices:
+            table.add_row(
+                "[yellow]notice[/yellow]",
+                escape(f"{notice.error_code}: {_short(notice.message, 200)}"),
+            )
         console.print(table)
+    return unread

@@ -10,6 +10,7 @@ import msgspec
 import yaml
 
 from raf import dialects
+from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.files import find_files
 from raf.cassettes.format import Cassette, ScenarioInfo
 from raf.cassettes.importers import (
@@ -121,7 +122,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             cassette = load_cassette(args.file)
         except CassetteError as exc:
             raise _InputError(str(exc)) from exc
-        render(_Console(file=out, no_color=args.no_color, highlight=False), cassette)
+        unread = render(_Console(file=out, no_color=args.no_color, highlight=False), cassette)
+        if unread:
+            raise _InputError(
+                f"{args.file}: {unread} interaction(s) not shown: the body does not decode "
+                "from its content-encoding"
+            )
         return 0
     if args.cassette_command == "expect":
         return _run_expect(args, out)
@@ -160,7 +166,10 @@ def _run_expect(args: argparse.Namespace, out: TextIO) -> int:
     if not cassette.interactions:
         raise _InputError(f"{path}: the cassette has no interaction to read")
     dialect = _dialect_of(path, cassette, args.dialect)
-    draft = draft_expectation(cassette, dialect)
+    try:
+        draft = draft_expectation(cassette, dialect)
+    except BodyNotDecoded as exc:
+        raise _InputError(f"{path}: nothing to draft from: {exc}") from exc
     existing = cassette.info.expect if cassette.info is not None else None
     if not args.write:
         document = msgspec.to_builtins(draft)

@@ -21,6 +21,7 @@ from raf.collect import ResponseCollector
 from raf.framing.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSEDecoder
 from raf.model import updates
 from raf.model.canonical import to_json
+from raf.model.codes import is_notice
 from raf.pipeline import Pipeline, UpdateDecoder, drive
 
 __all__ = ["add_parser", "run_pipeline", "run_sse"]
@@ -187,7 +188,7 @@ def run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
         if args.output == "updates":
             decoder = UpdateDecoder(args.dialect, framing=args.framing, **_limits(args))
             for update in drive(decoder, chunks):
-                errors += isinstance(update, updates.Error)
+                errors += isinstance(update, updates.Error) and not is_notice(update.error_code)
                 out.write(to_json(update) + "\n")
         else:
             pipeline = Pipeline(args.dialect, framing=args.framing, **_limits(args))

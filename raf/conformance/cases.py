@@ -5,8 +5,9 @@ what it expects. Reads the cassette and golden files; runs nothing.
 :class:`Case` values, each with its id (``openai_chat/plain_text#0@bytes``), the recorded
 status, headers and body, the golden output of its interaction and the capabilities it needs;
 and the problems that keep a cassette from being a case at all (it cannot be read, it has no
-golden, its golden is not valid or contradicts the reviewed ``expect`` block), each named by
-the cassette's scenario. Nothing here raises for what the files hold.
+golden, its golden is not valid or contradicts the reviewed ``expect`` block, a body of it
+does not decode from its ``content-encoding``), each named by the cassette's scenario. Nothing
+here raises for what the files hold.
 
 Before a golden is used, it is reviewed at every level it can be (docs/conformance.md): its
 last response against the cassette's ``expect`` block, which a person wrote, and its results
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction, Request
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
@@ -69,6 +71,8 @@ class Case:
     reason: str
     headers: dict[str, str]
     body: bytes = field(repr=False)
+    """The recorded body as a client reads it: decoded from its ``content-encoding`` (which
+    ``headers`` then leave out, with the ``content-length`` of the coded body)."""
     expected: InteractionOutput = field(repr=False)
     requires: frozenset[str] = frozenset()
     request: Request | None = field(default=None, repr=False)
@@ -154,12 +158,31 @@ def matches(patterns: Sequence[str], *names: str) -> bool:
     return False
 
 
+_CODING_HEADERS = frozenset({"content-encoding", "content-length"})
+"""Headers that describe a coded body, not the decoded one a case holds."""
+
+
 def _headers(interaction: Interaction) -> dict[str, str]:
     out: dict[str, str] = {}
+    coded = interaction.response.coded
     for name, values in interaction.response.headers.items():
         key = name.lower()
+        if coded and key in _CODING_HEADERS:
+            continue
         out[key] = ", ".join([*filter(None, [out.get(key)]), *values])
     return out
+
+
+def _bodies(cassette: Cassette) -> list[bytes] | str:
+    """The body of every interaction as a client reads it (decoded from its
+    ``content-encoding``), or why one cannot be read."""
+    bodies = []
+    for n, interaction in enumerate(cassette.interactions):
+        try:
+            bodies.append(interaction.response.content())
+        except BodyNotDecoded as exc:
+            return f"interactions[{n}].response: {exc}"
+    return bodies
 
 
 def _requires(output: InteractionOutput, status: int) -> frozenset[str]:
@@ -304,13 +327,16 @@ def _add(
     if problem is None and golden is not None:
         problems = review(golden, cassette)
         problem = "; ".join(problems) if problems else None
-    if problem is not None or golden is None:
+    bodies = _bodies(cassette)
+    if isinstance(bodies, str):  # what the golden says, nothing can be compared with it
+        problem = bodies
+    if problem is not None or golden is None or isinstance(bodies, str):
         suite.problems.append(Problem(scenario, dialect, path, problem or "no golden"))
         return
     last = len(cassette.interactions) - 1
     expect = cassette.info.expect if cassette.info is not None else None
-    for n, (interaction, output) in enumerate(
-        zip(cassette.interactions, golden.interactions, strict=True)
+    for n, (interaction, output, body) in enumerate(
+        zip(cassette.interactions, golden.interactions, bodies, strict=True)
     ):
         # The expectation (and its other readings) is of the last interaction's response.
         readings = tuple(other_readings(expect, output.response)) if n == last else ()
@@ -331,7 +357,7 @@ def _add(
                     status=interaction.response.status,
                     reason=interaction.response.reason,
                     headers=headers,
-                    body=interaction.response.body,
+                    body=body,
                     expected=output,
                     requires=needs,
                     request=interaction.request,

@@ -4,7 +4,7 @@ A recording of one's own becomes a test only once a person has said what a corre
 must make of it (docs/cassettes.md). :func:`draft_expectation` writes the first version of
 that statement from raf's reference pipeline: the text, the reasoning, the tool calls (with
 the provider's id, when the stream carried one), the finish reason, the three token counts
-and the error codes of the last interaction's aggregated response, marked ``reviewed:
+and the error and notice codes of the last interaction's aggregated response, marked ``reviewed:
 false``. Such a cassette is not blessed (no golden is written for it, ``raf conform`` names
 it) until the person has read every field against the recording, corrected what raf got
 wrong, and deleted the ``reviewed: false`` line.
@@ -46,7 +46,12 @@ def _carried(call_id: Any, body: bytes) -> bool:
 def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expectation:
     """The expectation raf's reference pipeline would write for ``cassette`` (its last
     interaction, read in one piece), marked unreviewed. ``dialect`` overrides the cassette's
-    own (``raf.dialect``; ``openai_chat`` when it has none)."""
+    own (``raf.dialect``; ``openai_chat`` when it has none). A body recorded with a
+    ``content-encoding`` is read decoded.
+
+    Raises:
+        BodyNotDecoded: a body has a ``content-encoding`` and does not decode.
+    """
     if dialect is not None:
         info = cassette.info or ScenarioInfo(scenario="draft")
         cassette = Cassette(
@@ -57,7 +62,7 @@ def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expecta
     if not outputs:
         return Expectation(reviewed=False)
     response = outputs[-1].response
-    body = cassette.interactions[-1].response.body
+    body = cassette.interactions[-1].response.content()
     usage = response.get("usage")
     return Expectation(
         text=response.get("text") or "",
@@ -96,5 +101,6 @@ def draft_expectation(cassette: Cassette, dialect: str | None = None) -> Expecta
             total_tokens=usage.get("total_tokens") or 0,
         ),
         errors=tuple(str(e.get("error_code")) for e in response.get("errors") or []),
+        notices=tuple(str(e.get("error_code")) for e in response.get("notices") or []),
         reviewed=False,
     )

@@ -22,8 +22,9 @@ from typing import Any
 
 import msgspec
 
-from raf.conformance.protocol import ClientResponse
+from raf.conformance.protocol import ClientError, ClientResponse
 from raf.conformance.severity import Kind
+from raf.model.codes import NOTICE_CODES
 
 __all__ = [
     "Mismatch",
@@ -143,8 +144,9 @@ def compare_response(
     arguments; the id when the expected one is an id the stream carried, else present and
     unique); finish reason; usage with the ``usage`` capability (the three counts, and each
     richer count the client reports); errors: at least one (raising counts) where errors are
-    expected, none where none are, and their codes in order with ``error_codes``. Messages
-    are never compared.
+    expected, none where none are, and their codes in order with ``error_codes``; notices
+    (``notices``, and errors under a notice code, :data:`raf.model.codes.NOTICE_CODES`) the
+    same way, each difference a ``detail``. Messages are never compared.
 
     ``provider_ids`` are the call ids the stream carried (:func:`provider_ids_of` of the
     expected updates): a call whose expected id is not one of them got its id from raf, and
@@ -199,7 +201,7 @@ def compare_response(
         out.extend(_compare_usage(expected.get("usage"), got))
     if "hosted_tools" in caps:
         out.extend(_compare_hosted(expected, got))
-    out.extend(_compare_errors(expected.get("errors") or [], got, raised, "error_codes" in caps))
+    out.extend(_compare_errors(expected, got, raised, "error_codes" in caps))
     return out
 
 
@@ -353,25 +355,51 @@ def _compare_usage(want: dict[str, Any] | None, got: ClientResponse) -> list[Mis
 
 
 def _compare_errors(
-    want: list[dict[str, Any]], got: ClientResponse, raised: str | None, codes: bool
+    expected: dict[str, Any], got: ClientResponse, raised: str | None, codes: bool
 ) -> list[Mismatch]:
+    want: list[dict[str, Any]] = []
+    want_notices: list[dict[str, Any]] = list(expected.get("notices") or [])
+    for error in expected.get("errors") or []:
+        (want_notices if error.get("error_code") in NOTICE_CODES else want).append(error)
+    errors = [e for e in got.errors if e.error_code not in NOTICE_CODES]
+    notices = [e for e in got.errors if e.error_code in NOTICE_CODES] + list(got.notices)
+    out = _compare_notices(want_notices, notices, codes)
     want_codes = [e.get("error_code") for e in want]
-    reported = len(got.errors) + (raised is not None)
-    got_shown = [e.error_code or e.message[:60] for e in got.errors]
+    reported = len(errors) + (raised is not None)
+    got_shown = [e.error_code or e.message[:60] for e in errors]
     if raised is not None:
         got_shown.append(f"raised {raised[:80]}")
     if want and not reported:
-        return [
+        out.append(
             Mismatch(
                 "errors", f"at least one error {_shown(want_codes)}", "none", kind="unreported"
             )
-        ]
-    if not want and reported:
-        return [Mismatch("errors", "no error", _shown(got_shown), kind="invented")]
-    if codes and want:
-        got_codes = [e.error_code for e in got.errors]
+        )
+    elif not want and reported:
+        out.append(Mismatch("errors", "no error", _shown(got_shown), kind="invented"))
+    elif codes and want:
+        got_codes = [e.error_code for e in errors]
         if got_codes != want_codes:
-            return [Mismatch("errors[].error_code", _shown(want_codes), _shown(got_codes))]
+            out.append(Mismatch("errors[].error_code", _shown(want_codes), _shown(got_codes)))
+    return out
+
+
+def _compare_notices(
+    want: list[dict[str, Any]], got: list[ClientError], codes: bool
+) -> list[Mismatch]:
+    """Notices: a harmless deviation of the stream told or not, so every difference is a
+    ``detail`` (docs/conformance.md): none where some are expected, some where none are, and
+    their codes in order with ``error_codes``."""
+    want_codes = [e.get("error_code") for e in want]
+    got_codes = [e.error_code for e in got]
+    if want and not got:
+        return [Mismatch("notices", f"notice(s) {_shown(want_codes)}", "none", kind="detail")]
+    if got and not want:
+        return [Mismatch("notices", "no notice", _shown(got_codes), kind="detail")]
+    if codes and got_codes != want_codes:
+        return [
+            Mismatch("notices[].error_code", _shown(want_codes), _shown(got_codes), kind="detail")
+        ]
     return []
 
 

@@ -226,6 +226,9 @@ class ClientResponse(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     finish_reason: str | None = None
     usage: ClientUsage | None = None
     errors: list[ClientError] = msgspec.field(default_factory=list)
+    notices: list[ClientError] = msgspec.field(default_factory=list)
+    """Notices (harmless deviations of the stream, raf's ``notices``); a client may also
+    report them among ``errors`` under a notice code (``protocol_notice``...)."""
 
 
 class Result(_Message, tag="result", forbid_unknown_fields=False):

@@ -3,7 +3,8 @@
 :func:`run_interaction` replays one interaction's response through raf's pipeline, fed in
 the chunks of a named chunking, and returns its updates, results (without metadata) and
 aggregated response as canonical JSON builtins. An error status is not read as a stream; it
-becomes one ``http_error`` (as :mod:`raf.transport` does for a live response).
+becomes one ``http_error`` (as :mod:`raf.transport` does for a live response). A body recorded
+with a ``content-encoding`` is read decoded, as a client reads it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,15 @@ OutputFunction = Callable[[Interaction, str, str], InteractionOutput]
 def run_interaction(
     interaction: Interaction, dialect: str, chunking: str = "whole"
 ) -> InteractionOutput:
-    """raf's canonical output for one interaction under one chunking."""
+    """raf's canonical output for one interaction under one chunking, of the body as a
+    client reads it (decoded from its ``content-encoding``).
+
+    Raises:
+        BodyNotDecoded: the body has a ``content-encoding`` and does not decode.
+    """
     response = interaction.response
-    return output_for(response.status, response.reason, chunk(response.body, chunking), dialect)
+    body = response.content()
+    return output_for(response.status, response.reason, chunk(body, chunking), dialect)
 
 
 def output_for(

@@ -44,6 +44,11 @@ def expectation_problems(expect: Expectation, response: dict[str, Any]) -> list[
         list(expect.errors),
         [error.get("error_code") for error in response.get("errors", [])],
     )
+    differ(
+        "notices",
+        list(expect.notices),
+        [notice.get("error_code") for notice in response.get("notices", [])],
+    )
     calls = response.get("tool_calls", [])
     if len(calls) != len(expect.tool_calls):
         problems.append(
@@ -101,7 +106,15 @@ def reading_problems(expect: Expectation) -> list[str]:
             problems.append(f"also[{n}]: says no 'why'")
         changed = [
             name
-            for name in ("text", "reasoning", "tool_calls", "finish_reason", "usage", "errors")
+            for name in (
+                "text",
+                "reasoning",
+                "tool_calls",
+                "finish_reason",
+                "usage",
+                "errors",
+                "notices",
+            )
             if getattr(reading, name) is not UNSET
             and getattr(reading, name) != getattr(expect, name)
         ]
@@ -147,6 +160,8 @@ def _applied(reading: Reading, response: dict[str, Any]) -> dict[str, Any]:
         )
     if reading.errors is not UNSET:
         out["errors"] = [{"error_code": code, "message": ""} for code in reading.errors]
+    if reading.notices is not UNSET:
+        out["notices"] = [{"error_code": code, "message": ""} for code in reading.notices]
     if reading.tool_calls is not UNSET:
         out["tool_calls"] = _calls(reading.tool_calls, response.get("tool_calls") or [])
     return out

@@ -16,8 +16,13 @@ The rules are in docs/dialects.md (section ``anthropic_messages``); in short:
   whole; ``citations_delta`` and unknown kinds are ignored.
 * ``message_delta`` with a ``stop_reason`` -> ``Finish`` with the merged usage; it and
   ``message_stop`` are clean ends. ``error`` events -> ``provider_error``.
-* A second ``message_start``, a delta or stop for a block never started, a block started
-  twice -> ``protocol_violation``; what arrived is kept and reading goes on.
+* A ``message_start`` repeated with the id of the message being read is a repeat (gateways
+  send two): ``protocol_notice``, and it changes nothing (its usage fills only counts not yet
+  known). A ``message_start`` with another id starts a new message in the same stream.
+* That new message, a delta or stop for a block never started, a block started twice ->
+  ``protocol_violation``; what arrived is kept and reading goes on.
+* Payloads of a type the dialect does not read are counted (``unrecognised_chunks``, or
+  ``unrecognised_format`` when none was recognised).
 """
 
 from __future__ import annotations
@@ -183,11 +188,15 @@ class AnthropicMessagesDialect(JSONEventDialect):
         self._last: _Block | None = None
         self._usage: dict[str, int] = {}
         self._started = False
+        self._message_id: str | None = None  # the id of the message being read
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _violation(self, message: str, frame: Frame) -> None:
         frame.out.append(self.error(ErrorCode.PROTOCOL_VIOLATION, message, frame.data))
+
+    def _notice(self, message: str, frame: Frame) -> None:
+        frame.out.append(self.error(ErrorCode.PROTOCOL_NOTICE, message, frame.data))
 
     def _merged_usage(self) -> Usage | None:
         return USAGE.parse(self._usage) if self._usage else None
@@ -306,9 +315,15 @@ class AnthropicMessagesDialect(JSONEventDialect):
 
     def _message_start(self, payload: dict[str, Any], frame: Frame) -> None:
         out = frame.out
+        message = frame.dict(payload, "message")
+        message_id = None if message is None else frame.str(message, "id", "message.") or None
+        if self._started and message_id is not None and message_id == self._message_id:
+            self._repeat(message, frame)
+            return
         if self._started:
             self._violation("second message_start: a new message starts in the same stream", frame)
         self._started = True
+        self._message_id = message_id
         for block in self._blocks.values():
             if not block.stopped:
                 self._flush(block, out)
@@ -316,7 +331,6 @@ class AnthropicMessagesDialect(JSONEventDialect):
         self._last = None
         self._usage = {}
         self.finished = False
-        message = frame.dict(payload, "message")
         if message is None:
             return
         self.metadata(
@@ -327,6 +341,24 @@ class AnthropicMessagesDialect(JSONEventDialect):
             self._merge(usage, frame, "message.usage.")
             if self._usage:
                 out.append(updates.Usage(usage=USAGE.parse(self._usage)))
+
+    def _repeat(self, message: Any, frame: Frame) -> None:
+        """A ``message_start`` repeating the id of the message being read: a notice; its
+        usage fills only the counts not known yet (a count already merged, e.g. from a
+        ``message_delta``, is newer)."""
+        self._notice(
+            f"message_start repeated with the same id {self._message_id!r}: read as a repeat, "
+            "not as a new message",
+            frame,
+        )
+        usage = frame.dict(message, "usage", "message.")
+        if usage is None:
+            return
+        before = dict(self._usage)
+        self._merge(usage, frame, "message.usage.")
+        self._usage = {**self._usage, **before}
+        if self._usage != before:
+            frame.out.append(updates.Usage(usage=USAGE.parse(self._usage)))
 
     def _content_block_start(self, payload: dict[str, Any], frame: Frame) -> None:
         out = frame.out

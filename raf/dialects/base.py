@@ -19,10 +19,17 @@ JSON object each. It does the generic work once, for every dialect built on it:
 * ``ResponseMetadata`` only when the id or model changes;
 * a guard that turns a bug of raf on one frame into ``internal_error`` and goes on.
 
+* chunks the dialect does not recognise: counted, and reported once at ``close``: a notice
+  (``unrecognised_chunks``) when others were read, ``unrecognised_format`` (naming what was
+  seen and the likely format, :mod:`raf.dialects.unread`) when none was; an end marker does
+  not make such a stream look finished.
+
 A dialect built on it is a table, :attr:`JSONEventDialect.handlers`, from the payload's type
 (by default its ``"type"`` field, else the SSE event name) to a handler, plus the format's
-knowledge in those handlers. Unknown types are ignored. docs/dialects.md ("Writing a
-dialect") walks through one.
+knowledge in those handlers. A type not in the table is skipped: silently when
+:attr:`JSONEventDialect.ignored` or :attr:`JSONEventDialect.ignored_prefixes` name it (the
+format's own events the dialect has no use for), else counted as unrecognised.
+docs/dialects.md ("Writing a dialect") walks through one.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 import msgspec
 
 from raf import safe_json
+from raf.dialects import unread
 from raf.errors import excerpt, internal_error_message, raw_excerpt
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
@@ -157,6 +165,9 @@ Handler = Callable[[Any, Any, Frame], None]
 _decode_generic = msgspec.json.decode
 T = TypeVar("T")
 _NO_EVENT = ServerSentEvent()
+_UNRECOGNISED_KEPT = 4  # payloads of unrecognised chunks kept to describe them
+_UNRECOGNISED_CHARS = 2048  # characters kept of each
+
 # What one frame of each framing is called in the truncation message (``auto`` is decided per
 # body, so its frames are named for both).
 _FRAME_NAMES = {
@@ -182,7 +193,17 @@ class JSONEventDialect:
     end_markers: ClassVar[frozenset[str]] = frozenset()
     """Data values that end the stream (``[DONE]``), also with JSON whitespace around."""
     handlers: ClassVar[Mapping[str, Handler]] = {}
-    """Payload type -> handler. Types not in the table are ignored."""
+    """Payload type -> handler. Types not in the table are skipped (see :meth:`unknown`)."""
+    ignored: ClassVar[frozenset[str]] = frozenset()
+    """Payload types of the format that the dialect skips on purpose (not unrecognised)."""
+    ignored_prefixes: ClassVar[tuple[str, ...]] = ()
+    """Prefixes of payload types that are the format's own (``"response."``): a type with one
+    of them that the table does not list is skipped on purpose, not unrecognised (formats add
+    event types)."""
+    recognises_by_type: ClassVar[bool] = True
+    """A payload whose type has a handler is recognised. ``False`` for a dialect whose
+    payloads all have one type (a chunk format): its handler then decides, calling
+    :meth:`recognise` or :meth:`unrecognised`."""
     sniff: ClassVar[tuple[bytes, ...]] = ()
     """Byte patterns (regular expressions) that identify the format near the start of a body,
     for ``--dialect auto`` (:mod:`raf.dialects.sniff`)."""
@@ -219,6 +240,11 @@ class JSONEventDialect:
         self._last_id: str | None = None
         self._last_model: str | None = None
         self._marker_length = max(map(len, self.end_markers), default=-1)
+        self.recognised = False
+        """A chunk of the format was read (see :meth:`unrecognised`)."""
+        self._unrecognised = 0
+        self._unrecognised_seen: list[str] = []  # the data of the first few, for the report
+        self._unrecognised_raw: str | None = None  # the first one's, as an error's raw
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -380,6 +406,8 @@ class JSONEventDialect:
                 if handler is None:
                     self.unknown(kind, payload, frame)
                 else:
+                    if self.recognises_by_type:
+                        self.recognised = True
                     handler(self, payload, frame)
             if frame.problems is not None:
                 problems, frame.problems = frame.problems, None
@@ -418,6 +446,11 @@ class JSONEventDialect:
         too (so a dialect can hand on what it still holds)."""
         out: list[AgentResponseUpdate] = self.flush()
         self.at_close(out)
+        if self._unrecognised:
+            if not self.recognised:  # another format: nothing of it was read
+                out.append(self._unrecognised_format())
+                return out
+            out.append(self._unrecognised_chunks())
         if self._done:
             return out
         if truncated and not self._stopped:
@@ -475,7 +508,50 @@ class JSONEventDialect:
         return kind if isinstance(kind, str) else event.event
 
     def unknown(self, kind: str, payload: Any, frame: Frame) -> None:
-        """A payload of a type the table does not list: ignored (formats add event types)."""
+        """A payload of a type the table does not list: skipped, and recognised when
+        :attr:`ignored` or :attr:`ignored_prefixes` name the type, else unrecognised."""
+        if kind in self.ignored or kind.startswith(self.ignored_prefixes):
+            self.recognised = True
+        else:
+            self.unrecognised(frame)
+
+    def recognise(self) -> None:
+        """Note that a chunk of the format was read (for a dialect that does not recognise
+        by type, :attr:`recognises_by_type`)."""
+        self.recognised = True
+
+    def unrecognised(self, frame: Frame) -> None:
+        """Count the frame's payload as one the dialect does not recognise (it produced no
+        update); :meth:`close` reports the count once (docs/dialects.md, "Chunks a dialect
+        does not recognise")."""
+        self._unrecognised += 1
+        if len(self._unrecognised_seen) < _UNRECOGNISED_KEPT:
+            if not self._unrecognised_seen:
+                self._unrecognised_raw = raw_excerpt(frame.data, self.max_raw_chars)
+            self._unrecognised_seen.append(frame.data[:_UNRECOGNISED_CHARS])
+
+    def _unrecognised_format(self) -> updates.Error:
+        seen = self._unrecognised_seen
+        found = unread.guess("\n".join(seen).encode("utf-8", "replace"))
+        if found is not None:
+            likely = f"it looks like {found.title} ({found.name}), which raf does not read"
+        else:
+            likely = "raf knows no format like it (docs/dialects.md lists the ones it reads)"
+        return updates.Error(
+            error_code=ErrorCode.UNRECOGNISED_FORMAT,
+            message=f"no {self.payload_name} in this stream ({self.name}): "
+            f"{self._unrecognised} JSON object(s) of another shape ({_shapes(seen)}); {likely}",
+            raw=self._unrecognised_raw,
+        )
+
+    def _unrecognised_chunks(self) -> updates.Error:
+        seen = self._unrecognised_seen
+        return updates.Error(
+            error_code=ErrorCode.UNRECOGNISED_CHUNKS,
+            message=f"{self._unrecognised} chunk(s) of no kind the {self.name} dialect reads "
+            f"were skipped ({_shapes(seen[:1])})",
+            raw=self._unrecognised_raw,
+        )
 
     def at_close(self, out: list[AgentResponseUpdate]) -> None:
         """Called by :meth:`close` before truncation is judged, also after a clean end marker
@@ -556,3 +632,30 @@ def error_message(error: Any) -> str:
     if isinstance(error, str) and error:
         return error
     return excerpt(msgspec.json.encode(error))
+
+
+def _shapes(seen: list[str]) -> str:
+    """What unrecognised payloads looked like: the keys of each distinct shape (and its
+    ``type``), e.g. ``keys id, object, choices; keys type=content-delta, index, delta``."""
+    shown: list[str] = []
+    for data in seen:
+        try:
+            value = msgspec.json.decode(data)
+        except (msgspec.DecodeError, RecursionError):  # cut to _UNRECOGNISED_CHARS
+            value = None
+        if not isinstance(value, dict):
+            what = f"data {excerpt(data, 60)}"
+        else:
+            keys = []
+            for key, item in list(value.items())[:8]:
+                if key == "type" and isinstance(item, str):
+                    keys.append(f"type={excerpt(item, 40)[1:-1]}")
+                elif isinstance(item, list) and item and isinstance(item[0], dict):
+                    inner = ",".join(list(item[0])[:4])
+                    keys.append(f"{key}[].{{{inner}}}")
+                else:
+                    keys.append(key)
+            what = "keys " + ", ".join(keys) if keys else "an empty object"
+        if what not in shown:
+            shown.append(what)
+    return "; ".join(shown) if shown else "nothing"

@@ -83,6 +83,10 @@ HOSTED_PARTS: dict[str, tuple[str, str, str]] = {
 (``""``: the object without its ``id``), for a result the part key of the call it answers)."""
 _MAX_PAD = 1024
 """How far past an array's end a ``partialArgs`` index may point (the gap is ``null``)."""
+_RESPONSE_KEYS = frozenset(
+    {"candidates", "promptFeedback", "usageMetadata", "error", "responseId", "modelVersion"}
+)
+"""The fields of a GenerateContentResponse: a payload with none of them is of another format."""
 
 _STEP = re.compile(r"""\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]""")
 _VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue", "structValue", "listValue")
@@ -148,6 +152,7 @@ class GeminiDialect(JSONEventDialect):
         rb'"usageMetadata"\s*:',
     )
     truncation_message = "stream ended without a finishReason"
+    recognises_by_type = False  # every payload is a "response": _response tells
 
     def __init__(self, **limits: int) -> None:
         super().__init__(**limits)
@@ -169,6 +174,10 @@ class GeminiDialect(JSONEventDialect):
 
     def _response(self, payload: dict[str, Any], frame: Frame) -> None:
         out = frame.out
+        if _RESPONSE_KEYS.isdisjoint(payload):
+            self.unrecognised(frame)  # no field of a GenerateContentResponse: another format
+            return
+        self.recognised = True
         self.metadata(frame.str(payload, "responseId"), frame.str(payload, "modelVersion"), out)
         if payload.get("error") is not None:
             out.append(self.provider_error_update(payload["error"], frame.data))

@@ -86,6 +86,7 @@ class _Choice(msgspec.Struct, gc=False):
     index: int | None = None
     delta: _Delta | None = None
     finish_reason: str | None = None
+    text: Any = None  # a legacy Completions choice (no delta): not read, see _is_chunk
 
 
 class _Groq(msgspec.Struct, gc=False):
@@ -94,6 +95,7 @@ class _Groq(msgspec.Struct, gc=False):
 
 class _Chunk(msgspec.Struct, gc=False):
     id: str | None = None
+    object: str | None = None
     model: str | None = None
     choices: list[_Choice] | None = None
     usage: dict[str, Any] | None = None
@@ -135,6 +137,7 @@ class _Salvage:
         groq = self.pick(raw, "x_groq", dict, "")
         return _Chunk(
             id=self.pick(raw, "id", str, ""),
+            object=raw.get("object") if isinstance(raw.get("object"), str) else None,
             model=self.pick(raw, "model", str, ""),
             choices=None
             if choices is None
@@ -158,6 +161,7 @@ class _Salvage:
             index=self.pick(raw, "index", int, where),
             delta=None if delta is None else self.delta(delta, f"{where}delta."),
             finish_reason=self.pick(raw, "finish_reason", str, where),
+            text=raw.get("text"),
         )
 
     def delta(self, raw: dict[str, Any], where: str) -> _Delta:
@@ -237,6 +241,7 @@ class OpenAIChatDialect(JSONEventDialect):
     fast_kind = "chunk"
     sniff = (rb'"object"\s*:\s*"chat\.completion\.chunk"', rb'"choices"\s*:')
     truncation_message = "stream ended without [DONE] and without a finish_reason"
+    recognises_by_type = False  # every payload is a "chunk": _chunk tells (_is_chunk)
 
     def __init__(
         self,
@@ -266,9 +271,13 @@ class OpenAIChatDialect(JSONEventDialect):
                 if decoded is None:
                     return None
                 salvage = _Salvage()
-                chunk = salvage.chunk(decoded[1])
-                for problem in salvage.problems:
-                    frame.problem(problem)
+                raw = decoded[1]
+                chunk = salvage.chunk(raw)
+                if not _CHUNK_KEYS.isdisjoint(raw) or _is_chunk(chunk):
+                    for problem in salvage.problems:
+                        frame.problem(problem)
+                # (else it is no chunk at all, whose fields' types mean nothing: _chunk
+                # counts it as unrecognised)
                 return "chunk", chunk
             frame.out.append(
                 self.error(ErrorCode.SSE_PARSE_ERROR, f"data is not JSON ({exc})", data)
@@ -399,6 +408,7 @@ class OpenAIChatDialect(JSONEventDialect):
         last_id, last_model = self._last_id, self._last_model
         templates = self._templates_now()
         match = templates.match
+        gathered = False  # a chunk was gathered into the batch: the stream is recognised
         for payload in payloads:
             try:
                 matched = match(payload)
@@ -451,6 +461,7 @@ class OpenAIChatDialect(JSONEventDialect):
                             if (content is None or type(content) is str) and (
                                 not calls or fragment
                             ):
+                                gathered = True
                                 thought = delta.reasoning_content or delta.reasoning
                                 if thought:
                                     reasoning.append(thought)
@@ -477,6 +488,8 @@ class OpenAIChatDialect(JSONEventDialect):
                     reasoning, text, arguments, order = [], [], {}, []
                 usual = chunk is not None and self._usual(chunk, out, payload)
                 if not usual and self._one(payload, event_id, frame):
+                    if gathered:
+                        self.recognised = True
                     return True
                 if (self._last_id, self._last_model) != (last_id, last_model):
                     last_id, last_model = self._last_id, self._last_model
@@ -484,6 +497,8 @@ class OpenAIChatDialect(JSONEventDialect):
                     self._templates_for = (last_id, last_model)
             except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
                 out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        if gathered:
+            self.recognised = True
         if reasoning or text or order:
             batch = DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order)
             if len(order) + len(text) + len(reasoning) < _HOLD:
@@ -522,6 +537,7 @@ class OpenAIChatDialect(JSONEventDialect):
         content = delta.content
         if content is not None and type(content) is not str:
             return False  # a list of parts
+        self.recognised = True
         try:
             chunk_id, model = chunk.id, chunk.model
             if (chunk_id and chunk_id != self._last_id) or (model and model != self._last_model):
@@ -538,6 +554,10 @@ class OpenAIChatDialect(JSONEventDialect):
 
     def _chunk(self, chunk: _Chunk, frame: Frame) -> None:
         out = frame.out
+        if frame.problems is None and not _is_chunk(chunk):
+            self.unrecognised(frame)  # another format's (legacy Completions, Ollama...)
+            return
+        self.recognised = True
         # Azure's filter chunks carry "id": "" and "model": "": empty means absent. (The test
         # is inlined: most chunks repeat the id and model of the last one.)
         chunk_id, model = chunk.id, chunk.model
@@ -581,6 +601,27 @@ class OpenAIChatDialect(JSONEventDialect):
             out.append(updates.Usage(usage=usage))
 
     handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
+
+
+_CHUNK_KEYS = frozenset({"choices", "usage", "error", "x_groq"})
+"""The fields that make a JSON object a chat completion chunk (with ``object``)."""
+
+
+def _is_chunk(chunk: _Chunk) -> bool:
+    """Whether a payload is a chat completion chunk at all: when it has a non-empty
+    ``object``, that it starts with ``chat.completion`` (``text_completion`` and
+    ``thread.run`` are other formats'); else that it has ``choices`` that are empty or of
+    which one is not a legacy Completions choice (``text`` and no ``delta``), or usage (also
+    Groq's) or an error. Anything else is of another format."""
+    kind = chunk.object
+    if kind:
+        return kind.startswith("chat.completion")
+    choices = chunk.choices
+    if choices is not None and (
+        not choices or any(c.delta is not None or c.text is None for c in choices)
+    ):
+        return True
+    return chunk.usage is not None or chunk.error is not None or chunk.x_groq is not None
 
 
 def _tool_call_deltas(tool_calls: list[_ToolCall], out: list[AgentResponseUpdate]) -> None:

@@ -12,7 +12,7 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
 * Text (``output_text``, ``refusal``) and reasoning (``reasoning_summary_text``,
   ``reasoning_text``; parts joined with a blank line) come from the delta events; a ``.done``
   event delivers its text only when no delta did, and one that disagrees with the deltas is a
-  ``protocol_violation`` (the deltas are kept).
+  ``protocol_notice`` (the deltas win: they are what was streamed).
 * Client tool calls (``function_call``, ``custom_tool_call``, client ``tool_search_call``,
   ``computer_call``, ``local_shell_call``, a ``shell_call`` without a hosted environment,
   ``apply_patch_call``) become ``ToolCallStart``/``Args``/``End`` under the item's ``call_id``;
@@ -22,10 +22,17 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
   ``HostedToolResult`` when the item carries its output; output items (``shell_call_output``,
   any other ``*_output``) give ``HostedToolResult``. ``mcp_approval_request`` gives
   ``ToolApprovalRequest``.
+* Harmless server differences are notices (``protocol_notice``, once per item): item ids that
+  rotate between events at the same ``output_index`` (events are routed by the index, the id
+  of ``added`` is kept), a ``call_id`` that changes between ``added`` and ``done`` (the one of
+  ``added`` is kept: the call was started under it).
 * Server slips are ``protocol_violation`` and never lose what arrived: an ``output_index``
-  collision, an item id that changes between ``added`` and ``done``, events for items never
-  added (except in a resumed stream, which starts mid-response), a reused ``call_id``, a
-  ``sequence_number`` that does not increase.
+  collision, events for items never added (except in a resumed stream, which starts
+  mid-response), a reused ``call_id``, a ``sequence_number`` that does not increase,
+  arguments whose ``.done`` differs from their deltas.
+* Event types of the format (``response.*``, and Codex's ``codex.*``) that the dialect does
+  not read are skipped; other payloads are counted as unrecognised (``unrecognised_chunks``,
+  or ``unrecognised_format`` when none was recognised).
 * ``[DONE]`` ends reading; without a terminal event before it the response is truncated.
   Events after a terminal event are read; a new ``response.created`` starts the next response
   of a concatenated body, read as the same turn.
@@ -122,6 +129,7 @@ _FUNCTION = frozenset({"function_call"})
 _CUSTOM = frozenset({"custom_tool_call"})
 _SEPARATOR = "\n\n"
 _VIOLATION = ErrorCode.PROTOCOL_VIOLATION
+_NOTICE = ErrorCode.PROTOCOL_NOTICE
 _encode = msgspec.json.encode
 
 
@@ -182,7 +190,18 @@ _decode_delta = msgspec.json.Decoder(_Delta).decode
 class _Item:
     """What the dialect knows of one output item."""
 
-    __slots__ = ("args", "call_id", "done", "id", "index", "kind", "name", "opened", "raw_call_id")
+    __slots__ = (
+        "args",
+        "call_id",
+        "done",
+        "id",
+        "index",
+        "kind",
+        "name",
+        "opened",
+        "raw_call_id",
+        "rotated",
+    )
 
     def __init__(self, kind: str | None, item_id: str | None, index: int | None) -> None:
         self.kind = kind
@@ -194,6 +213,7 @@ class _Item:
         self.args: list[str] = []  # the argument (or custom input) text that arrived
         self.opened = False  # custom_tool_call: '{"input":"' emitted
         self.done = False
+        self.rotated = False  # a notice said its id rotates (once per item)
 
 
 class OpenAIResponsesDialect(JSONEventDialect):
@@ -215,6 +235,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
     truncation_message = (
         "stream ended before response.completed, response.incomplete or response.failed"
     )
+    ignored_prefixes = ("response.", "codex.")
 
     def __init__(self, **limits: int) -> None:
         super().__init__(**limits)
@@ -290,6 +311,19 @@ class OpenAIResponsesDialect(JSONEventDialect):
     def _violation(self, frame: Frame, message: str) -> None:
         frame.out.append(self.error(_VIOLATION, message, frame.data))
 
+    def _notice(self, frame: Frame, message: str) -> None:
+        frame.out.append(self.error(_NOTICE, message, frame.data))
+
+    def _rotated(self, item: _Item, item_id: str | None, frame: Frame, where: str) -> None:
+        """An event at ``item``'s ``output_index`` named it ``item_id``: one notice per item."""
+        if not item.rotated:
+            item.rotated = True
+            self._notice(
+                frame,
+                f"item id {item_id!r} at {where} differs from {item.id!r} added at "
+                f"output_index {item.index} (ids rotate; events are routed by output_index)",
+            )
+
     def _report_orphans(self, out: list[AgentResponseUpdate]) -> None:
         for item_id, pieces in self._orphans.items():
             text = "".join(pieces)
@@ -324,13 +358,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
                 return None, item_id
             slot = self._slots.get(index) if index is not None else None
             if slot is not None and not slot.done and (kinds is None or slot.kind in kinds):
-                if item_id not in self._reported:
-                    self._reported.add(item_id)
-                    self._violation(
-                        frame,
-                        f"item id {item_id!r} does not match item {slot.id!r} added at "
-                        f"output_index {index}",
-                    )
+                self._rotated(slot, item_id, frame, str(event_type))
                 return slot, item_id
         else:
             slot = self._slots.get(index) if index is not None else None
@@ -547,10 +575,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
             slot = self._slots.get(index)
             if slot is not None and not slot.done:
                 if item_id is not None or slot.id is not None:
-                    self._violation(
-                        frame,
-                        f"item id changed from {slot.id!r} at added to {item_id!r} at done",
-                    )
+                    self._rotated(slot, item_id, frame, "output_item.done")
                 item = slot
         if item is None:
             if self._started:
@@ -576,8 +601,10 @@ class OpenAIResponsesDialect(JSONEventDialect):
             and raw_call_id is not None
             and raw_call_id != item.raw_call_id
         ):
-            self._violation(
-                frame, f"call_id changed from {item.raw_call_id!r} at added to {raw_call_id!r}"
+            self._notice(
+                frame,
+                f"call_id changed from {item.raw_call_id!r} at added to {raw_call_id!r} at "
+                f"done; the call keeps {item.call_id!r}",
             )
         if kind in _STREAMED_CALLS:
             name = frame.str(obj, "name", "item.") or None
@@ -744,7 +771,11 @@ class OpenAIResponsesDialect(JSONEventDialect):
         joined = "".join(pieces)
         self._parts[key] = [joined]
         if text is not None and joined != text and not self._resumed_tail(joined, text):
-            self._violation(frame, f"{payload.get('type')} text differs from its deltas")
+            self._notice(
+                frame,
+                f"{payload.get('type')} text differs from its deltas, which are kept "
+                f"({len(joined)} characters streamed, {len(text)} in the done event)",
+            )
 
     def _output_text(self, payload: dict[str, Any], frame: Frame) -> None:
         self._text(payload, frame, "text", "content_index")

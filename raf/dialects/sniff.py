@@ -3,7 +3,14 @@
 Every dialect declares byte patterns that mark its format (``sniff``, regular expressions
 over the raw body); the dialect whose pattern matches earliest in the first
 :data:`SNIFF_BYTES` bytes wins. Matching is on bytes, so a body split anywhere is judged the
-same once enough of it arrived. A body that matches no pattern is read as :data:`FALLBACK`.
+same once enough of it arrived. A body that matches no pattern is read as :data:`FALLBACK`,
+framed as its first byte says (``auto`` framing: an SSE body, JSON lines or a JSON array).
+
+Formats raf recognises but does not read (legacy Completions, Cohere v2, Assistants runs,
+Writer, Bedrock events, Ollama's native API, JSON-RPC) are a table,
+:data:`raf.dialects.unread.UNREAD_FORMATS`: :func:`unread` names the one a body is in, and
+the fallback dialect, finding no chunk it recognises, ends the stream with
+``unrecognised_format`` naming it.
 """
 
 from __future__ import annotations
@@ -12,8 +19,9 @@ import re
 from functools import cache
 
 from raf import dialects
+from raf.dialects.unread import UnreadFormat, guess
 
-__all__ = ["AUTO", "FALLBACK", "SNIFF_BYTES", "sniff"]
+__all__ = ["AUTO", "FALLBACK", "SNIFF_BYTES", "sniff", "unread"]
 
 AUTO = "auto"
 """The dialect name that asks for sniffing."""
@@ -47,3 +55,10 @@ def sniff(body: bytes) -> str | None:
         if match is not None and (best is None or match.start() < best[0]):
             best = (match.start(), name)
     return None if best is None else best[1]
+
+
+def unread(body: bytes) -> UnreadFormat | None:
+    """The format raf recognises but does not read that ``body`` (its first
+    :data:`SNIFF_BYTES` bytes) is in, or ``None``; only meaningful when :func:`sniff` found
+    no dialect's format."""
+    return guess(body[:SNIFF_BYTES])

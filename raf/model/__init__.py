@@ -6,7 +6,7 @@ Variant families are namespaced by module, the way Rust namespaces enum variants
 """
 
 from raf.model import contents, events, updates
-from raf.model.codes import ErrorCode
+from raf.model.codes import NOTICE_CODES, ErrorCode
 from raf.model.contents import Content
 from raf.model.events import Event
 from raf.model.messages import (
@@ -23,6 +23,7 @@ from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import FinishReason, Usage
 
 __all__ = [
+    "NOTICE_CODES",
     "AgentResponse",
     "AgentResponseResult",
     "AgentResponseUpdate",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+__all__ = ["NOTICE_CODES", "ErrorCode", "is_notice"]
+
 
 class ErrorCode(StrEnum):
     """What went wrong, as a stable string a program can branch on.
@@ -24,9 +26,21 @@ class ErrorCode(StrEnum):
     STREAM_TRUNCATED = "stream_truncated"
     """The stream ended without its end marker, or inside an unfinished event."""
     PROTOCOL_VIOLATION = "protocol_violation"
-    """The stream broke its own format's rules (a second ``message_start``, an item id that
-    changed between ``added`` and ``done``, two items at one ``output_index``); what arrived
-    is kept and the dialect's documented choice applies."""
+    """The stream broke its own format's rules in a way that may have changed the answer (a
+    ``message_start`` with another id, two items at one ``output_index``, events for an item
+    never added); what arrived is kept and the dialect's documented choice applies."""
+    PROTOCOL_NOTICE = "protocol_notice"
+    """A notice: the stream differs from its format's rules in a way real servers do and that
+    changes nothing the user relies on (item ids that rotate at one ``output_index``, a
+    ``call_id`` that changes at ``done``, a ``.done`` text that differs from its deltas, a
+    ``message_start`` repeated with the same id); what arrived is kept."""
+    UNRECOGNISED_CHUNKS = "unrecognised_chunks"
+    """A notice, once at the end of a stream the dialect reads: that many of its chunks were
+    of no kind the dialect knows, and were skipped; the message counts them and quotes one."""
+    UNRECOGNISED_FORMAT = "unrecognised_format"
+    """No chunk of the stream was one the dialect reads: the body is in another format (the
+    message names what was seen and, when raf knows it, the format; docs/dialects.md,
+    "Formats raf recognises but does not read"). Nothing was read from it."""
     SSE_LIMIT_EXCEEDED = "sse_limit_exceeded"
     """A line or an event exceeded the decoder's size limit; the stream was abandoned."""
     INVALID_TOOL_ARGUMENTS = "invalid_tool_arguments"
@@ -50,3 +64,16 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal_error"
     """raf itself failed on this input: a bug in raf (please report it with the input). The
     offending event is skipped and the stream goes on."""
+
+
+NOTICE_CODES: frozenset[str] = frozenset({ErrorCode.PROTOCOL_NOTICE, ErrorCode.UNRECOGNISED_CHUNKS})
+"""The codes of notices: ``Error`` updates and contents that report a harmless deviation.
+Every other code is an error. A notice never loses what arrived and never fails a run:
+``AgentResponse.notices`` holds them apart from ``errors``, ``raise_on_error`` and
+``--strict`` ignore them, and a conformance level counts a missing or extra notice as a
+``detail`` (docs/deviations.md, "Notices")."""
+
+
+def is_notice(code: str | None) -> bool:
+    """Whether an error code is that of a notice (:data:`NOTICE_CODES`)."""
+    return code in NOTICE_CODES

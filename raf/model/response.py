@@ -24,10 +24,12 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     """Everything an agent run produced, aggregated.
 
     ``errors`` (not in RAF) holds the run's error contents in order, so a caller sees what
-    went wrong without losing the text and calls that arrived. ``hosted_tool_calls`` (not in
-    RAF) holds the tools the provider ran itself, each with its output, and
-    ``approval_requests`` (not in RAF) the calls that wait for a person's approval; neither
-    is a call the client runs.
+    went wrong without losing the text and calls that arrived; ``notices`` (not in RAF) holds,
+    in order, the Error contents whose code is a notice's (:data:`raf.model.codes.NOTICE_CODES`:
+    a harmless deviation of the stream, nothing lost), which are not errors.
+    ``hosted_tool_calls`` (not in RAF) holds the tools the provider ran itself, each with its
+    output, and ``approval_requests`` (not in RAF) the calls that wait for a person's approval;
+    neither is a call the client runs.
     """
 
     id: str | None = None
@@ -43,6 +45,7 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     usage: Usage | None = None
     source_agent_id: str | None = None
     errors: tuple[contents.Error, ...] = ()
+    notices: tuple[contents.Error, ...] = ()
 
     @classmethod
     def from_text(cls, text: str) -> AgentResponse:

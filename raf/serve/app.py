@@ -14,8 +14,9 @@ Every error is JSON ``{"error": {"type": "raf_serve", "message": ...}}`` with th
 for a request body that is not a JSON object (:func:`~raf.serve.request_check.read_body`) or
 a journal page asked with a bad number, 404 for unknown paths, scenarios and interactions
 (and for path traversal), 405 with ``Allow`` for a method the path does not take, 413 for a
-body over the limit, 503 when the server is at its limit of concurrent streams or of open
-connections.
+body over the limit, 500 for a cassette that cannot be replayed (unreadable, or a body whose
+``content-encoding`` does not decode), 503 when the server is at its limit of concurrent
+streams or of open connections.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
+from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.limits import (
     SERVE_BODY_TIMEOUT,
@@ -304,7 +306,22 @@ async def _case(request: web.Request) -> web.StreamResponse:
         received_url=route.provider_path + (f"?{query}" if query else ""),
     )
     faults = fault_plan.active(route.faults, attempt)
-    plan = _plan(config, route.dialect, route.chunking, faults, interaction)
+    try:
+        plan = _plan(config, route.dialect, route.chunking, faults, interaction)
+    except BodyNotDecoded as exc:  # the recorded body cannot be sent as a client reads it
+        problem = (
+            f"the cassette of {route.case} cannot be replayed: "
+            f"interactions[{number}].response: {exc}"
+        )
+        _LOG.error("%s %s: %s", request.method, request.path, problem)
+        config.journal.finish(
+            journal_entry,
+            case=route.case,
+            interaction=number,
+            status=500,
+            outcome=f"server error: {exc}",
+        )
+        return error_response(500, problem)
     config.journal.update(
         journal_entry,
         case=route.case,
@@ -330,9 +347,12 @@ def _plan(
     interaction: Interaction,
 ) -> fault_plan.Plan:
     response = interaction.response
-    chunks, delays = config.shared_chunks.cut(
-        interaction, chunking or config.chunking or "recorded"
-    )
+    chunks: list[bytes] = []
+    delays: list[float] | None = None
+    if not any(fault.kind == "http" for fault in faults):  # an injected error sends no body
+        chunks, delays = config.shared_chunks.cut(
+            interaction, chunking or config.chunking or "recorded"
+        )
     if delays is not None:
         delays = [d / config.speed for d in delays] if config.speed > 0 else None
     headers = [(k, v) for k, values in response.headers.items() for v in values]

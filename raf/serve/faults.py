@@ -374,7 +374,8 @@ _DROPPED: Final = frozenset(
     }
 )
 """Recorded headers not replayed: the server frames the body itself (chunked, never
-compressed) and sends its own date."""
+compressed: a body recorded with a ``content-encoding`` is sent decoded) and sends its own
+date."""
 
 
 def _split_at(chunks: list[bytes], at: int) -> list[bytes]:

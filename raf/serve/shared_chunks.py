@@ -1,11 +1,13 @@
 """The chunks of a recorded body, cut once and shared by every response that sends them. No IO.
 
-Cutting a body by a chunking makes a copy of it in pieces; made per request, N clients of a
-large cassette would hold N copies while their responses are in progress (more when they do
-not read). Here the pieces of an interaction under a chunking are kept, most recently used
-first, while the copies kept stay under a budget in bytes; a body larger than the budget is
-cut per request, as before. Every chunking is deterministic (``random`` has a fixed seed), so
-a shared cut is the cut each request would have made.
+The body cut is the one a client reads (:meth:`raf.cassettes.format.Response.content`:
+decoded when it was recorded compressed). Cutting a body by a chunking makes a copy of it in
+pieces; made per request, N clients of a large cassette would hold N copies while their
+responses are in progress (more when they do not read). Here the pieces of an interaction
+under a chunking are kept, most recently used first, while the copies kept stay under a budget
+in bytes; a body larger than the budget is cut (and decoded) per request, as before. Every
+chunking is deterministic (``random`` has a fixed seed), so a shared cut is the cut each
+request would have made.
 """
 
 from __future__ import annotations
@@ -42,8 +44,14 @@ class SharedChunks:
         return self._held
 
     def cut(self, interaction: Interaction, name: str) -> Cut:
-        """The body of ``interaction`` cut by ``name`` (a chunking, or ``recorded``: its
-        recorded reads when it has a timing, else ``whole``)."""
+        """The body of ``interaction`` as a client reads it (decoded from its
+        ``content-encoding``) cut by ``name`` (a chunking, or ``recorded``: its recorded
+        reads when it has a timing, else ``whole``).
+
+        Raises:
+            BodyNotDecoded: the body has a ``content-encoding`` and does not decode (nothing
+                is kept for it).
+        """
         key = (id(interaction), name)
         kept = self._cuts.get(key)
         if kept is not None and kept[0] is interaction:
@@ -72,4 +80,4 @@ def _cut(interaction: Interaction, name: str) -> Cut:
         if timed is not None:
             return timed
         name = "whole"
-    return chunk(interaction.response.body, name), None
+    return chunk(interaction.response.content(), name), None

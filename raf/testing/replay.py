@@ -3,9 +3,9 @@
 Two paths, which must give the same output:
 
 * ``respx``: a respx route answers the recorded request with the recorded status, headers
-  and body, streamed in the chunks of a chunking (so raf's pipeline meets the byte
-  boundaries a network would make), and :mod:`raf.transport` reads the real
-  ``httpx.Response`` stream;
+  and body (decoded from its ``content-encoding``, which is not replayed), streamed in the
+  chunks of a chunking (so raf's pipeline meets the byte boundaries a network would make),
+  and :mod:`raf.transport` reads the real ``httpx.Response`` stream;
 * ``vcrpy``: vcrpy itself replays the cassette file for an ``httpx.Client`` request (vcrpy
   delivers the body in one piece, so the chunking is applied to the bytes it returns).
 
@@ -67,7 +67,7 @@ def replay_respx(
         return httpx.Response(
             recorded.status,
             headers=_headers(recorded),
-            stream=_ChunkedStream(chunk(recorded.body, chunking)),
+            stream=_ChunkedStream(chunk(recorded.content(), chunking)),
         )
 
     with respx.mock(assert_all_called=False) as router:

@@ -494,6 +494,11 @@ class ChatStreamReader:
         # For the end-of-stream rules.
         self.finish_seen = False
         self.provider_error_seen = False
+        # "Chunks a dialect does not recognise": how many, the first one's data, and whether
+        # a chat completion chunk was read at all.
+        self.unrecognised = 0
+        self.unrecognised_raw: str | None = None
+        self.chunk_read = False
 
     # -- one event -----------------------------------------------------------------------------
 
@@ -551,6 +556,15 @@ class ChatStreamReader:
         choices = chunk.get("choices")
         if choices is not None and not isinstance(choices, list):
             return [error("invalid_chunk", "$.choices: not an array", shortened(data))]
+
+        # "A chunk that is not recognised gives no update at all (no metadata either) and is
+        # counted."
+        if not is_chat_chunk(chunk):
+            self.unrecognised += 1
+            if self.unrecognised_raw is None:
+                self.unrecognised_raw = shortened(data)
+            return []
+        self.chunk_read = True
 
         updates = self.read_chunk(chunk, data)
 
@@ -805,6 +819,19 @@ class ChatStreamReader:
         The same golden shows that a stream to which both forms apply gets one error, not
         two.
         """
+        # "At `close`, before anything else is judged: when chunks were counted and none was
+        # recognised: `Error(unrecognised_format)` and nothing else ..., also after `[DONE]`";
+        # "when some were recognised too: one notice, `Error(unrecognised_chunks)` ...; then
+        # the end is judged as usual". Both quote the first one's data (`raw`).
+        notices: list[dict[str, Any]] = []
+        if self.unrecognised:
+            if not self.chunk_read:
+                return [error("unrecognised_format", "another format", self.unrecognised_raw)]
+            notices.append(error("unrecognised_chunks", "chunks skipped", self.unrecognised_raw))
+        return notices + self.judge_end(sse_truncated)
+
+    def judge_end(self, sse_truncated: bool) -> list[dict[str, Any]]:
+        """The end of the stream proper (after the count of unrecognised chunks)."""
         # "after `[DONE]`: nothing".
         if self.done:
             return []
@@ -821,6 +848,32 @@ class ChatStreamReader:
                 )
             ]
         return []
+
+
+def is_chat_chunk(chunk: dict[str, Any]) -> bool:
+    """Whether a JSON object is a chat completion chunk (docs/dialects.md, "Chunks a dialect
+    does not recognise")."""
+    # "a chunk whose `object` is a non-empty string is one when that string starts with
+    # `chat.completion`".
+    kind = chunk.get("object")
+    if isinstance(kind, str) and kind:
+        return kind.startswith("chat.completion")
+    # "any other is one when its `choices` are `[]` or hold at least one choice that is not a
+    # legacy Completions choice (one with `text` and no `delta`), or when it has a `usage`,
+    # an `error` or an `x_groq` that is not `null`".
+    choices = chunk.get("choices")
+    if isinstance(choices, list) and (
+        not choices
+        or any(
+            not isinstance(c, dict) or c.get("delta") is not None or c.get("text") is None
+            for c in choices
+        )
+    ):
+        return True
+    # OPEN: "a chunk with a field of the wrong type counts as one"; a `choices` that is not
+    # an array is rejected as a whole before (invalid_chunk), and the other fields of a wrong
+    # type are read by the rules above as present. No bundled cassette has one.
+    return any(chunk.get(key) is not None for key in ("usage", "error", "x_groq"))
 
 
 def provider_message_of_object(provider_error: dict[str, Any]) -> str:

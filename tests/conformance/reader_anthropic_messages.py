@@ -298,6 +298,7 @@ class MessagesStreamReader:
         self.done = False
         # Per message: its blocks by index, the most recently started one, the usage state.
         self.message_seen = False
+        self.message_id: str | None = None  # the id of the message being read
         self.blocks: dict[int, Block] = {}
         self.last_started: int | None = None
         self.usage_state = empty_usage_state()
@@ -432,6 +433,26 @@ class MessagesStreamReader:
         self, payload: dict[str, Any], data: str, fields: Fields
     ) -> list[dict[str, Any]]:
         updates: list[dict[str, Any]] = []
+        # "A `message_start` repeated with the id of the message being read is a repeat:
+        # `Error(protocol_notice)`, and it changes nothing (its usage fills only counts not
+        # yet known)".
+        repeat = fields.object(payload, "message", "message") or {}
+        repeat_id = fields.string(repeat, "id", "message.id") or None
+        if self.message_seen and repeat_id is not None and repeat_id == self.message_id:
+            # SETTLED BY GOLDEN: its raw is the event's data, shortened, as a violation's.
+            updates.append(error("protocol_notice", "message_start repeated", shortened(data)))
+            usage = fields.object(repeat, "usage", "message.usage")
+            if usage is not None:
+                before = dict(self.usage_state)
+                self.take_counts(usage, "message.usage", fields)
+                self.usage_state = {
+                    name: before[name] if before[name] is not None else value
+                    for name, value in self.usage_state.items()
+                }
+                if self.usage_state != before:
+                    updates.append(usage_update(usage_of_state(self.usage_state)))
+            return updates
+        self.message_id = repeat_id
         # "if a `message_start` was already seen: `Error(protocol_violation)` ("second
         # message_start"), then the new message starts afresh (its blocks, its usage; block
         # indexes start again at 0; the stream is no longer finished)".

@@ -128,6 +128,11 @@ def violation(message: str, raw: str | None) -> dict[str, Any]:
     return error("protocol_violation", message, raw)
 
 
+def notice(message: str, raw: str | None) -> dict[str, Any]:
+    """``Error(protocol_notice)``."""
+    return error("protocol_notice", message, raw)
+
+
 # =============================================================================================
 # Field reading: a field of the expected type, `null` read as absent, a value of another type
 # dropped and its path added to `wrong` (docs/dialects.md, "Writing a dialect": "a field of
@@ -357,6 +362,7 @@ class Item:
     arrived: str = ""  # the argument (or custom input) text that arrived
     any_arrived: bool = False
     done: bool = False
+    rotated: bool = False  # "one `Error(protocol_notice)` per item" for its rotating ids
 
 
 @dataclass
@@ -417,6 +423,17 @@ class ResponsesStreamReader:
         every other violation about one event is written the same way here.
         """
         return violation(message, shortened(self.data))
+
+    def event_notice(self, message: str) -> dict[str, Any]:
+        """``Error(protocol_notice)`` about the event being read, quoted as a violation is."""
+        return notice(message, shortened(self.data))
+
+    def rotated(self, slot: Item, item_id: str, out: list[dict[str, Any]]) -> None:
+        """ "ids that rotate at one `output_index`: one `Error(protocol_notice)` per item, the
+        first time an event names it by another id"."""
+        if not slot.rotated:
+            slot.rotated = True
+            out.append(self.event_notice(f"item id {item_id} rotates at {slot.key}"))
 
     @property
     def resumed(self) -> bool:
@@ -648,16 +665,9 @@ class ResponsesStreamReader:
             # to report, so nothing is reported. No bundled cassette has one.
             return slot, None
         # "else, when `item_id` is unknown but the slot at `output_index` holds an open item,
-        # that item, with one `Error(protocol_violation)` per unknown id".
+        # that item, with one `Error(protocol_notice)` per item".
         if slot is not None and not slot.done:
-            if item_id not in self.reported_unknown_ids:
-                self.reported_unknown_ids.add(item_id)
-                out.append(
-                    self.event_violation(
-                        f"item id {item_id} does not match item {slot.key} added at "
-                        f"output_index {output_index}"
-                    )
-                )
+            self.rotated(slot, item_id, out)
             return slot, item_id
         # "else the event is an *orphan*: one `Error(protocol_violation)` per unknown item id
         # ... unless the stream is resumed".
@@ -753,9 +763,10 @@ class ResponsesStreamReader:
             # "In a resumed stream a done text that *ends with* the deltas is no violation".
             if reader.resumed and text.endswith(part.text):
                 return
-            # "`Error(protocol_violation)` ... the deltas are kept ... and the done text is only
-            # quoted (`raw`)".
-            out.append(violation(f"{channel} done text differs from its deltas", shortened(text)))
+            # "`Error(protocol_notice)` ... the deltas are kept".
+            # SETTLED BY GOLDEN: its raw is the event's data, as for every notice about one
+            # event (tests/dialects: the done text differs).
+            out.append(reader.event_notice(f"{channel} done text differs from its deltas"))
 
         return handler
 
@@ -993,11 +1004,7 @@ class ResponsesStreamReader:
                 # OPEN: a done item without an id is applied to the open slot silently, as
                 # events without an item_id are routed. No cassette has one.
                 if item_id is not None:
-                    out.append(
-                        self.event_violation(
-                            f"item id changed from {slot.key} at added to {item_id} at done"
-                        )
-                    )
+                    self.rotated(slot, item_id, out)
         if record is None:
             self.orphan_done(item, item_id, output_index, out, wrong)
             return
@@ -1053,8 +1060,8 @@ class ResponsesStreamReader:
                     "output_item.done arguments differ from what arrived", shortened(arguments)
                 )
             )
-        # "A different `call_id` or `name` than at `added`: `Error(protocol_violation)`, the
-        # first ones stand."
+        # "A different `call_id` than at `added`: `Error(protocol_notice)`; a different `name`:
+        # `Error(protocol_violation)`; the first ones stand."
         call_id = get_str(item, "call_id", "item.call_id", wrong)
         if (
             record.wire_call_id is not None
@@ -1062,7 +1069,7 @@ class ResponsesStreamReader:
             and call_id != record.wire_call_id
         ):
             out.append(
-                self.event_violation(
+                self.event_notice(
                     f"call_id changed from {record.wire_call_id} at added to {call_id} at done"
                 )
             )

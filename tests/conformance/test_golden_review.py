@@ -259,7 +259,7 @@ DOC_EXAMPLES: dict[str, tuple[bytes, list[dict[str, Any]]]] = {
                 "prompt_tokens_details": {"cached_tokens": 4},
             },
         ).encode()
-        + chunk(usage=None).encode()
+        + chunk(object="chat.completion.chunk", choices=[], usage=None).encode()
         + b"data: [DONE]\n\n",
         [
             {

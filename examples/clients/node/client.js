@@ -124,6 +124,24 @@ function pick(obj, key, kinds, problems) {
   return null;
 }
 
+// Whether a JSON object is a chat completion chunk at all (docs/dialects.md, "Chunks a
+// dialect does not recognise"): its non-empty `object` starts with "chat.completion";
+// without one, it has `choices` ([], of another type, or with a choice that is not a legacy
+// Completions one: `text` and no `delta`) or a `usage`, `error` or `x_groq`.
+function isChunk(chunk) {
+  const object = chunk.object;
+  if (typeof object === "string" && object !== "") return object.startsWith("chat.completion");
+  const choices = chunk.choices;
+  if (Array.isArray(choices)) {
+    const chat = (c) =>
+      kindOf(c) !== "object" || (c.delta ?? null) !== null || (c.text ?? null) === null;
+    if (choices.length === 0 || choices.some(chat)) return true;
+  } else if ((choices ?? null) !== null) {
+    return true; // of the wrong type: reported as such
+  }
+  return ["usage", "error", "x_groq"].some((key) => (chunk[key] ?? null) !== null);
+}
+
 // A call's arguments: one strict JSON document; empty (or blank) means {}.
 function parseArguments(text) {
   if (!text.trim()) return {};
@@ -156,6 +174,8 @@ class ChatCompletionStream {
     this.errors = [];
     this.done = false; // [DONE] came: nothing after it is read
     this.providerError = false; // the provider said why the stream ends
+    this.chunks = 0; // chat completion chunks read
+    this.others = []; // JSON objects of another format, skipped
   }
 
   onEvent(kind, data) {
@@ -190,7 +210,13 @@ class ChatCompletionStream {
       return;
     }
     if (lone) this.errors.push(`lone surrogate escape, read as U+FFFD: ${data.slice(0, 300)}`);
-    this.onChunk(chunk, data);
+    if (isChunk(chunk)) {
+      this.chunks += 1;
+      this.onChunk(chunk, data);
+    } else {
+      // a legacy Completions, Cohere or Ollama chunk: nothing of it is read
+      this.others.push(data);
+    }
   }
 
   onChunk(chunk, data) {
@@ -320,6 +346,14 @@ class ChatCompletionStream {
   // The end of the stream (truncated: inside an unfinished event): the response.
   finish(truncated) {
     let cut = false; // the stream ended abnormally
+    if (this.others.length && !this.chunks) {
+      // another format: an error, not an empty answer
+      this.errors.push(
+        `no chat completion chunk in this stream: ${this.others.length} JSON object(s) ` +
+          `of another format, the first: ${this.others[0].slice(0, 300)}`,
+      );
+      return { errors: this.errors.map((message) => ({ message })) };
+    }
     if (!this.done && truncated) {
       this.errors.push("the stream ended inside an unfinished event; it was lost");
       cut = true;

@@ -167,6 +167,26 @@ class ToolCall:
         self.arguments: list[str] = []  # the fragments, joined once at the end
 
 
+def is_chunk(chunk: dict[str, Any]) -> bool:
+    """Whether a JSON object is a chat completion chunk at all (docs/dialects.md, "Chunks a
+    dialect does not recognise"): its non-empty ``object`` starts with ``chat.completion``;
+    without one, it has ``choices`` (``[]``, of another type, or with a choice that is not a
+    legacy Completions one: ``text`` and no ``delta``) or a ``usage``, ``error`` or ``x_groq``."""
+    kind = chunk.get("object")
+    if isinstance(kind, str) and kind:
+        return kind.startswith("chat.completion")
+    choices = chunk.get("choices")
+    if isinstance(choices, list):
+        if not choices or any(
+            not isinstance(c, dict) or c.get("delta") is not None or c.get("text") is None
+            for c in choices
+        ):
+            return True
+    elif choices is not None:
+        return True  # of the wrong type: reported as such
+    return any(chunk.get(key) is not None for key in ("usage", "error", "x_groq"))
+
+
 class ChatCompletionStream:
     """Aggregates the events of one Chat Completions stream; ``finish`` gives the response."""
 
@@ -184,6 +204,8 @@ class ChatCompletionStream:
         self.errors: list[str] = []
         self.done = False  # [DONE] came: nothing after it is read
         self.provider_error = False  # the provider said why the stream ends
+        self.chunks = 0  # chat completion chunks read
+        self.others: list[str] = []  # JSON objects of another format, skipped
 
     def on_event(self, kind: str, data: str) -> None:
         if self.done:
@@ -212,7 +234,11 @@ class ChatCompletionStream:
             if _LONE_SURROGATE.search(text):
                 self.errors.append(f"lone surrogate escape, read as U+FFFD: {data[:300]}")
                 chunk = json.loads(_LONE_SURROGATE.sub("\ufffd", text))
-        self.on_chunk(chunk, data)
+        if is_chunk(chunk):
+            self.chunks += 1
+            self.on_chunk(chunk, data)
+        else:  # a legacy Completions, Cohere or Ollama chunk: nothing of it is read
+            self.others.append(data)
 
     def on_chunk(self, chunk: dict[str, Any], data: str) -> None:
         problems: list[str] = []  # fields of the wrong type, skipped
@@ -340,6 +366,12 @@ class ChatCompletionStream:
     def finish(self, truncated: bool) -> dict[str, Any]:
         """The end of the stream (``truncated``: inside an unfinished event): the response."""
         cut = False  # the stream ended abnormally
+        if self.others and not self.chunks:  # another format: an error, not an empty answer
+            self.errors.append(
+                f"no chat completion chunk in this stream: {len(self.others)} JSON object(s) "
+                f"of another format, the first: {self.others[0][:300]}"
+            )
+            return {"errors": [{"message": m} for m in self.errors]}
         if not self.done and truncated:
             self.errors.append("the stream ended inside an unfinished event; it was lost")
             cut = True

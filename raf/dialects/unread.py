@@ -1,0 +1,129 @@
+"""Formats raf recognises but does not read: a table, and how a body is matched against it.
+No IO.
+
+A body in one of these formats is no stream of any raf dialect: read as one (``--dialect
+auto`` falls back to Chat Completions) none of its chunks is recognised, and the dialect ends
+the stream with ``unrecognised_format`` naming the format from this table
+(:func:`guess`). ``--dialect auto`` names it the same way (:func:`raf.dialects.sniff.unread`).
+docs/dialects.md ("Formats raf recognises but does not read") shows the table; a test checks
+that the document and :data:`UNREAD_FORMATS` agree.
+
+Patterns are regular expressions over the raw bytes of the body (or of a chunk's JSON text),
+like the ``sniff`` patterns of the dialects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+__all__ = ["UNREAD_FORMATS", "UnreadFormat", "guess", "table"]
+
+
+@dataclass(frozen=True)
+class UnreadFormat:
+    """One format raf recognises but does not read.
+
+    Attributes:
+        name: a short stable name (``legacy_completions``).
+        title: what the format is, for people (``OpenAI legacy Completions``).
+        looks_like: the shape that marks it, as the documentation shows it.
+        patterns: regular expressions over the body's bytes; any match names the format.
+    """
+
+    name: str
+    title: str
+    looks_like: str
+    patterns: tuple[bytes, ...]
+
+
+UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
+    UnreadFormat(
+        "legacy_completions",
+        "the legacy Completions API (/v1/completions: OpenAI, vLLM, llama.cpp)",
+        '`"object": "text_completion"`, `choices[].text` instead of `choices[].delta`',
+        (
+            rb'"object"\s*:\s*"text_completion"',
+            rb'"choices"\s*:\s*\[\s*\{\s*(?:"(?:index|logprobs|finish_reason|stop_reason)"'
+            rb'\s*:\s*(?:null|-?\d+|"[^"\\]*")\s*,\s*)*"text"\s*:',
+        ),
+    ),
+    UnreadFormat(
+        "cohere_v2",
+        "Cohere's v2 Chat API (/v2/chat)",
+        '`"type": "message-start"`, `"content-delta"`, `"message-end"` (hyphens)',
+        (
+            rb'"type"\s*:\s*"(?:message-start|content-start|content-delta|content-end|'
+            rb'message-end|tool-plan-delta|tool-call-start|tool-call-delta|citation-start)"',
+            rb"event:\s*(?:message-start|content-delta)",
+        ),
+    ),
+    UnreadFormat(
+        "assistants_runs",
+        "the Assistants API's runs (/v1/threads/.../runs)",
+        '`event: thread.run.created`, `"object": "thread.run"`, `thread.message.delta`',
+        (
+            rb'"object"\s*:\s*"thread\.(?:run|message|run\.step)(?:\.delta)?"',
+            rb"event:\s*thread\.(?:run|message)",
+        ),
+    ),
+    UnreadFormat(
+        "writer",
+        "Writer's completions stream",
+        '`{"value": "..."}` chunks',
+        (rb'(?:^|\n)(?:data:[ \t]*)?\{\s*"value"\s*:',),
+    ),
+    UnreadFormat(
+        "bedrock_events",
+        "Amazon Bedrock's event stream (ConverseStream, InvokeModelWithResponseStream)",
+        '`{"contentBlockDelta": {...}}`, `{"messageStart": ...}`, `{"bytes": "<base64>"}`, '
+        "binary `:event-type` frames",
+        (
+            rb'"(?:messageStart|contentBlockStart|contentBlockDelta|contentBlockStop|'
+            rb'messageStop)"\s*:\s*\{',
+            rb'(?:^|\n|\{)\s*"(?:chunk"\s*:\s*\{\s*")?bytes"\s*:\s*"',
+            rb":event-type",
+        ),
+    ),
+    UnreadFormat(
+        "ollama_native",
+        "Ollama's native API (/api/chat, /api/generate: JSON lines)",
+        '`{"model": ..., "created_at": ..., "message": {...}, "done": false}` lines',
+        (
+            rb'"created_at"\s*:\s*"[^"]*"\s*,\s*"(?:message|response)"\s*:',
+            rb'"done"\s*:\s*(?:true|false)\s*(?:,\s*"done_reason"|[,}])',
+        ),
+    ),
+    UnreadFormat(
+        "json_rpc",
+        "JSON-RPC messages (an MCP server's event stream), not a model's response",
+        '`{"jsonrpc": "2.0", ...}`',
+        (rb'"jsonrpc"\s*:\s*"2\.0"',),
+    ),
+)
+"""Every format raf recognises but does not read, in the order they are tried."""
+
+
+@cache
+def _compiled() -> tuple[tuple[UnreadFormat, re.Pattern[bytes]], ...]:
+    return tuple((f, re.compile(p)) for f in UNREAD_FORMATS for p in f.patterns)
+
+
+def guess(body: bytes) -> UnreadFormat | None:
+    """The format of :data:`UNREAD_FORMATS` whose pattern matches earliest in ``body``, or
+    ``None`` when none does."""
+    best: tuple[int, UnreadFormat] | None = None
+    for found, pattern in _compiled():
+        match = pattern.search(body)
+        if match is not None and (best is None or match.start() < best[0]):
+            best = (match.start(), found)
+    return None if best is None else best[1]
+
+
+def table() -> str:
+    """The Markdown table of :data:`UNREAD_FORMATS` that docs/dialects.md holds (a test
+    checks that the document has exactly this table)."""
+    lines = ["| name | format | what marks it |", "|---|---|---|"]
+    lines += [f"| `{f.name}` | {f.title} | {f.looks_like} |" for f in UNREAD_FORMATS]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,81 @@
+"""Short streams in the formats raf recognises but does not read (raf.dialects.unread), one
+per format, shaped like real recordings of each and written for these tests."""
+
+from __future__ import annotations
+
+LEGACY_COMPLETIONS = b"""data: {"id":"cmpl-7a1","object":"text_completion","created":1760000000,"choices":[{"text":"Two","index":0,"logprobs":null,"finish_reason":null}],"model":"gpt-3.5-turbo-instruct"}
+
+data: {"id":"cmpl-7a1","object":"text_completion","created":1760000000,"choices":[{"text":" plus two","index":0,"logprobs":null,"finish_reason":"stop"}],"model":"gpt-3.5-turbo-instruct"}
+
+data: [DONE]
+
+"""
+
+COHERE_V2 = b"""event: message-start
+data: {"id":"5c1d","type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[],"citations":[]}}}
+
+event: content-start
+data: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}
+
+event: content-delta
+data: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Bonjour"}}}}
+
+event: content-end
+data: {"type":"content-end","index":0}
+
+event: message-end
+data: {"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":5,"output_tokens":1},"tokens":{"input_tokens":71,"output_tokens":3}}}}
+
+data: [DONE]
+
+"""
+
+ASSISTANTS_RUNS = b"""event: thread.run.created
+data: {"id":"run_k2","object":"thread.run","created_at":1760000000,"assistant_id":"asst_9","thread_id":"thread_4","status":"queued"}
+
+event: thread.message.delta
+data: {"id":"msg_3","object":"thread.message.delta","delta":{"content":[{"index":0,"type":"text","text":{"value":"Hello","annotations":[]}}]}}
+
+event: thread.run.completed
+data: {"id":"run_k2","object":"thread.run","created_at":1760000000,"assistant_id":"asst_9","thread_id":"thread_4","status":"completed"}
+
+event: done
+data: [DONE]
+
+"""
+
+WRITER = b"""data: {"value":"Palmyra"}
+
+data: {"value":" says hi"}
+
+data: [DONE]
+
+"""
+
+BEDROCK_EVENTS = b"""{"messageStart":{"role":"assistant"}}
+{"contentBlockDelta":{"delta":{"text":"Hola"},"contentBlockIndex":0}}
+{"contentBlockStop":{"contentBlockIndex":0}}
+{"messageStop":{"stopReason":"end_turn"}}
+{"metadata":{"usage":{"inputTokens":9,"outputTokens":2,"totalTokens":11},"metrics":{"latencyMs":310}}}
+"""
+
+OLLAMA_NATIVE = b"""{"model":"llama3.2","created_at":"2025-10-01T10:00:00.000Z","message":{"role":"assistant","content":"Hi"},"done":false}
+{"model":"llama3.2","created_at":"2025-10-01T10:00:00.100Z","message":{"role":"assistant","content":" there"},"done":false}
+{"model":"llama3.2","created_at":"2025-10-01T10:00:00.200Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":210000000,"prompt_eval_count":26,"eval_count":3}
+"""
+
+JSON_RPC = b"""event: message
+data: {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"docs","version":"1.0"}}}
+
+"""
+
+BODIES: dict[str, bytes] = {
+    "legacy_completions": LEGACY_COMPLETIONS,
+    "cohere_v2": COHERE_V2,
+    "assistants_runs": ASSISTANTS_RUNS,
+    "writer": WRITER,
+    "bedrock_events": BEDROCK_EVENTS,
+    "ollama_native": OLLAMA_NATIVE,
+    "json_rpc": JSON_RPC,
+}
+"""Each format of raf.dialects.unread.UNREAD_FORMATS, by name -> a stream in it."""
