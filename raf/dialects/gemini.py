@@ -10,7 +10,12 @@ docs/dialects.md (section ``gemini``) is the specification; in short:
   ``text`` with ``thought: true`` -> ``ReasoningDelta``, ``functionCall`` -> ``ToolCallDelta``
   with an index the dialect assigns per call (Gemini gives none, so two calls of one function
   never merge), ``thoughtSignature`` on any part -> ``ReasoningSignature`` after that part's
-  updates. Code execution, media and grounding are not read (not errors).
+  updates. Tools Google runs itself are hosted calls, never client calls:
+  ``executableCode`` -> ``HostedToolCall`` (``code_execution``), ``codeExecutionResult`` ->
+  ``HostedToolResult`` answering it (by ``id``, else the latest unanswered code of the
+  stream); Gemini 3's ``toolCall`` / ``toolResponse`` parts (server-side tool invocations:
+  Google Search, file search, ...) likewise. Media and grounding metadata are not read (not
+  errors).
 * Vertex ``partialArgs`` streaming is assembled here: the call's name is emitted when it
   starts, the compact JSON of the assembled arguments when it ends.
 * ``responseId``/``modelVersion`` -> ``ResponseMetadata``; ``usageMetadata`` is a snapshot (last
@@ -34,7 +39,7 @@ from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import Usage
 
-__all__ = ["FINISH_REASONS", "USAGE", "GeminiDialect", "parse_json_path"]
+__all__ = ["FINISH_REASONS", "HOSTED_PARTS", "USAGE", "GeminiDialect", "parse_json_path"]
 
 USAGE = UsageTable(
     prompt_tokens=(("promptTokenCount", "toolUsePromptTokenCount"),),
@@ -66,6 +71,16 @@ FINISH_REASONS: dict[str, str] = {
 function call (in the dialect); every other value is kept verbatim."""
 
 _encode = msgspec.json.encode
+
+HOSTED_PARTS: dict[str, tuple[str, str, str]] = {
+    "executableCode": ("call", "code_execution", ""),
+    "codeExecutionResult": ("result", "code_execution_result", "executableCode"),
+    "toolCall": ("call", "", "args"),
+    "toolResponse": ("result", "tool_response", "toolCall"),
+}
+"""Parts of tools Google runs itself: part key -> (``call`` or ``result``, the name given
+(a ``toolCall`` is named by its ``toolType``), and for a call the field holding its arguments
+(``""``: the object without its ``id``), for a result the part key of the call it answers)."""
 _MAX_PAD = 1024
 """How far past an array's end a ``partialArgs`` index may point (the gap is ``null``)."""
 _RESPONSE_KEYS = frozenset(
@@ -147,6 +162,9 @@ class GeminiDialect(JSONEventDialect):
         self._raw_usage: dict[str, Any] = {}
         self._emitted: Usage | None = None
         self._finish_seen = False
+        self._made_up = 0  # ids made up so far for hosted calls and unpaired results
+        # Per call part key, the ids of the hosted calls without a result yet, oldest first.
+        self._unanswered: dict[str, dict[str, None]] = {"executableCode": {}, "toolCall": {}}
 
     def kind_of(self, event: Any, payload: dict[str, Any]) -> str:
         """Every payload is a ``GenerateContentResponse`` (Gemini has no event types)."""
@@ -246,9 +264,79 @@ class GeminiDialect(JSONEventDialect):
         call = frame.dict(part, "functionCall", where)
         if call is not None:
             self._function_call(call, frame, where + "functionCall.")
+        for key in HOSTED_PARTS:
+            if key in part:
+                hosted = frame.dict(part, key, where)
+                if hosted is not None:
+                    self._hosted_part(part, key, hosted, frame, f"{where}{key}.")
         signature = frame.str(part, "thoughtSignature", where)
         if signature:
             out.append(updates.ReasoningSignature(signature=signature))
+
+    def _hosted_part(
+        self, part: dict[str, Any], key: str, obj: dict[str, Any], frame: Frame, where: str
+    ) -> None:
+        """A part of a tool Google ran itself (:data:`HOSTED_PARTS`): a ``HostedToolCall`` or
+        a ``HostedToolResult``, never a client call. ``item`` is the part without its
+        ``thoughtSignature`` (emitted on its own), its object keeping only what is not in
+        ``arguments`` or ``output``."""
+        role, name, field = HOSTED_PARTS[key]
+        given = frame.str(obj, "id", where) or None
+        if role == "call":
+            if not name:
+                tool = frame.str(obj, "toolType", where)
+                name = tool.lower() if tool else "tool_call"
+            if field:
+                arguments = obj.get(field)
+                kept = {k: v for k, v in obj.items() if k != field}
+            else:
+                arguments = {k: v for k, v in obj.items() if k != "id"}
+                kept = {k: v for k, v in obj.items() if k == "id"}
+            call_id = given or self._made_up_id(name)
+            self._unanswered[key].pop(call_id, None)  # a repeated id: now the latest
+            self._unanswered[key][call_id] = None
+            frame.out.append(
+                updates.HostedToolCall(
+                    call_id=call_id, name=name, arguments=arguments, item=_item(part, key, kept)
+                )
+            )
+            return
+        pending = self._unanswered[field]
+        if given is not None:
+            pending.pop(given, None)
+            call_id = given
+        elif pending:
+            call_id = pending.popitem()[0]
+        else:
+            call_id = self._made_up_id(name)
+        error: str | None = None
+        # Protocol-buffer JSON leaves out empty values: a result without its output field
+        # came all the same, with an empty output ("" or {}), never None (not yet answered).
+        if key == "codeExecutionResult":
+            output = obj.get("output", "")
+            kept = {k: v for k, v in obj.items() if k != "output"}
+            outcome = frame.str(obj, "outcome", where)
+            if outcome and outcome != "OUTCOME_OK":
+                error = outcome
+        else:
+            output = obj.get("response", {})
+            kept = {k: v for k, v in obj.items() if k != "response"}
+        frame.out.append(
+            updates.HostedToolResult(
+                call_id=call_id,
+                name=name,
+                output=output,
+                error=error,
+                item=_item(part, key, kept),
+            )
+        )
+
+    def _made_up_id(self, name: str) -> str:
+        """An id for a hosted call (or unpaired result) that came without one:
+        ``<name>_<n>``, n counting the ids made up before it in the stream (from 0)."""
+        call_id = f"{name}_{self._made_up}"
+        self._made_up += 1
+        return call_id
 
     def _function_call(self, call: dict[str, Any], frame: Frame, where: str) -> None:
         out = frame.out
@@ -368,6 +456,14 @@ class GeminiDialect(JSONEventDialect):
         if self._usage is not None and self._emitted is None:
             out.append(updates.Usage(usage=self._usage))
             self._emitted = self._usage
+
+
+def _item(part: dict[str, Any], key: str, kept: dict[str, Any]) -> dict[str, Any]:
+    """A hosted part as kept in ``item``: without ``thoughtSignature``, its ``key`` object
+    reduced to ``kept``."""
+    item = {k: v for k, v in part.items() if k != "thoughtSignature"}
+    item[key] = kept
+    return item
 
 
 def _set(root: dict[str, Any], steps: list[str | int], value: Any, append: bool) -> bool:

@@ -66,6 +66,31 @@ from tests.conformance.independent_reader import (
 MAX_INDEX_PAST_END = 1024
 
 
+def hosted_tool_call(call_id: str, name: str, arguments: Any, item: Any) -> dict[str, Any]:
+    """``HostedToolCall(call_id, name, arguments, item)`` (schema ``HostedToolCall``)."""
+    return {
+        "type": "hosted_tool_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "item": item,
+    }
+
+
+def hosted_tool_result(
+    call_id: str, name: str, output: Any, error_text: str | None, item: Any
+) -> dict[str, Any]:
+    """``HostedToolResult(call_id, name, output, error, item)`` (schema ``HostedToolResult``)."""
+    return {
+        "type": "hosted_tool_result",
+        "call_id": call_id,
+        "name": name,
+        "output": output,
+        "error": error_text,
+        "item": item,
+    }
+
+
 def reasoning_signature(signature: str) -> dict[str, Any]:
     """``ReasoningSignature(signature)`` (schema ``ReasoningSignature``: type, signature)."""
     return {"type": "reasoning_signature", "signature": signature}
@@ -520,6 +545,11 @@ class GeminiStreamReader:
         self.next_index = 0  # "numbers the calls of the stream 0, 1, 2, ..."
         self.open_call: OpenCall | None = None
         self.had_function_call = False
+        # Section "Hosted (server-side) tools": the ids made up so far ("n counting the ids
+        # made up earlier in the stream, from 0"), and per kind of call the calls that "have
+        # no result yet", in arrival order.
+        self.made_up_ids = 0
+        self.without_result: dict[str, list[str]] = {"executableCode": [], "toolCall": []}
         self.usage_members: dict[str, Any] | None = None  # the merged usageMetadata members
         self.finish_emitted = False
         self.last_usage_emitted: dict[str, Any] | None = None
@@ -747,11 +777,93 @@ class GeminiStreamReader:
             call = get_dict(part, "functionCall", f"{path}.functionCall", wrong)
             if call is not None:
                 updates.extend(self.read_function_call(call, f"{path}.functionCall", data, wrong))
-            # executableCode, codeExecutionResult, inlineData, ... : nothing.
+            # "`executableCode`, `codeExecutionResult`, `toolCall`, `toolResponse` -> a hosted
+            # call or its result"; "`inlineData`, `fileData`, ... -> nothing".
+            # OPEN: a part holding several of these gives their updates in the order the spec
+            # lists them, after a functionCall's. No bundled part holds two.
+            for kind in ("executableCode", "codeExecutionResult", "toolCall", "toolResponse"):
+                if kind not in part:
+                    continue
+                hosted = get_dict(part, kind, f"{path}.{kind}", wrong)
+                if hosted is not None:
+                    updates.append(self.read_hosted(part, kind, hosted, f"{path}.{kind}", wrong))
             signature = get_str(part, "thoughtSignature", f"{path}.thoughtSignature", wrong)
             if signature:
                 updates.append(reasoning_signature(signature))
         return updates
+
+    # -- hosted tools ------------------------------------------------------------------------
+
+    def read_hosted(
+        self, part: dict[str, Any], kind: str, obj: dict[str, Any], path: str, wrong: list[str]
+    ) -> dict[str, Any]:
+        """One part of the table of section "Hosted (server-side) tools"."""
+        wire_id = get_str(obj, "id", f"{path}.id", wrong)
+        given = wire_id if wire_id else None  # "its `id` when a non-empty string"
+
+        def item_with(kept: dict[str, Any]) -> dict[str, Any]:
+            # "`item`: the part without its `thoughtSignature` ..., its object keeping only
+            # what is not in `arguments` or `output`".
+            item = {key: value for key, value in part.items() if key != "thoughtSignature"}
+            item[kind] = kept
+            return item
+
+        if kind in ("executableCode", "toolCall"):
+            if kind == "executableCode":
+                name = "code_execution"
+                # "arguments=<the executableCode object without its id>".
+                arguments: Any = {key: value for key, value in obj.items() if key != "id"}
+                kept = {key: value for key, value in obj.items() if key == "id"}
+            else:
+                tool_type = get_str(obj, "toolType", f"{path}.toolType", wrong)
+                # "<toolType in lower case ...; without one, tool_call>".
+                # OPEN: an empty toolType counts as none. No bundled part has one.
+                name = tool_type.lower() if tool_type else "tool_call"
+                arguments = obj.get("args")  # "None when absent"
+                kept = {key: value for key, value in obj.items() if key != "args"}
+            call_id = given if given is not None else self.make_up_id(name)
+            # OPEN: a call id seen before is moved to the end of the calls without a result
+            # (it is the latest). No bundled stream repeats one.
+            waiting = self.without_result[kind]
+            if call_id in waiting:
+                waiting.remove(call_id)
+            waiting.append(call_id)
+            return hosted_tool_call(call_id, name, arguments, item_with(kept))
+
+        answers = "executableCode" if kind == "codeExecutionResult" else "toolCall"
+        name = "code_execution_result" if kind == "codeExecutionResult" else "tool_response"
+        waiting = self.without_result[answers]
+        if given is not None:
+            call_id = given
+            # OPEN: a result naming a call by its id takes that call off the waiting list, so
+            # an id-less result after it does not answer it again. The bundled streams with
+            # ids answer each call once.
+            if given in waiting:
+                waiting.remove(given)
+        elif waiting:
+            # "the latest call of its kind ... that has no result yet, which it answers".
+            call_id = waiting.pop()
+        else:
+            call_id = self.make_up_id(name)
+        error_text: str | None = None
+        if kind == "codeExecutionResult":
+            output = obj.get("output", "")  # `"" when absent`
+            kept = {key: value for key, value in obj.items() if key != "output"}
+            outcome = get_str(obj, "outcome", f"{path}.outcome", wrong)
+            # "outcome when it is a non-empty string other than OUTCOME_OK".
+            if outcome and outcome != "OUTCOME_OK":
+                error_text = outcome
+        else:
+            output = obj.get("response", {})  # "{} when absent"
+            kept = {key: value for key, value in obj.items() if key != "response"}
+        return hosted_tool_result(call_id, name, output, error_text, item_with(kept))
+
+    def make_up_id(self, name: str) -> str:
+        """ "`<name>_<n>` (`code_execution_0`), n counting the ids made up earlier in the
+        stream, from 0"."""
+        made_up = f"{name}_{self.made_up_ids}"
+        self.made_up_ids += 1
+        return made_up
 
     # -- tool calls --------------------------------------------------------------------------
 
@@ -977,12 +1089,17 @@ def read_updates(status: int, reason: str, body: bytes) -> list[dict[str, Any]]:
 
 
 def aggregate(body: bytes) -> dict[str, Any]:
-    """{"text", "reasoning", "tool_calls": [(id or None, name, arguments)], "finish_reason",
-    "usage": (prompt, completion, total) or None} of one recorded body."""
+    """{"text", "reasoning", "tool_calls": [(id or None, name, arguments)], "hosted":
+    [[name, arguments, answered]], "finish_reason", "usage": (prompt, completion, total) or
+    None} of one recorded body."""
     frames, _ = read_frames(body)
     text = ""
     reasoning: str | None = None
     calls: list[tuple[str | None, str | None, Any]] = []
+    # The tools Google ran: [name, arguments, answered, kind of call part], and by call id,
+    # the entry.
+    hosted: list[list[Any]] = []
+    hosted_by_id: dict[str, list[Any]] = {}
     streaming: dict[str, Any] | None = None  # the open partialArgs call
     finish_wire: str | None = None
     members: dict[str, Any] = {}
@@ -1019,6 +1136,30 @@ def aggregate(body: bytes) -> dict[str, Any]:
                     reasoning = (reasoning or "") + part["text"]
                 else:
                     text += part["text"]
+            for part_kind in ("executableCode", "toolCall"):
+                if isinstance(part.get(part_kind), dict):
+                    wire = part[part_kind]
+                    if part_kind == "executableCode":
+                        seen = ["code_execution", {k: v for k, v in wire.items() if k != "id"}]
+                    else:
+                        seen = [str(wire.get("toolType")).lower(), wire.get("args")]
+                    seen += [False, part_kind]
+                    hosted.append(seen)
+                    hosted_by_id[wire.get("id") or f"{part_kind}{len(hosted)}"] = seen
+            for part_kind, name, of in (
+                ("codeExecutionResult", "code_execution_result", "executableCode"),
+                ("toolResponse", "tool_response", "toolCall"),
+            ):
+                if isinstance(part.get(part_kind), dict):
+                    answered = hosted_by_id.get(part[part_kind].get("id") or "")
+                    if answered is None:
+                        # No id: the latest call of its kind still waiting for its result.
+                        waiting = [e for e in hosted if not e[2] and e[3] == of]
+                        answered = waiting[-1] if waiting else None
+                    if answered is None:
+                        hosted.append([name, None, True, of])
+                    else:
+                        answered[2] = True
             call = part.get("functionCall")
             if not isinstance(call, dict):
                 continue
@@ -1049,6 +1190,7 @@ def aggregate(body: bytes) -> dict[str, Any]:
         "text": text,
         "reasoning": reasoning,
         "tool_calls": calls,
+        "hosted": [entry[:3] for entry in hosted],
         "finish_reason": finish_reason,
         "usage": usage,
     }

@@ -104,6 +104,12 @@ def test_corpus_stream_aggregates_to_the_independent_reading(
             assert raf_id == f"__tc_{number}", raf_id
         else:
             assert raf_id == wire_id
+    # The tools Google ran itself: hosted calls, each answered or not (ids compared where
+    # the wire has them, in the dialect's tests and the goldens).
+    assert [
+        [h.name, h.arguments, h.output is not None or h.error is not None]
+        for h in response.hosted_tool_calls
+    ] == expected["hosted"]
     assert response.finish_reason == expected["finish_reason"]
     usage = response.usage
     assert (
@@ -313,6 +319,65 @@ DOC_EXAMPLES: dict[str, tuple[bytes, list[dict[str, Any]]]] = {
                     "reasoning_tokens": 2,
                 },
             },
+        ],
+    ),
+    # Hosted tools: code without an id answered by the result after it (an empty output left
+    # out), a result with no call before it, a server-side toolCall and its toolResponse
+    # without a response; never a tool call, STOP stays stop.
+    "hosted_parts": (
+        sse(
+            parts(
+                {"executableCode": {"language": "PYTHON", "code": "x"}, "thoughtSignature": "s"},
+                {"codeExecutionResult": {"outcome": "OUTCOME_OK"}},
+                {"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "e"}},
+            ),
+            parts(
+                {"toolCall": {"toolType": "FILE_SEARCH", "id": "t1"}},
+                {"toolResponse": {"toolType": "FILE_SEARCH", "id": "t1"}},
+                finish_reason="STOP",
+            ),
+        ),
+        [
+            {
+                "type": "hosted_tool_call",
+                "call_id": "code_execution_0",
+                "name": "code_execution",
+                "arguments": {"language": "PYTHON", "code": "x"},
+                "item": {"executableCode": {}},
+            },
+            {"type": "reasoning_signature", "signature": "s"},
+            {
+                "type": "hosted_tool_result",
+                "call_id": "code_execution_0",
+                "name": "code_execution_result",
+                "output": "",
+                "error": None,
+                "item": {"codeExecutionResult": {"outcome": "OUTCOME_OK"}},
+            },
+            {
+                "type": "hosted_tool_result",
+                "call_id": "code_execution_result_1",
+                "name": "code_execution_result",
+                "output": "e",
+                "error": "OUTCOME_FAILED",
+                "item": {"codeExecutionResult": {"outcome": "OUTCOME_FAILED"}},
+            },
+            {
+                "type": "hosted_tool_call",
+                "call_id": "t1",
+                "name": "file_search",
+                "arguments": None,
+                "item": {"toolCall": {"toolType": "FILE_SEARCH", "id": "t1"}},
+            },
+            {
+                "type": "hosted_tool_result",
+                "call_id": "t1",
+                "name": "tool_response",
+                "output": {},
+                "error": None,
+                "item": {"toolResponse": {"toolType": "FILE_SEARCH", "id": "t1"}},
+            },
+            STOP,
         ],
     ),
     # An empty body: no finishReason, no provider error.

@@ -134,10 +134,144 @@ def test_signature_only_part_before_text_is_not_merged_into_text() -> None:
     assert out[1:3] == [updates.ReasoningSignature(signature="A"), updates.TextDelta(delta="x")]
 
 
-def test_code_execution_inline_data_and_grounding_are_skipped_silently() -> None:
+def test_item_11_gemini_code_execution_is_a_hosted_call() -> None:
+    # Gemini 2.5 sends no ids: each result answers the code before it; an output-less result
+    # (protocol-buffer JSON leaves an empty output out) was answered all the same.
     out = both(
-        resp({"executableCode": {"language": "PYTHON", "code": "print(1)", "id": "c1"}}),
-        resp({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}}),
+        resp({"executableCode": {"language": "PYTHON", "code": "print(1/0)"}}),
+        resp({"codeExecutionResult": {"outcome": "OUTCOME_FAILED", "output": "ZeroDivisionError"}}),
+        resp({"executableCode": {"language": "PYTHON", "code": "x = 1"}, "thoughtSignature": "s"}),
+        resp({"codeExecutionResult": {"outcome": "OUTCOME_OK"}}),
+        resp({"text": "one"}, finish="STOP"),
+    )
+    code = {"executableCode": {}}
+    assert out == [
+        RM,
+        updates.HostedToolCall(
+            call_id="code_execution_0",
+            name="code_execution",
+            arguments={"language": "PYTHON", "code": "print(1/0)"},
+            item=code,
+        ),
+        updates.HostedToolResult(
+            call_id="code_execution_0",
+            name="code_execution_result",
+            output="ZeroDivisionError",
+            error="OUTCOME_FAILED",
+            item={"codeExecutionResult": {"outcome": "OUTCOME_FAILED"}},
+        ),
+        updates.HostedToolCall(
+            call_id="code_execution_1",
+            name="code_execution",
+            arguments={"language": "PYTHON", "code": "x = 1"},
+            item=code,
+        ),
+        updates.ReasoningSignature(signature="s"),
+        updates.HostedToolResult(
+            call_id="code_execution_1",
+            name="code_execution_result",
+            output="",
+            item={"codeExecutionResult": {"outcome": "OUTCOME_OK"}},
+        ),
+        updates.TextDelta(delta="one"),
+        updates.Finish(finish_reason="stop"),  # never tool_calls: the client runs nothing
+    ]
+    response = respond([sse(*[resp(p) for p in _CODE_PARTS], resp(finish="STOP"))], "gemini")
+    assert response.tool_calls == ()
+    assert response.finish_reason == "stop"
+    assert [(h.id, h.name, h.output, h.error) for h in response.hosted_tool_calls] == [
+        ("c1", "code_execution", "1\n", None),
+        ("code_execution_0", "code_execution", None, None),  # never answered: kept
+        ("r9", "code_execution_result", "2\n", None),  # its id names no call: kept
+    ]
+
+
+_CODE_PARTS = [
+    {"executableCode": {"language": "PYTHON", "code": "print(1)", "id": "c1"}},
+    {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n", "id": "c1"}},
+    {"executableCode": {"language": "PYTHON", "code": "print(file_search.query(query='x'))"}},
+    {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "2\n", "id": "r9"}},
+]
+
+
+def test_a_result_with_an_id_answers_that_call_and_without_one_the_latest_unanswered() -> None:
+    out = both(
+        resp({"executableCode": {"code": "a", "id": "A"}}, {"executableCode": {"code": "b"}}),
+        resp({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "a", "id": "A"}}),
+        resp({"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "b"}}),
+        resp({"codeExecutionResult": {"outcome": "OUTCOME_DEADLINE_EXCEEDED"}}, finish="STOP"),
+    )
+    results = [(r.call_id, r.error) for r in out if isinstance(r, updates.HostedToolResult)]
+    assert results == [
+        ("A", None),
+        ("code_execution_0", None),
+        ("code_execution_result_1", "OUTCOME_DEADLINE_EXCEEDED"),
+    ]
+
+
+def test_server_side_tool_invocations_are_hosted_calls() -> None:
+    # Gemini 3 with toolConfig.includeServerSideToolInvocations: toolCall / toolResponse
+    # parts (Google Search with its queries and suggestions; file search with neither).
+    out = both(
+        resp(
+            {
+                "toolCall": {
+                    "toolType": "GOOGLE_SEARCH_WEB",
+                    "args": {"queries": ["q"]},
+                    "id": "t1",
+                },
+                "thoughtSignature": "s",
+            }
+        ),
+        resp({"toolResponse": {"toolType": "GOOGLE_SEARCH_WEB", "response": {"x": 1}, "id": "t1"}}),
+        resp({"toolCall": {"toolType": "FILE_SEARCH", "id": "t2"}}),
+        resp({"toolResponse": {"toolType": "FILE_SEARCH", "id": "t2"}}),
+        resp({"text": "Paris"}, finish="STOP", groundingMetadata={"webSearchQueries": ["q"]}),
+    )
+    assert out == [
+        RM,
+        updates.HostedToolCall(
+            call_id="t1",
+            name="google_search_web",
+            arguments={"queries": ["q"]},
+            item={"toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "id": "t1"}},
+        ),
+        updates.ReasoningSignature(signature="s"),
+        updates.HostedToolResult(
+            call_id="t1",
+            name="tool_response",
+            output={"x": 1},
+            item={"toolResponse": {"toolType": "GOOGLE_SEARCH_WEB", "id": "t1"}},
+        ),
+        updates.HostedToolCall(
+            call_id="t2",
+            name="file_search",
+            item={"toolCall": {"toolType": "FILE_SEARCH", "id": "t2"}},
+        ),
+        updates.HostedToolResult(
+            call_id="t2",
+            name="tool_response",
+            output={},
+            item={"toolResponse": {"toolType": "FILE_SEARCH", "id": "t2"}},
+        ),
+        updates.TextDelta(delta="Paris"),
+        updates.Finish(finish_reason="stop"),
+    ]
+
+
+def test_hosted_parts_of_a_wrong_type_are_named_and_skipped() -> None:
+    out = both(
+        resp({"executableCode": "print(1)"}, {"codeExecutionResult": [1]}),
+        resp({"toolCall": {"toolType": 5, "id": 7}}, finish="STOP"),
+    )
+    calls = [(c.call_id, c.name, c.item) for c in out if isinstance(c, updates.HostedToolCall)]
+    assert calls == [("tool_call_0", "tool_call", {"toolCall": {"toolType": 5, "id": 7}})]
+    assert codes(out) == ["invalid_chunk", "invalid_chunk"]
+    assert not any(isinstance(u, updates.HostedToolResult) for u in out)
+
+
+def test_inline_data_and_grounding_are_skipped_silently() -> None:
+    out = both(
         resp({"inlineData": {"mimeType": "image/png", "data": "iVBO"}}),
         resp({"text": "one"}, finish="STOP", groundingMetadata={"webSearchQueries": ["q"]}),
     )

@@ -27,6 +27,7 @@ def summary(response: AgentResponse) -> dict[str, object]:
         "text": response.text,
         "reasoning": response.reasoning_text,
         "calls": [(c.id, c.name, c.arguments) for c in response.tool_calls],
+        "hosted": [(h.id, h.name, h.arguments, h.output) for h in response.hosted_tool_calls],
         "finish": response.finish_reason,
         "usage": response.usage,
         "errors": [e.error_code for e in response.errors],

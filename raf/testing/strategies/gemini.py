@@ -20,9 +20,10 @@ What the format cannot express, and how the returned ground truth is adjusted:
 
 Streams sometimes do what clients get wrong: content in the very first chunk, parts of several
 kinds in one chunk, usage repeated (and growing) on every chunk, a final empty text part,
-``thoughtSignature`` on text, calls and empty parts, parts and metadata raf must ignore
-(``executableCode``, ``groundingMetadata``), two calls of the same function, strings continued
-over ``partialArgs`` entries, and the JSON array body cut anywhere by the network.
+``thoughtSignature`` on text, calls and empty parts, parts that are neither the answer nor a
+client call (``executableCode``: a hosted call, in the ground truth's ``hosted_tool_calls``)
+and metadata raf must ignore (``groundingMetadata``), two calls of the same function, strings
+continued over ``partialArgs`` entries, and the JSON array body cut anywhere by the network.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from raf.model import AgentResponse, contents
-from raf.model.messages import ToolCall
+from raf.model.messages import HostedCall, ToolCall
 from raf.model.usage import Usage
 from raf.testing.strategies.common import (
     _CUTS,
@@ -250,11 +251,11 @@ def _rendered(
             part["thoughtSignature"] = _SIGNATURE
             features.add("thought_signature")
         parts.append(part)
+    hosted: tuple[HostedCall, ...] = ()
     if chance(code, 128):
-        parts.insert(
-            pick(where, len(parts) + 1),
-            {"executableCode": {"language": "PYTHON", "code": "print(1)"}},
-        )
+        program = {"language": "PYTHON", "code": "print(1)"}
+        parts.insert(pick(where, len(parts) + 1), {"executableCode": program})
+        hosted = (HostedCall(id="code_execution_0", name="code_execution", arguments=program),)
         features.add("ignored_parts")
     if chosen.partial_args:
         for call in calls:
@@ -335,6 +336,7 @@ def _rendered(
     truth = msgspec.structs.replace(
         response,
         tool_calls=kept,
+        hosted_tool_calls=hosted,
         finish_reason=finish,
         errors=tuple(truth_errors),
         reasoning_text=response.reasoning_text or None,
