@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from raf import dialects
+from raf import dialects, formats
 from raf.cassettes.coding import BodyNotDecoded, content_encoding, decode
 from raf.cassettes.files import read_limited
 from raf.cassettes.format import (
@@ -43,49 +43,45 @@ from raf.limits import MAX_CASSETTE_BYTES
 
 __all__ = [
     "SUFFIXES",
-    "WIRE_FORMATS",
+    "UNKNOWN",
     "dialect_choices",
     "guess_dialect",
     "import_file",
     "is_event_stream",
     "scenario_name",
+    "wire_formats",
 ]
 
 SUFFIXES = (".yaml", ".yml", ".sse", ".txt", ".jsonl", ".ndjson")
 """The file suffixes :func:`import_file` understands."""
 
-WIRE_FORMATS = frozenset(
-    {"openai_chat", "openai_responses", "anthropic_messages", "gemini", "unknown"}
-)
-"""Every name :func:`guess_dialect` can return: an imported cassette may be of a wire format
-raf has no dialect for yet (it is kept, and lint says so)."""
+UNKNOWN = "unknown"
+"""What :func:`guess_dialect` returns for a URI of no format raf knows: an imported cassette
+may be of a wire format raf has no dialect for yet (it is kept, and lint says so)."""
+
+
+def wire_formats() -> frozenset[str]:
+    """Every name :func:`guess_dialect` can return: the formats (:func:`raf.formats.names`)
+    and :data:`UNKNOWN`."""
+    return frozenset(formats.names()) | {UNKNOWN}
+
 
 _MAX_SCENARIO_CHARS = 96
 """Longest scenario name made of a file name (two of them joined by ``__`` still follow
 :data:`raf.cassettes.format.NAME_RULE`)."""
 
-_PLACEHOLDER_URIS = {
-    "openai_chat": "https://recorded.invalid/v1/chat/completions",
-    "openai_responses": "https://recorded.invalid/v1/responses",
-    "anthropic_messages": "https://recorded.invalid/v1/messages",
-    "gemini": "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse",
-}
-"""The request URI of an imported raw body, by dialect: the URI decides the wire format."""
-
 
 def guess_dialect(uri: str) -> str:
-    """The wire format a request URI speaks: ``openai_chat``, ``openai_responses``,
-    ``anthropic_messages``, ``gemini``, or ``unknown``."""
+    """The wire format a request URI speaks: the format whose
+    :attr:`raf.formats.Format.recorded_uri` matches earliest in its path, or ``unknown``."""
     path = uri.split("#", 1)[0].split("?", 1)[0]
-    if path.endswith("/chat/completions"):
-        return "openai_chat"
-    if path.endswith("/responses") or "/responses/" in path:
-        return "openai_responses"
-    if path.endswith("/messages") or path.endswith((":streamRawPredict", ":rawPredict")):
-        return "anthropic_messages"  # Anthropic, and Claude on Vertex AI
-    if ":streamGenerateContent" in path or ":generateContent" in path:
-        return "gemini"
-    return "unknown"
+    best: tuple[int, str] | None = None
+    for name in formats.names():
+        found = formats.find(name)
+        at = None if found is None else found.recorded_at(path)
+        if at is not None and (best is None or at < best[0]):
+            best = (at, name)
+    return UNKNOWN if best is None else best[1]
 
 
 def is_event_stream(interaction: Interaction) -> bool:
@@ -100,8 +96,8 @@ def is_event_stream(interaction: Interaction) -> bool:
 
 def dialect_choices() -> list[str]:
     """The dialects ``raf cassette import --dialect`` accepts: the registered dialects and
-    the wire formats of :data:`WIRE_FORMATS`, sorted."""
-    return sorted(set(dialects.names()) | WIRE_FORMATS)
+    the wire formats of :func:`wire_formats`, sorted."""
+    return sorted(set(dialects.names()) | wire_formats())
 
 
 def scenario_name(path: str | os.PathLike[str]) -> str:
@@ -178,7 +174,8 @@ def _from_vcr(data: bytes, source: str) -> Cassette:
 
 
 def _single(body: bytes, dialect: str) -> Cassette:
-    uri = _PLACEHOLDER_URIS.get(dialect, _PLACEHOLDER_URIS["openai_chat"])
+    found = formats.find(dialect) or formats.get("openai_chat")
+    uri = found.placeholder_uri
     return Cassette(
         interactions=[
             Interaction(

@@ -26,6 +26,7 @@ from typing import Any
 
 import msgspec
 
+from raf import formats
 from raf.conformance.protocol import ClientResponse, ClientToolCall, ClientUsage
 from raf.dialects.tables import finish_reason as _mapped
 
@@ -131,13 +132,12 @@ class Adapter:
 
 def finish_reason(dialect: str, raw: str | None) -> str | None:
     """A provider's finish reason (``end_turn``, ``STOP``, ``tool_calls``...) in raf's
-    terms (``stop``, ``tool_calls``, ``length``, ``content_filter``...), by the dialect's own
-    table; ``None`` stays ``None``."""
+    terms (``stop``, ``tool_calls``, ``length``, ``content_filter``...), by the format's own
+    table (:attr:`raf.formats.Format.finish_reasons`); ``None`` stays ``None``."""
     if raw is None:
         return None
-    module = importlib.import_module(f"raf.dialects.{dialect}")
-    table: dict[str, str] = getattr(module, "FINISH_REASONS", {})
-    return str(_mapped(table, raw))
+    found = formats.find(dialect)
+    return str(_mapped({} if found is None else found.finish_reasons, raw))
 
 
 def arguments(value: Any) -> Any:

@@ -28,8 +28,6 @@ __all__ = ["TRANSPORTS", "http_request", "recorded_call", "request_problems"]
 TRANSPORTS: Final = ("chunks", "http")
 """How cases reach an implementation: as chunks in the message, or as a request to make."""
 
-_STREAMS_JSON: Final = frozenset({"gemini"})
-
 
 def recorded_call(case: Case) -> tuple[str, str, Any]:
     """The recorded request of ``case`` as a client makes it again: its method, its provider

@@ -40,6 +40,8 @@ from typing import Final
 
 import msgspec
 
+from raf import formats
+
 __all__ = [
     "FAULTS",
     "MAX_FAULT_MS",
@@ -212,44 +214,14 @@ _REASONS: Final = {
     529: "Overloaded",
 }
 
-_GOOGLE_STATUS: Final = {
-    400: "INVALID_ARGUMENT",
-    401: "UNAUTHENTICATED",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
-
-_ANTHROPIC_TYPES: Final = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-
 
 def error_body(dialect: str, status: int) -> bytes:
     """The error JSON a provider of ``dialect`` answers ``status`` with (the shape its
-    clients parse; the message says it is raf's fault)."""
+    clients parse, :attr:`raf.formats.Format.error_document`; OpenAI's for a dialect without a
+    format); the message says it is raf's fault."""
     message = f"raf serve: injected fault http-{status}"
-    if dialect == "anthropic_messages":
-        kind = _ANTHROPIC_TYPES.get(status, "api_error")
-        document: object = {"type": "error", "error": {"type": kind, "message": message}}
-    elif dialect == "gemini":
-        google = _GOOGLE_STATUS.get(status, "UNKNOWN")
-        document = {"error": {"code": status, "message": message, "status": google}}
-    else:
-        kind = "rate_limit_exceeded" if status == 429 else "server_error"
-        if status < 500 and status != 429:
-            kind = "invalid_request_error"
-        document = {"error": {"message": message, "type": kind, "param": None, "code": kind}}
-    return msgspec.json.encode(document)
+    found = formats.find(dialect) or formats.get("openai_chat")
+    return msgspec.json.encode(found.error_document(status, message))
 
 
 def _garbage(body: bytes) -> tuple[int, bytes]:

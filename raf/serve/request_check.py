@@ -16,7 +16,7 @@ dialect                fields compared
                        ``contents``, ``tools``
 =====================  ======================================================================
 
-Gemini puts in the URL what the other formats put in the body (:data:`URL_FIELDS`): the model
+Gemini puts in the URL what the other formats put in the body (:func:`url_fields`): the model
 (``.../models/gemini-2.5-flash:...``, its last path segment, so a Vertex AI path and the
 Gemini API's name the same model), the method after the colon (``streamGenerateContent`` or
 ``generateContent``) and the ``alt`` query parameter, which decides the framing of the answer
@@ -58,40 +58,42 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import msgspec
 
+from raf import formats
 from raf.cassettes.scrub import REDACTED, scrub_text
 from raf.cassettes.secrets import is_placeholder, is_secret_member
 from raf.limits import DEFAULT_MAX_JSON_DEPTH
 from raf.safe_json import too_deep
 
 __all__ = [
-    "COMPARED_FIELDS",
     "EQUIVALENCES",
     "FRAMINGS",
     "MAX_BODY_DEPTH",
-    "URL_FIELDS",
     "Body",
     "Equivalence",
     "Framing",
     "RequestCheck",
     "check_request",
+    "compared_fields",
     "equivalences_table",
     "read_body",
     "requested_framing",
     "takes_no_parameters",
+    "url_fields",
 ]
 
-COMPARED_FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    "openai_chat": ("model", "messages", "tools", "stream", "stream_options"),
-    "openai_responses": ("model", "instructions", "input", "tools", "stream"),
-    "anthropic_messages": ("model", "system", "messages", "tools", "stream"),
-    "gemini": ("systemInstruction", "contents", "tools"),
-}
-"""The request body fields the matcher compares, per dialect."""
 
-URL_FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    "gemini": ("url.model", "url.method", "url.alt"),
-}
-"""The parts of the URL the matcher compares, per dialect (before the body's fields)."""
+def compared_fields(dialect: str) -> tuple[str, ...]:
+    """The request body fields the matcher compares for ``dialect``: its format's
+    :attr:`raf.formats.Format.request_fields` (``model`` for a dialect without a format)."""
+    found = formats.find(dialect)
+    return ("model",) if found is None else found.request_fields
+
+
+def url_fields(dialect: str) -> tuple[str, ...]:
+    """The parts of the URL the matcher compares for ``dialect`` (before the body's fields):
+    its format's :attr:`raf.formats.Format.url_fields`."""
+    found = formats.find(dialect)
+    return () if found is None else found.url_fields
 
 
 @dataclass(frozen=True)
@@ -356,7 +358,7 @@ def check_request(
 ) -> RequestCheck:
     """Compare the request a client sent with the recorded one: its body (``received``, as
     bytes or as :func:`read_body` read them) with the recorded body, and, for a dialect with
-    :data:`URL_FIELDS`, the URL it asked (``received_url``: the path and query, or the whole
+    :func:`url_fields`, the URL it asked (``received_url``: the path and query, or the whole
     URL) with ``recorded_uri``. Never raises. Every value a mismatch line quotes is scrubbed
     of secrets (docs/secrets.md) before it is cut to its excerpt."""
     compared, mismatches = _check_url(dialect, recorded_uri, received_url)
@@ -395,7 +397,7 @@ class _Url(NamedTuple):
 def _url_parts(dialect: str, url: str | None, *, recorded: bool = False) -> _Url | None:
     """The parts of ``url`` the check reads, or ``None`` when the dialect reads none (or a
     recorded URI is a placeholder)."""
-    if dialect not in URL_FIELDS or not url:
+    if not url_fields(dialect) or not url:
         return None
     parts = urlsplit(url)
     if recorded and (parts.hostname or "").endswith(".invalid"):
@@ -462,9 +464,7 @@ def _check_body(
     expected = read_body(recorded).value  # a recorded body that is not a JSON object (or
     if not isinstance(expected, dict):  # too deep): nothing to compare
         return (), []
-    fields = tuple(
-        name for name in COMPARED_FIELDS.get(dialect, ("model",)) if expected.get(name) is not None
-    )
+    fields = tuple(name for name in compared_fields(dialect) if expected.get(name) is not None)
     if not fields:
         return (), []
     body = received if isinstance(received, Body) else read_body(received)

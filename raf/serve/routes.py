@@ -16,18 +16,17 @@ and control characters are refused.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import unquote
 
+from raf import formats
 from raf.cassettes.format import NAME_RULE, is_file_name
 from raf.chunking import check_chunking
 from raf.limits import SERVE_MAX_PATH_CHARS
 from raf.serve.faults import Fault, FaultError, parse_faults
 
 __all__ = [
-    "PROVIDER_PATHS",
     "Route",
     "RouteError",
     "allowed_methods",
@@ -37,27 +36,6 @@ __all__ = [
 ]
 
 MAX_PATH_CHARS: Final = SERVE_MAX_PATH_CHARS
-
-PROVIDER_PATHS: Final[dict[str, tuple[str, ...]]] = {
-    "openai_chat": ("POST .../chat/completions",),
-    "openai_responses": ("POST .../responses", "GET .../responses/<id>"),
-    "anthropic_messages": ("POST .../messages", "POST ...:streamRawPredict"),
-    "gemini": ("POST ...:streamGenerateContent", "POST ...:generateContent"),
-}
-"""What each dialect's clients append to their base URL (any prefix before ``...``)."""
-
-_PROVIDER_PATTERNS: Final[dict[str, tuple[tuple[str, re.Pattern[str]], ...]]] = {
-    "openai_chat": (("POST", re.compile(r"(?:/[^/]+)*/chat/completions/?")),),
-    "openai_responses": (
-        ("POST", re.compile(r"(?:/[^/]+)*/responses/?")),
-        ("GET", re.compile(r"(?:/[^/]+)*/responses/[^/]+/?")),
-    ),
-    "anthropic_messages": (
-        ("POST", re.compile(r"(?:/[^/]+)*/messages/?")),
-        ("POST", re.compile(r"(?:/[^/]+)*/[^/]+:streamRawPredict")),
-    ),
-    "gemini": (("POST", re.compile(r"(?:/[^/]+)*/[^/]+:(?:stream)?[gG]enerateContent")),),
-}
 
 _OPTIONS: Final = {"c": "chunking", "f": "fault", "i": "interaction"}
 
@@ -173,13 +151,12 @@ def parse(raw_path: str) -> Route | RouteError:
 
 def provider_path_problem(dialect: str, method: str, provider_path: str) -> str | None:
     """Why ``method provider_path`` is not what a client of ``dialect`` sends, or ``None``."""
-    patterns = _PROVIDER_PATTERNS.get(dialect)
-    if patterns is None:
-        return None  # a third-party dialect: any path
-    for wanted, pattern in patterns:
-        if method == wanted and pattern.fullmatch(provider_path):
-            return None
-    expected = ", ".join(PROVIDER_PATHS[dialect])
+    found = formats.find(dialect)
+    if found is None:
+        return None  # a third-party dialect without a format: any path
+    if any(endpoint.matches(method, provider_path) for endpoint in found.endpoints):
+        return None
+    expected = ", ".join(found.endpoint_names())
     shown = provider_path or "/"
     return f"{method} {shown} is not an endpoint of {dialect}; its clients send {expected}"
 
@@ -187,9 +164,12 @@ def provider_path_problem(dialect: str, method: str, provider_path: str) -> str 
 def allowed_methods(dialect: str, provider_path: str) -> tuple[str, ...]:
     """The methods a client of ``dialect`` sends to ``provider_path`` (empty: the path is
     none of its endpoints; a third-party dialect's paths take any method)."""
-    patterns = _PROVIDER_PATTERNS.get(dialect, ())
+    found = formats.find(dialect)
+    endpoints = () if found is None else found.endpoints
     return tuple(
-        sorted({method for method, pattern in patterns if pattern.fullmatch(provider_path)})
+        sorted(
+            {endpoint.method for endpoint in endpoints if endpoint.pattern.fullmatch(provider_path)}
+        )
     )
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from raf.cassettes import load, save, serializer
 from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette, is_file_name
-from raf.cassettes.importers import WIRE_FORMATS, dialect_choices, guess_dialect, import_file
+from raf.cassettes.importers import dialect_choices, guess_dialect, import_file, wire_formats
 from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.serializer import dumps, loads, loads_with_lines
 from raf.conformance import goldens
@@ -415,8 +415,8 @@ def test_import_dialects_are_the_registered_ones_and_the_wire_formats(tmp_path: 
         "https://x/v1beta/models/g:streamGenerateContent",
         "https://x/mcp",
     ]
-    assert {guess_dialect(uri) for uri in uris} == WIRE_FORMATS
-    assert set(dialect_choices()) >= WIRE_FORMATS | {"openai_chat"}
+    assert {guess_dialect(uri) for uri in uris} == wire_formats()
+    assert set(dialect_choices()) >= wire_formats() | {"openai_chat"}
     (tmp_path / "a.sse").write_bytes(b"data: [DONE]\n\n")
     with pytest.raises(DialectError, match="cannot name a dialect folder"):
         import_file(tmp_path / "a.sse", dialect="../../x")

@@ -17,11 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from raf import formats
 from raf.cassettes.persister import load
 from raf.cli.serve import is_loopback
 from raf.conformance.bundled import bundled
 from raf.serve.journal import MAX_BODY_BYTES, PAGE_ENTRIES, Journal
-from raf.serve.request_check import COMPARED_FIELDS, MAX_BODY_DEPTH, check_request
+from raf.serve.request_check import MAX_BODY_DEPTH, check_request, compared_fields
 from raf.serve.server import ReplayServer
 from tests import processes
 
@@ -202,12 +203,12 @@ _JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
     max_leaves=30,
 )
-_FIELDS = sorted({name for names in COMPARED_FIELDS.values() for name in names} | {"content"})
+_FIELDS = sorted({name for d in formats.names() for name in compared_fields(d)} | {"content"})
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    dialect=st.sampled_from(sorted(COMPARED_FIELDS)),
+    dialect=st.sampled_from(formats.names()),
     recorded=st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4),
     received=st.dictionaries(st.sampled_from(_FIELDS), _JSON, max_size=4) | _JSON,
 )

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from raf import formats
 from raf.serve import request_check
 from raf.serve.request_check import (
-    COMPARED_FIELDS,
     EQUIVALENCES,
-    URL_FIELDS,
     Equivalence,
     check_request,
+    compared_fields,
     equivalences_table,
     requested_framing,
     takes_no_parameters,
+    url_fields,
 )
 
 RECORDED = json.dumps(
@@ -254,7 +255,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "serve.md"
 def test_every_equivalence_reads_its_example_as_the_same_request(rule: Equivalence) -> None:
     recorded, received = json.loads(rule.recorded), json.loads(rule.received)
     assert recorded != received  # the example shows a difference
-    dialects = [d for d in rule.dialects or COMPARED_FIELDS if rule.field in COMPARED_FIELDS[d]]
+    every = rule.dialects or formats.names()
+    dialects = [d for d in every if rule.field in compared_fields(d)]
     assert dialects
     for dialect in dialects:
         one = json.dumps({rule.field: recorded})
@@ -274,10 +276,11 @@ def test_the_docs_list_exactly_the_equivalences_of_the_code() -> None:
 
 def test_the_docs_list_the_fields_each_dialect_compares() -> None:
     text = DOCS.read_text(encoding="utf-8").split("| dialect | fields compared |", 1)[1]
-    for dialect, fields in COMPARED_FIELDS.items():
+    for dialect in formats.names():
+        fields = compared_fields(dialect)
         row = re.search(rf"^\| `{dialect}` \| (.*) \|$", text, flags=re.MULTILINE)
         assert row is not None, dialect
-        assert re.findall(r"`([\w.]+)`", row.group(1)) == [*URL_FIELDS.get(dialect, ()), *fields]
+        assert re.findall(r"`([\w.]+)`", row.group(1)) == [*url_fields(dialect), *fields]
 
 
 def test_developer_and_system_are_one_role_for_openai_only() -> None:

@@ -1,0 +1,48 @@
+"""``anthropic_messages``: Anthropic Messages streams (Anthropic's API, Claude on Vertex AI)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from raf import dialects
+from raf.dialects import anthropic_messages as dialect
+from raf.formats.format import Endpoint, Format
+
+__all__ = ["ERROR_TYPES", "FORMAT", "error_document"]
+
+ERROR_TYPES: Mapping[int, str] = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+"""Anthropic's ``error.type`` by HTTP status (``api_error`` for any other)."""
+
+
+def error_document(status: int, message: str) -> object:
+    """The error JSON of Anthropic's API (``type: error``, ``error.type`` by status)."""
+    kind = ERROR_TYPES.get(status, "api_error")
+    return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+FORMAT = Format(
+    name="anthropic_messages",
+    dialect=dialects.factory("anthropic_messages"),
+    framing=dialect.AnthropicMessagesDialect.framing,
+    framings=("sse",),
+    sniff=dialect.AnthropicMessagesDialect.sniff,
+    finish_reasons=dialect.FINISH_REASONS,
+    usage=dialect.USAGE,
+    endpoints=(
+        Endpoint("POST", r"(?:/[^/]+)*/messages/?", "POST .../messages"),
+        Endpoint("POST", r"(?:/[^/]+)*/[^/]+:streamRawPredict", "POST ...:streamRawPredict"),
+    ),
+    error_document=error_document,
+    request_fields=("model", "system", "messages", "tools", "stream"),
+    recorded_uri=r"(?:/messages|:streamRawPredict|:rawPredict)$",  # and Claude on Vertex AI
+    placeholder_uri="https://recorded.invalid/v1/messages",
+)
+"""The ``anthropic_messages`` format."""

@@ -1,0 +1,113 @@
+"""The :class:`Format` descriptor: what raf knows of one wire format, as data. No IO.
+
+A wire format's knowledge is used in many places: the dialect reads its streams, the replay
+server answers at its endpoints and with its error bodies, the request check compares its
+request fields, the cassette importer recognises its recorded URIs, the client adapters map
+its finish reasons. Each of those reads the format's :class:`Format` (through
+:func:`raf.formats.get`) instead of keeping its own table, so adding a format is one
+descriptor (docs/dialects.md, "Adding a format", lists the steps ``tests/test_formats.py``
+checks).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from raf.dialects.base import Dialect
+from raf.dialects.tables import UsageTable
+
+__all__ = ["CONTENT_TYPES", "Endpoint", "ErrorDocument", "Format"]
+
+CONTENT_TYPES: Mapping[str, str] = {
+    "sse": "text/event-stream",
+    "json_array": "application/json",
+    "json_lines": "application/x-ndjson",
+}
+"""The ``content-type`` a provider labels a stream of each framing with."""
+
+ErrorDocument = Callable[[int, str], object]
+"""Builds the JSON document a provider of the format answers an HTTP error ``status`` with,
+around a ``message`` (the shape its clients parse). Pure: no IO."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One endpoint a client of the format sends its requests to.
+
+    Attributes:
+        method: the HTTP method (``POST``, ``GET``).
+        path: a regular expression the whole provider path matches (any prefix before the
+            provider's own path: a base URL may add segments).
+        shown: how the endpoint is named in messages and docs (``POST .../chat/completions``).
+    """
+
+    method: str
+    path: str
+    shown: str
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """:attr:`path`, compiled."""
+        return re.compile(self.path)
+
+    def matches(self, method: str, provider_path: str) -> bool:
+        """Whether ``method provider_path`` is this endpoint."""
+        return method == self.method and self.pattern.fullmatch(provider_path) is not None
+
+
+@dataclass(frozen=True)
+class Format:
+    """One wire format, self-described.
+
+    Attributes:
+        name: the format's name: its dialect's name, its cassette and golden folder.
+        dialect: the factory of its dialect (the rules; ``dialect(**limits)`` is one stream's
+            state), as :func:`raf.dialects.create` makes it.
+        framing: the framing its streams come in by default (:mod:`raf.framing`).
+        framings: every framing a provider of the format streams it in.
+        sniff: byte patterns that mark a body of the format (``--dialect auto``).
+        finish_reasons: its wire finish reasons that are not raf's own, mapped to raf's
+            (:func:`raf.dialects.tables.finish_reason`).
+        usage: where each usage count comes from (:class:`raf.dialects.tables.UsageTable`).
+        endpoints: the paths and methods its clients send requests to.
+        error_document: the error JSON its provider answers an HTTP error with.
+        request_fields: the request body fields that say what a client asked for (the replay
+            server's request check compares them).
+        url_fields: the parts of the request URL that do so (``url.model``...), before the
+            body's.
+        recorded_uri: a regular expression searched in a recorded request URI's path: where it
+            matches earliest among the formats, the URI is of this format.
+        placeholder_uri: the request URI an imported raw body of the format is recorded with.
+    """
+
+    name: str
+    dialect: Callable[..., Dialect]
+    framing: str
+    framings: tuple[str, ...]
+    sniff: tuple[bytes, ...]
+    finish_reasons: Mapping[str, str]
+    usage: UsageTable
+    endpoints: tuple[Endpoint, ...]
+    error_document: ErrorDocument
+    request_fields: tuple[str, ...]
+    recorded_uri: str
+    placeholder_uri: str
+    url_fields: tuple[str, ...] = ()
+    content_types: Mapping[str, str] = field(default_factory=lambda: dict(CONTENT_TYPES))
+
+    @cached_property
+    def _recorded(self) -> re.Pattern[str]:
+        return re.compile(self.recorded_uri)
+
+    def recorded_at(self, path: str) -> int | None:
+        """Where in a recorded request URI's ``path`` this format's mark starts, or ``None``
+        when the path is not of this format."""
+        match = self._recorded.search(path)
+        return None if match is None else match.start()
+
+    def endpoint_names(self) -> tuple[str, ...]:
+        """Its endpoints as shown in messages (``POST .../chat/completions``)."""
+        return tuple(endpoint.shown for endpoint in self.endpoints)

@@ -1,0 +1,56 @@
+"""``gemini``: Gemini ``streamGenerateContent`` streams (Gemini API and Vertex AI)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from raf import dialects
+from raf.dialects import gemini as dialect
+from raf.formats.format import Endpoint, Format
+
+__all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
+
+GOOGLE_STATUS: Mapping[int, str] = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+"""Google's ``error.status`` by HTTP status (``UNKNOWN`` for any other)."""
+
+
+def error_document(status: int, message: str) -> object:
+    """The error JSON of Google's APIs (``error.code``, ``error.status``)."""
+    google = GOOGLE_STATUS.get(status, "UNKNOWN")
+    return {"error": {"code": status, "message": message, "status": google}}
+
+
+FORMAT = Format(
+    name="gemini",
+    dialect=dialects.factory("gemini"),
+    framing=dialect.GeminiDialect.framing,
+    framings=("auto", "sse", "json_array", "json_lines"),
+    sniff=dialect.GeminiDialect.sniff,
+    finish_reasons=dialect.FINISH_REASONS,
+    usage=dialect.USAGE,
+    endpoints=(
+        Endpoint(
+            "POST",
+            r"(?:/[^/]+)*/[^/]+:stream[gG]enerateContent",
+            "POST ...:streamGenerateContent",
+        ),
+        Endpoint("POST", r"(?:/[^/]+)*/[^/]+:[gG]enerateContent", "POST ...:generateContent"),
+    ),
+    error_document=error_document,
+    request_fields=("systemInstruction", "contents", "tools"),
+    url_fields=("url.model", "url.method", "url.alt"),
+    recorded_uri=r":(?:streamGenerateContent|generateContent)",
+    placeholder_uri=(
+        "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
+    ),
+)
+"""The ``gemini`` format."""

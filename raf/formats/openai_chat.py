@@ -1,0 +1,34 @@
+"""``openai_chat``: OpenAI Chat Completions streams (and the many servers that speak them)."""
+
+from __future__ import annotations
+
+from raf import dialects
+from raf.dialects import openai_chat as dialect
+from raf.formats.format import Endpoint, Format
+
+__all__ = ["FORMAT", "error_document"]
+
+
+def error_document(status: int, message: str) -> object:
+    """The error JSON of OpenAI's API (``error.type`` and ``error.code`` by status)."""
+    kind = "rate_limit_exceeded" if status == 429 else "server_error"
+    if status < 500 and status != 429:
+        kind = "invalid_request_error"
+    return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
+
+
+FORMAT = Format(
+    name="openai_chat",
+    dialect=dialects.factory("openai_chat"),
+    framing=dialect.OpenAIChatDialect.framing,
+    framings=("sse",),
+    sniff=dialect.OpenAIChatDialect.sniff,
+    finish_reasons=dialect.FINISH_REASONS,
+    usage=dialect.USAGE,
+    endpoints=(Endpoint("POST", r"(?:/[^/]+)*/chat/completions/?", "POST .../chat/completions"),),
+    error_document=error_document,
+    request_fields=("model", "messages", "tools", "stream", "stream_options"),
+    recorded_uri=r"/chat/completions$",
+    placeholder_uri="https://recorded.invalid/v1/chat/completions",
+)
+"""The ``openai_chat`` format."""

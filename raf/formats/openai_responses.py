@@ -1,0 +1,29 @@
+"""``openai_responses``: OpenAI Responses API streams."""
+
+from __future__ import annotations
+
+from raf import dialects
+from raf.dialects import openai_responses as dialect
+from raf.formats.format import Endpoint, Format
+from raf.formats.openai_chat import error_document
+
+__all__ = ["FORMAT"]
+
+FORMAT = Format(
+    name="openai_responses",
+    dialect=dialects.factory("openai_responses"),
+    framing=dialect.OpenAIResponsesDialect.framing,
+    framings=("sse",),
+    sniff=dialect.OpenAIResponsesDialect.sniff,
+    finish_reasons=dialect.FINISH_REASONS,
+    usage=dialect.USAGE,
+    endpoints=(
+        Endpoint("POST", r"(?:/[^/]+)*/responses/?", "POST .../responses"),
+        Endpoint("GET", r"(?:/[^/]+)*/responses/[^/]+/?", "GET .../responses/<id>"),
+    ),
+    error_document=error_document,  # the same API's errors
+    request_fields=("model", "instructions", "input", "tools", "stream"),
+    recorded_uri=r"/responses(?:/|$)",
+    placeholder_uri="https://recorded.invalid/v1/responses",
+)
+"""The ``openai_responses`` format."""
