@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from raf import dialects
+from raf import dialects, formats
 from raf.dialects.base import JSONEventDialect
 from raf.dialects.sniff import sniff
 from raf.dialects.tables import UsageTable, finish_reason
@@ -139,10 +139,8 @@ def test_unknown_dialects_are_refused_with_the_known_names() -> None:
 
 
 def test_every_built_in_dialect_is_listed_and_loads() -> None:
-    assert {"openai_chat", "anthropic_messages", "openai_responses", "gemini"} <= set(
-        dialects.names()
-    )
-    for name in ("openai_chat", "anthropic_messages", "openai_responses", "gemini"):
+    assert set(formats.names()) <= set(dialects.names())
+    for name in formats.names():
         dialect = dialects.create(name)
         assert dialect.name == name
         assert isinstance(dialect, JSONEventDialect)
