@@ -15,6 +15,7 @@ from raf import dialects, formats
 from raf import framing as framings
 from raf.cassettes.importers import guess_dialect
 from raf.clients.base import finish_reason
+from raf.clients.raf_httpx import ADAPTER as RAF_ADAPTER
 from raf.formats import Format, FormatError
 from raf.model.usage import FinishReason
 from raf.serve.faults import error_body
@@ -70,6 +71,9 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
     assert "POST" in allowed_methods(fmt.name, path), step(2, "a POST endpoint")
     assert fmt.request_fields, step(2, "Format.request_fields: what the request check reads")
     assert compared_fields(fmt.name) == fmt.request_fields
+    assert fmt.name in RAF_ADAPTER.dialects, step(
+        2, "the format in the dialects of the matrix's control column, raf/clients/raf_httpx.py"
+    )
     for status in (400, 429, 500, 503):
         document = msgspec.json.decode(error_body(fmt.name, status))
         assert document == fmt.error_document(status, f"raf serve: injected fault http-{status}")

@@ -4,17 +4,9 @@ Pure functions, no IO.
 A replayed answer only means something if the client asked the question the cassette
 recorded; a client that sends a wrong follow-up request (a tool result with the wrong call
 id, a lost message, a missing tool) is caught here. The matcher compares, per dialect, only
-the fields that decide what the model answers, and only those the recorded request has:
-
-=====================  ======================================================================
-dialect                fields compared
-=====================  ======================================================================
-``openai_chat``        ``model``, ``messages``, ``tools``, ``stream``, ``stream_options``
-``openai_responses``   ``model``, ``instructions``, ``input``, ``tools``, ``stream``
-``anthropic_messages`` ``model``, ``system``, ``messages``, ``tools``, ``stream``
-``gemini``             ``url.model``, ``url.method``, ``url.alt``, ``systemInstruction``,
-                       ``contents``, ``tools``
-=====================  ======================================================================
+the fields that decide what the model answers, and only those the recorded request has: the
+format's :attr:`raf.formats.Format.request_fields` (:func:`compared_fields`; docs/serve.md
+lists them per dialect, checked against the descriptors).
 
 Gemini puts in the URL what the other formats put in the body (:func:`url_fields`): the model
 (``.../models/gemini-2.5-flash:...``, its last path segment, so a Vertex AI path and the
