@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from raf import formats
 from raf.collect import collect_agent_response
 from raf.conformance.levels import compare_response
 from raf.conformance.protocol import ClientError, ClientResponse
@@ -218,7 +219,7 @@ def test_item_14_a_stream_in_an_unread_format_ends_with_an_error_naming_it(name:
     response = respond([body], "auto")
     assert (response.text, response.finish_reason, response.notices) == ("", None, ())
     # Named as any dialect, nothing of it passes for an answer either.
-    for dialect in ("openai_chat", "openai_responses", "anthropic_messages", "gemini"):
+    for dialect in formats.names():
         out = updates_of(body, dialect)
         assert out, dialect
         assert all(isinstance(u, updates.Error) for u in out), (dialect, out)
