@@ -21,8 +21,9 @@ from raf.cassettes.lint import cassette_files
 from raf.conformance import goldens
 from raf.conformance.cases import Case, load_suite, review
 from raf.conformance.implementation import Outcome, ReferenceImplementation
-from raf.conformance.protocol import CAPABILITIES, ClientResponse, Result
+from raf.conformance.protocol import CAPABILITIES, Result
 from raf.conformance.runner import CaseResult, judge, run_suite
+from raf.shared.client_response import ClientResponse
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDENS = ROOT / "conformance" / "goldens"

@@ -30,9 +30,9 @@ from raf.cli._shell import (
     _reason,
     _warn,
 )
-from raf.conformance.bundled import owned_by_raf
 from raf.conformance.draft import draft_expectation
 from raf.errors import CassetteError
+from raf.shared.bundled import owned_by_raf
 
 __all__ = ["add_parser", "run"]
 

@@ -20,7 +20,7 @@ from raf.cli._shell import (
     _warn,
 )
 from raf.clients import names as client_names
-from raf.conformance.bundled import bundled
+from raf.shared.bundled import bundled
 
 __all__ = ["MATRIX_BEGIN", "MATRIX_END", "add_parser", "run"]
 
@@ -86,13 +86,13 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from raf.clients import adapter  # noqa: PLC0415 - the matrix only when asked
-    from raf.clients.matrix import DEFAULT_CHUNKINGS, Cell, merge, run_client  # noqa: PLC0415
-    from raf.clients.report import (  # noqa: PLC0415
+    from raf.client_matrix.report import (  # noqa: PLC0415
         Column,
         matrix_markdown,
         write_json,
     )
+    from raf.client_matrix.run import DEFAULT_CHUNKINGS, Cell, merge, run_client  # noqa: PLC0415
+    from raf.clients import adapter  # noqa: PLC0415 - the matrix only when asked
 
     suite_folders = bundled()
     chunkings = tuple(args.chunking or DEFAULT_CHUNKINGS)

@@ -37,7 +37,6 @@ from raf.cli._shell import (
     _warn,
 )
 from raf.conformance import baseline as baselines
-from raf.conformance.bundled import bundled, owned_by_raf
 from raf.conformance.cases import Suite, load_suite
 from raf.conformance.goldens import beside
 from raf.conformance.http import TRANSPORTS
@@ -55,6 +54,7 @@ from raf.conformance.severity import (
 from raf.conformance.stdio import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, StdioImplementation
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError
+from raf.shared.bundled import bundled, owned_by_raf
 
 __all__ = ["add_parser", "run"]
 

@@ -14,9 +14,9 @@ from raf.cli._shell import (
     _reason,
     _warn,
 )
-from raf.conformance.bundled import owned_by_raf
 from raf.errors import FileRefused
 from raf.schema import json_schemas
+from raf.shared.bundled import owned_by_raf
 
 __all__ = ["add_parser", "run", "schema_files"]
 

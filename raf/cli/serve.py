@@ -15,7 +15,6 @@ from raf.cli._shell import (
     _reason,
     _warn,
 )
-from raf.conformance.bundled import bundled
 from raf.limits import (
     SERVE_BODY_TIMEOUT,
     SERVE_HEADER_TIMEOUT,
@@ -24,6 +23,7 @@ from raf.limits import (
     SERVE_MAX_STREAMS,
 )
 from raf.serve.faults import FAULTS
+from raf.shared.bundled import bundled
 
 __all__ = ["add_parser", "run"]
 

@@ -3,9 +3,10 @@ gets wrong (``raf clients``, docs/clients.md).
 
 * :mod:`raf.clients.base`: what an adapter is (:class:`~raf.clients.base.Adapter`) and the
   helpers every adapter shares;
-* one module per library, each defining ``ADAPTER`` (the table below);
-* :mod:`raf.clients.matrix`: runs adapters over the bundled scenarios and judges each cell
-  at level ``response``; :mod:`raf.clients.report` writes the JSON and Markdown matrix.
+* one module per library, each defining ``ADAPTER`` (the table below).
+
+The adapters hand back a :class:`~raf.shared.client_response.ClientResponse`; running them
+against ``raf serve`` and judging them is :mod:`raf.client_matrix`, which composes the shells.
 
 The libraries are an optional extra (``pip install 'raf[clients]'``); an adapter whose
 library is missing is reported as such, never imported by raf itself.

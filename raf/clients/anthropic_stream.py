@@ -27,7 +27,7 @@ from raf.clients.base import (
     tool_call,
     usage,
 )
-from raf.conformance.protocol import ClientResponse, ClientUsage
+from raf.shared.client_response import ClientResponse, ClientUsage
 
 __all__ = ["ADAPTER"]
 

@@ -6,7 +6,7 @@ the library's name and distribution, the dialects it reads, the capabilities it 
 the response framings it asks for (when it cannot ask for another), one paragraph
 (``how``) saying how a user of the library reads the result (that is what is mapped,
 nothing more), and ``run``, which makes one call for a :class:`ClientCase` and returns a
-:class:`~raf.conformance.protocol.ClientResponse`.
+:class:`~raf.shared.client_response.ClientResponse`.
 
 When the library raises, ``run`` raises :class:`ClientRaised` with what the user had seen
 before (the text streamed so far, the calls already handed out), as a user's loop would
@@ -27,8 +27,8 @@ from typing import Any
 import msgspec
 
 from raf import formats
-from raf.conformance.protocol import ClientResponse, ClientToolCall, ClientUsage
 from raf.dialects.tables import finish_reason as _mapped
+from raf.shared.client_response import ClientResponse, ClientToolCall, ClientUsage
 
 __all__ = [
     "Adapter",

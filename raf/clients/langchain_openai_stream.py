@@ -29,7 +29,7 @@ from raf.clients.base import (
     tool_call,
     usage,
 )
-from raf.conformance.protocol import ClientError, ClientResponse, ClientToolCall, ClientUsage
+from raf.shared.client_response import ClientError, ClientResponse, ClientToolCall, ClientUsage
 
 __all__ = ["ADAPTER"]
 

@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from raf.clients.base import Adapter, ClientCase, ClientRaised, finish_reason, tool_call, usage
 from raf.clients.openai_create import client_for, sdk_arguments
-from raf.conformance.protocol import ClientError, ClientResponse, ClientToolCall, ClientUsage
+from raf.shared.client_response import ClientError, ClientResponse, ClientToolCall, ClientUsage
 
 __all__ = ["ADAPTER"]
 

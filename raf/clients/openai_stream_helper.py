@@ -19,7 +19,7 @@ from typing import Any
 
 from raf.clients.base import Adapter, ClientCase, ClientRaised, finish_reason, tool_call
 from raf.clients.openai_create import client_for, openai_usage, sdk_arguments
-from raf.conformance.protocol import ClientResponse
+from raf.shared.client_response import ClientResponse
 
 __all__ = ["ADAPTER"]
 

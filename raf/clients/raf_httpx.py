@@ -18,9 +18,9 @@ import msgspec
 
 from raf.clients.base import Adapter, ClientCase, ClientRaised
 from raf.collect import collect_agent_response
-from raf.conformance.protocol import ClientResponse
 from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponseResult
+from raf.shared.client_response import ClientResponse
 from raf.transport import iter_response
 
 __all__ = ["ADAPTER"]

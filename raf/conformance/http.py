@@ -11,22 +11,47 @@ judged: that a request reached the server at all, and that it matches the record
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
 
 import msgspec
 
 from raf.conformance.cases import Case
 from raf.conformance.protocol import HttpRequest
-from raf.serve.routes import case_path
+from raf.shared.case_paths import case_path
 
-if TYPE_CHECKING:  # pragma: no cover
-    from raf.serve.journal import Journal
-
-__all__ = ["TRANSPORTS", "http_request", "recorded_call", "request_problems"]
+__all__ = [
+    "TRANSPORTS",
+    "CaseServer",
+    "RequestLog",
+    "http_request",
+    "recorded_call",
+    "request_problems",
+]
 
 TRANSPORTS: Final = ("chunks", "http")
 """How cases reach an implementation: as chunks in the message, or as a request to make."""
+
+
+class RequestLog(Protocol):
+    """What this transport reads of a server's journal (:class:`raf.serve.journal.Journal`
+    is one): how many entries it has recorded, and those after a mark."""
+
+    @property
+    def count(self) -> int: ...
+
+    def since(self, count: int) -> list[dict[str, Any]]: ...
+
+
+class CaseServer(Protocol):
+    """A running server the cases are sent to (:class:`raf.serve.ReplayServer` is one):
+    its URL and its journal. Stated here so that conformance never imports ``raf.serve``."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def journal(self) -> RequestLog: ...
 
 
 def recorded_call(case: Case) -> tuple[str, str, Any]:
@@ -64,7 +89,7 @@ def _json(body: str | bytes | None) -> Any:
         return None
 
 
-def request_problems(journal: Journal, mark: int, case: Case) -> list[str]:
+def request_problems(journal: RequestLog, mark: int, case: Case) -> list[str]:
     """What is wrong with the requests the client made for ``case`` (journal entries after
     ``mark``): none at all, or the first one not matching the recorded request."""
     name = f"{case.dialect}/{case.scenario}"

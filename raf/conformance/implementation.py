@@ -29,11 +29,11 @@ from raf.conformance.protocol import (
     CAPABILITIES,
     LEVELS,
     PROTOCOL,
-    ClientResponse,
     ImplementationHello,
     Result,
 )
 from raf.conformance.reference import OutputFunction
+from raf.shared.client_response import ClientResponse
 
 __all__ = [
     "FunctionImplementation",

@@ -22,9 +22,9 @@ from typing import Any
 
 import msgspec
 
-from raf.conformance.protocol import ClientError, ClientResponse
 from raf.conformance.severity import Kind
 from raf.model.codes import NOTICE_CODES
+from raf.shared.client_response import ClientError, ClientResponse
 
 __all__ = [
     "Mismatch",

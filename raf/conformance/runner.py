@@ -40,8 +40,9 @@ from raf.conformance.levels import (
     compare_updates,
     render,
 )
-from raf.conformance.protocol import LEVELS, PROTOCOL, ClientResponse, ImplementationHello
+from raf.conformance.protocol import LEVELS, PROTOCOL, ImplementationHello
 from raf.conformance.severity import Policy, Severity
+from raf.shared.client_response import ClientResponse
 
 __all__ = [
     "CaseResult",

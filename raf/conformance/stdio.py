@@ -34,11 +34,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from raf.conformance import protocol
 from raf.conformance.cases import Case
-from raf.conformance.http import http_request, request_problems
+from raf.conformance.http import CaseServer, http_request, request_problems
 from raf.conformance.implementation import Outcome
 from raf.conformance.protocol import (
     PROTOCOL,
@@ -52,9 +52,6 @@ from raf.conformance.protocol import (
     encode,
 )
 from raf.errors import excerpt
-
-if TYPE_CHECKING:  # pragma: no cover
-    from raf.serve.server import ReplayServer
 
 __all__ = [
     "DEFAULT_MAX_TIMEOUTS",
@@ -353,8 +350,9 @@ class StdioImplementation:
         timeout: seconds the program has to answer each case.
         cwd: its working folder.
         env: its environment (default: this process's).
-        server: a running ``raf serve``: every case is sent as an ``http`` case on it
-            (:mod:`raf.conformance.http`), and the request the program made is checked.
+        server: a running ``raf serve`` (a :class:`~raf.serve.ReplayServer`): every case is
+            sent as an ``http`` case on it (:mod:`raf.conformance.http`), and the request
+            the program made is checked.
         max_timeouts: give up after this many timeouts in a row (a case that ends any other
             way starts the count again); ``0`` never gives up.
         hello_timeout: seconds the program has to start and answer hello.
@@ -372,7 +370,7 @@ class StdioImplementation:
         timeout: float = DEFAULT_TIMEOUT,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
-        server: ReplayServer | None = None,
+        server: CaseServer | None = None,
         max_timeouts: int = DEFAULT_MAX_TIMEOUTS,
         hello_timeout: float = HELLO_TIMEOUT,
     ) -> None:

@@ -19,10 +19,10 @@ from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
 from raf.conformance import goldens
-from raf.conformance.bundled import owned_by_raf
 from raf.conformance.cases import blessing_problem, matches, review
 from raf.conformance.reference import golden_of
 from raf.errors import CassetteError, GoldenFormatError
+from raf.shared.bundled import owned_by_raf
 
 __all__ = ["GoldenUpdate", "update_goldens"]
 

@@ -30,7 +30,6 @@ __all__ = [
     "Route",
     "RouteError",
     "allowed_methods",
-    "case_path",
     "parse",
     "provider_path_problem",
 ]
@@ -73,25 +72,6 @@ class RouteError:
 
     status: int
     message: str
-
-
-def case_path(
-    dialect: str,
-    scenario: str,
-    *,
-    chunking: str | None = None,
-    faults: tuple[str, ...] | list[str] = (),
-    interaction: int | None = None,
-) -> str:
-    """The path prefix of a case (what a client's base URL ends with, before ``/v1``)."""
-    path = f"/s/{dialect}/{scenario}"
-    if chunking is not None:
-        path += f"/c/{chunking}"
-    if faults:
-        path += "/f/" + "+".join(faults)
-    if interaction is not None:
-        path += f"/i/{interaction}"
-    return path
 
 
 def parse(raw_path: str) -> Route | RouteError:

@@ -35,7 +35,7 @@ from raf.cassettes.scrub import scrub_text
 from raf.serve.app import ServeConfig, make_app
 from raf.serve.connections import Connections, waiting_for
 from raf.serve.journal import Journal
-from raf.serve.routes import case_path
+from raf.shared.case_paths import case_path
 
 __all__ = ["DEFAULT_HOST", "ReplayServer", "bind", "serve_forever"]
 
@@ -235,7 +235,7 @@ class ReplayServer:
         journal_file: Path | None = None,
     ) -> None:
         if folders is None:
-            from raf.conformance.bundled import bundled  # noqa: PLC0415
+            from raf.shared.bundled import bundled  # noqa: PLC0415
 
             folders = [bundled().cassettes]
         self.config = ServeConfig(

@@ -273,9 +273,9 @@ def pytest_collection_modifyitems(
     if not command.strip():
         raise pytest.UsageError("--raf-impl: an empty command")
     from raf.chunking import STANDARD_CHUNKINGS  # noqa: PLC0415
-    from raf.conformance.bundled import bundled  # noqa: PLC0415
     from raf.conformance.cases import load_suite  # noqa: PLC0415
     from raf.conformance.stdio import StdioImplementation  # noqa: PLC0415
+    from raf.shared.bundled import bundled  # noqa: PLC0415
 
     default = None
     cassettes = config.getoption("raf_cassettes")

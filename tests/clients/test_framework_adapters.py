@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from raf.client_matrix.run import Cell, run_client
 from raf.clients import adapter
-from raf.clients.matrix import Cell, run_client
 from raf.conformance.bundled import bundled
 from raf.serve import ReplayServer
 from tests.clients.support import require

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from raf.cli import MATRIX_BEGIN, MATRIX_END, main
+from raf.client_matrix.run import Cell, merge, run_client
 from raf.clients import adapter, names
 from raf.clients.base import Adapter, ClientCase, ClientRaised
-from raf.clients.matrix import Cell, merge, run_client
 from raf.conformance.bundled import bundled
-from raf.conformance.protocol import ClientResponse
 from raf.serve import ReplayServer
+from raf.shared.client_response import ClientResponse
 
 SUITE = bundled()
 

@@ -17,7 +17,8 @@ from raf.conformance.levels import (
     compare_updates,
     normalise,
 )
-from raf.conformance.protocol import ClientResponse, decode_from_implementation
+from raf.conformance.protocol import decode_from_implementation
+from raf.shared.client_response import ClientResponse
 
 GOLDENS = bundled().goldens
 

@@ -13,7 +13,6 @@ import pytest
 from raf.conformance.bundled import bundled
 from raf.conformance.goldens import load as load_golden
 from raf.conformance.levels import compare_response, text_kind
-from raf.conformance.protocol import ClientResponse
 from raf.conformance.severity import (
     KINDS,
     SEVERITIES,
@@ -21,6 +20,7 @@ from raf.conformance.severity import (
     kinds_table,
     parse_severity_overrides,
 )
+from raf.shared.client_response import ClientResponse
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
 

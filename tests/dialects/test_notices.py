@@ -15,13 +15,13 @@ import pytest
 from raf import formats
 from raf.collect import collect_agent_response
 from raf.conformance.levels import compare_response
-from raf.conformance.protocol import ClientError, ClientResponse
 from raf.dialects import sniff
 from raf.dialects.unread import UNREAD_FORMATS, table
 from raf.model import NOTICE_CODES, updates
 from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode, is_notice
 from raf.pipeline import UpdateDecoder, respond, run
+from raf.shared.client_response import ClientError, ClientResponse
 from tests.dialects.unread_bodies import BODIES
 from tests.helpers import feed_all, split
 

@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from raf.chunking import chunk
 from raf.serve.faults import Close, Truncate, Write, parse_faults, plan
-from raf.serve.routes import Route, case_path, parse
+from raf.serve.routes import Route, parse
+from raf.shared.case_paths import case_path
 
 CHUNKINGS = st.sampled_from(["whole", "bytes", "fixed-3", "random", "random-7", "utf8", "crlf"])
 NAMES = st.from_regex(r"[a-z0-9][a-z0-9_\-]{0,30}", fullmatch=True)

@@ -16,7 +16,8 @@ from raf.serve.faults import (
     parse_faults,
     plan,
 )
-from raf.serve.routes import Route, RouteError, case_path, parse, provider_path_problem
+from raf.serve.routes import Route, RouteError, parse, provider_path_problem
+from raf.shared.case_paths import case_path
 
 BODY = b'data: {"a":1}\n\ndata: {"b":2}\n\ndata: [DONE]\n\n'
 

@@ -33,12 +33,13 @@ from raf.conformance.cases import Case, load_suite
 from raf.conformance.http import recorded_call
 from raf.conformance.implementation import Outcome
 from raf.conformance.levels import Mismatch
-from raf.conformance.protocol import ClientResponse, Result
+from raf.conformance.protocol import Result
 from raf.conformance.runner import judge
 from raf.conformance.severity import KINDS, MARKS
 from raf.serve.request_check import FRAMINGS, requested_framing
-from raf.serve.routes import case_path
 from raf.serve.server import ReplayServer
+from raf.shared.case_paths import case_path
+from raf.shared.client_response import ClientResponse
 
 __all__ = ["DEFAULT_CHUNKINGS", "Cell", "merge", "run_client", "short_reason"]
 

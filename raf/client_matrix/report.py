@@ -23,7 +23,7 @@ from typing import Any
 
 import msgspec
 
-from raf.clients.matrix import Cell
+from raf.client_matrix.run import Cell
 
 __all__ = ["Column", "matrix_json", "matrix_markdown", "write_json", "write_markdown"]
 
