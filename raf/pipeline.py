@@ -38,7 +38,7 @@ from raf import framing as framings
 from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
 from raf.dialects import sniff
-from raf.dialects.base import Dialect
+from raf.dialects.base import Dialect, accelerators_of
 from raf.dialects.sniff import AUTO
 from raf.errors import (
     AgentResponseError,
@@ -125,6 +125,10 @@ class UpdateDecoder:
             framings.create(framing, **self._framing_limits)  # an unknown name fails here
         self.dialect: Dialect | None = None
         self.framing: Framing | None = None
+        self._feed_events: Callable[[Iterable[ServerSentEvent]], list[AgentResponseUpdate]]
+        self._feed_frames: Callable[[Iterable[EventOrRun], bool], list[Any]] | None = None
+        self._feed_runs: Callable[[bytes], list[EventOrRun]] | None = None
+        self._flush_held: Callable[[], list[Any]] | None = None
         self._sniffing: bytearray | None = None
         if dialect == AUTO:
             self._sniffing = bytearray()
@@ -136,15 +140,14 @@ class UpdateDecoder:
 
     def _start(self, dialect: Dialect, framing: str | None = None) -> None:
         self.dialect = dialect
-        name = self._framing_name or framing
-        if name is None:
-            name = str(getattr(dialect, "framing", "sse"))
+        name = self._framing_name or framing or dialect.framing
         self.framing = framings.create(name, **self._framing_limits)
-        feed_events = getattr(dialect, "feed_events", None)
+        offered = accelerators_of(dialect)  # the declared ones, checked once per class
+        feed_events = offered.feed_events
         if feed_events is None:
             feed = dialect.feed
 
-            def feed_events(events: list[ServerSentEvent]) -> list[AgentResponseUpdate]:
+            def feed_events(events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]:
                 out: list[AgentResponseUpdate] = []
                 for event in events:
                     if dialect.done:
@@ -153,11 +156,10 @@ class UpdateDecoder:
                 return out
 
         self._feed_events = feed_events
+        self._flush_held = offered.flush
         # Runs of frames (DataRun), when both the framing and the dialect handle them.
-        self._feed_frames = getattr(dialect, "feed_frames", None)
-        self._feed_runs = (
-            None if self._feed_frames is None else getattr(self.framing, "feed_runs", None)
-        )
+        self._feed_frames = offered.feed_frames
+        self._feed_runs = None if self._feed_frames is None else framings.runs_of(self.framing)
 
     @property
     def sse(self) -> Framing | None:
@@ -232,16 +234,17 @@ class UpdateDecoder:
 
     def _flush(self) -> list[AgentResponseUpdate]:
         """What the dialect held back (``flush``, after a batch), before an update of ours."""
-        flush = getattr(self.dialect, "flush", None)
+        flush = self._flush_held
         if flush is None:
             return []
         try:
-            return flush()  # type: ignore[no-any-return]
+            return flush()
         except Exception as exc:  # a third-party dialect that broke its promise
             return [self._dialect_failed(exc)]
 
     def _dialect_failed(self, exc: Exception) -> updates.Error:
-        return _internal_error(exc, f"the {getattr(self.dialect, 'name', '?')} dialect")
+        name = "?" if self.dialect is None else self.dialect.name
+        return _internal_error(exc, f"the {name} dialect")
 
     def close(self) -> list[AgentResponseUpdate]:
         """End of input: flush the framing and let the dialect report truncation."""
@@ -287,7 +290,8 @@ class UpdateDecoder:
         if not frames:
             return []
         try:
-            return self._feed_frames(frames, batch)  # type: ignore[misc, no-any-return]
+            assert self._feed_frames is not None
+            return self._feed_frames(frames, batch)
         except Exception as exc:  # a third-party dialect that broke its promise
             return [self._dialect_failed(exc)]
 

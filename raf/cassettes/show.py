@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 from rich.console import Console
@@ -23,7 +23,7 @@ from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
-from raf.dialects.base import Dialect
+from raf.dialects.base import Accelerator, Dialect
 from raf.framing.sse import ServerSentEvent
 from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponse, AgentResponseResult
@@ -45,10 +45,12 @@ class Step:
 class _Recorder:
     """A dialect that records the updates each event produced (for the timeline)."""
 
+    accelerators: ClassVar[frozenset[Accelerator]] = frozenset({"feed_events"})
+
     def __init__(self, inner: Dialect) -> None:
         self.inner = inner
         self.name = inner.name
-        self.framing = getattr(inner, "framing", "sse")
+        self.framing = inner.framing
         self.steps: list[Step] = []
 
     @property

@@ -2,7 +2,11 @@
 
 A dialect is a sans-IO map from the frames of one wire format (:class:`ServerSentEvent`
 values, from the framing the dialect names) to ``AgentResponseUpdate`` values. The protocol
-(:class:`Dialect`) is small: ``feed``, ``close``, ``done``, ``name`` and ``framing``.
+(:class:`Dialect`) is small: ``feed``, ``close``, ``done``, ``name`` and ``framing``. The faster
+ways in (``feed_events``, ``feed_frames``, ``flush``) are optional accelerators, each a typed
+protocol (:class:`EventFeeder`, :class:`FrameFeeder`, :class:`Flusher`) that a dialect declares
+in ``accelerators`` (:class:`Accelerated`); :func:`accelerators_of` checks the declaration
+once per class and gives the pipeline the declared methods.
 
 :class:`JSONEventDialect` implements the protocol for every format whose frames carry one
 JSON object each. It does the generic work once, for every dialect built on it:
@@ -35,21 +39,38 @@ docs/dialects.md ("Writing a dialect") walks through one.
 from __future__ import annotations
 
 import builtins
+import difflib
+import inspect
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar, cast, runtime_checkable
 
 import msgspec
 
 from raf import safe_json
 from raf.dialects import unread
-from raf.errors import excerpt, internal_error_message, raw_excerpt
+from raf.errors import DialectError, excerpt, internal_error_message, raw_excerpt
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate, DeltaBatch
 
-__all__ = ["JSON_WHITESPACE", "Dialect", "Frame", "Handler", "JSONEventDialect"]
+__all__ = [
+    "ACCELERATORS",
+    "JSON_WHITESPACE",
+    "Accelerated",
+    "Accelerator",
+    "Accelerators",
+    "Dialect",
+    "EventFeeder",
+    "Flusher",
+    "Frame",
+    "FrameFeeder",
+    "Handler",
+    "JSONEventDialect",
+    "accelerator_problems",
+    "accelerators_of",
+]
 
 JSON_WHITESPACE = " \t\r\n"
 """The whitespace JSON allows around a value."""
@@ -60,9 +81,9 @@ class Dialect(Protocol):
     """Turns the frames of one wire format into ``AgentResponseUpdate`` values.
 
     A dialect holds the state of one stream. It never raises on bad input: problems become
-    ``updates.Error`` values and the stream goes on. A dialect may also define
-    ``feed_events(frames)`` (the same as ``feed`` for each frame, concatenated); the pipeline
-    uses it when present, as one call per network chunk is cheaper.
+    ``updates.Error`` values and the stream goes on. A dialect may also offer accelerators
+    (:data:`ACCELERATORS`), which it declares (:class:`Accelerated`); the pipeline uses the
+    declared ones and no others.
     """
 
     name: str
@@ -88,6 +109,156 @@ class Dialect(Protocol):
             truncated: the framing discarded an unfinished frame.
         """
         ...
+
+
+Accelerator = Literal["feed_events", "feed_frames", "flush"]
+"""The name of an optional method of a dialect, one of :data:`ACCELERATORS`."""
+
+ACCELERATORS: tuple[Accelerator, ...] = ("feed_events", "feed_frames", "flush")
+"""The optional methods of a dialect, each the protocol of the same name below."""
+
+
+@runtime_checkable
+class EventFeeder(Protocol):
+    """Accelerator ``feed_events``: several frames at once, the same as ``feed`` on each
+    (frames after the end marker are not read); one call per network chunk is cheaper."""
+
+    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]: ...
+
+
+@runtime_checkable
+class FrameFeeder(Protocol):
+    """Accelerator ``feed_frames``: frames that may include runs (:class:`DataRun`, from a
+    framing's ``feed_runs``), each run the same as ``feed`` on each of ``run.events()``; with
+    ``batch`` a run's usual deltas may come as one :class:`DeltaBatch`, possibly held back."""
+
+    def feed_frames(
+        self, frames: Iterable[EventOrRun], batch: bool = False
+    ) -> list[AgentResponseUpdate | DeltaBatch]: ...
+
+
+@runtime_checkable
+class Flusher(Protocol):
+    """Accelerator ``flush``: what ``feed_frames`` held back, handed on now (the pipeline
+    calls it before any update of its own)."""
+
+    def flush(self) -> list[Any]: ...
+
+
+_PROTOCOLS: dict[str, type] = {
+    "feed_events": EventFeeder,
+    "feed_frames": FrameFeeder,
+    "flush": Flusher,
+}
+
+
+@runtime_checkable
+class Accelerated(Protocol):
+    """A dialect that declares its accelerators: ``accelerators`` names the optional methods
+    it offers (a subset of :data:`ACCELERATORS`). A dialect without the attribute offers none.
+    """
+
+    accelerators: ClassVar[frozenset[Accelerator]]
+
+
+class Accelerators(NamedTuple):
+    """The declared accelerators of one dialect object, bound (``None``: not offered)."""
+
+    feed_events: Callable[[Iterable[ServerSentEvent]], list[AgentResponseUpdate]] | None
+    feed_frames: Callable[[Iterable[EventOrRun], bool], list[Any]] | None
+    flush: Callable[[], list[Any]] | None
+
+
+def _declared(cls: type) -> frozenset[str]:
+    """What a dialect class declares in ``accelerators`` (the nearest class that sets it)."""
+    for klass in cls.__mro__:
+        if "accelerators" in vars(klass):
+            return frozenset(vars(klass)["accelerators"])
+    return frozenset()
+
+
+def _shape(function: Callable[..., Any]) -> list[tuple[str, Any, bool]]:
+    """The parameters of a function after ``self``, as the pipeline passes them: kind, has
+    a default, and the name of one with a default (positional ones may be named freely)."""
+    parameters = list(inspect.signature(function).parameters.values())[1:]
+    return [
+        (p.name if p.default is not p.empty else "", p.kind, p.default is not p.empty)
+        for p in parameters
+    ]
+
+
+def _helpers() -> frozenset[str]:
+    """Public methods of :class:`JSONEventDialect` that are not accelerators (never flagged
+    as misspelt ones)."""
+    return frozenset(
+        name
+        for name in vars(JSONEventDialect)
+        if not name.startswith("_") and name not in ACCELERATORS
+    )
+
+
+def accelerator_problems(cls: type) -> list[str]:
+    """What is wrong with the accelerators a dialect class declares (empty: nothing).
+
+    * a declared name that is not one of :data:`ACCELERATORS`;
+    * a declared accelerator the class does not define, or defines with other parameters
+      than its protocol (:class:`EventFeeder`, :class:`FrameFeeder`, :class:`Flusher`);
+    * an accelerator the class defines but does not declare (it would never be used);
+    * a method whose name is close to an accelerator's (a misspelling: it would never be used).
+    """
+    declared = _declared(cls)
+    known = ", ".join(ACCELERATORS)
+    problems = [
+        f"declares {name!r}, which is not an accelerator ({known})"
+        for name in sorted(declared - set(ACCELERATORS))
+    ]
+    for name in ACCELERATORS:
+        method = getattr(cls, name, None)
+        if name in declared:
+            wanted = _shape(getattr(_PROTOCOLS[name], name))
+            if not callable(method):
+                problems.append(f"declares {name!r} but does not define it")
+            elif _shape(method) != wanted:
+                protocol = _PROTOCOLS[name].__name__
+                problems.append(f"{name} has other parameters than {protocol}.{name}")
+        elif callable(method):
+            problems.append(f"defines {name!r} but does not declare it in accelerators")
+    helpers = _helpers()
+    for other in sorted(dir(cls)):
+        if other.startswith("_") or other in ACCELERATORS or other in helpers:
+            continue
+        if not callable(getattr(cls, other, None)):
+            continue
+        close = difflib.get_close_matches(other, ACCELERATORS, n=1, cutoff=0.8)
+        if close:
+            problems.append(f"defines {other!r}: a misspelling of the accelerator {close[0]!r}?")
+    return problems
+
+
+_CHECKED: dict[type, frozenset[str]] = {}
+
+
+def accelerators_of(dialect: Dialect) -> Accelerators:
+    """The accelerators ``dialect`` declares, bound; its class is checked the first time
+    (:func:`accelerator_problems`).
+
+    Raises:
+        DialectError: the declaration is wrong; the message names every problem.
+    """
+    cls = type(dialect)
+    declared = _CHECKED.get(cls)
+    if declared is None:
+        problems = accelerator_problems(cls)
+        if problems:
+            raise DialectError(
+                f"dialect {dialect.name!r} ({cls.__qualname__}): {'; '.join(problems)}"
+            )
+        declared = _CHECKED[cls] = _declared(cls)
+    return Accelerators(
+        cast(EventFeeder, dialect).feed_events if "feed_events" in declared else None,
+        cast(FrameFeeder, dialect).feed_frames if "feed_frames" in declared else None,
+        cast(Flusher, dialect).flush if "flush" in declared else None,
+    )
 
 
 class Frame:
@@ -190,6 +361,10 @@ class JSONEventDialect:
 
     name: ClassVar[str] = ""
     framing: ClassVar[str] = "sse"
+    accelerators: ClassVar[frozenset[Accelerator]] = frozenset(
+        {"feed_events", "feed_frames", "flush"}
+    )
+    """The optional methods it offers (:class:`Accelerated`): all three."""
     end_markers: ClassVar[frozenset[str]] = frozenset()
     """Data values that end the stream (``[DONE]``), also with JSON whitespace around."""
     handlers: ClassVar[Mapping[str, Handler]] = {}

@@ -20,7 +20,7 @@ differently. Every framing has the same small interface (:class:`Framing`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Literal, Protocol, cast, runtime_checkable
 
 from raf.errors import DialectError
 from raf.framing.json_values import JSONArrayDecoder, JSONLinesDecoder
@@ -32,13 +32,19 @@ __all__ = [
     "DataRun",
     "EventOrRun",
     "Framing",
+    "FramingAccelerator",
     "JSONArrayDecoder",
     "JSONLinesDecoder",
+    "RunFraming",
     "SSEDecoder",
     "ServerSentEvent",
     "create",
     "names",
+    "runs_of",
 ]
+
+FramingAccelerator = Literal["feed_runs"]
+"""The name of an optional method of a framing."""
 
 
 @runtime_checkable
@@ -49,16 +55,32 @@ class Framing(Protocol):
     the limit in ``exc.events``) and nothing else on any input; ``close`` ends the body and
     sets ``truncated`` when it ended inside a frame (which is then discarded).
 
-    A framing may also define ``feed_runs(data)``: ``feed``, with runs of usual frames given
-    as one :class:`DataRun` each (their data still bytes). The pipeline uses it when the
-    dialect reads runs (``feed_frames``).
+    ``accelerators`` names the optional methods it offers: ``feed_runs`` (:class:`RunFraming`)
+    or none. The pipeline uses a declared ``feed_runs`` when the dialect reads runs
+    (``feed_frames``), through :func:`runs_of`.
     """
 
     truncated: bool
+    accelerators: ClassVar[frozenset[FramingAccelerator]]
 
     def feed(self, data: bytes) -> list[ServerSentEvent]: ...
 
     def close(self) -> list[ServerSentEvent]: ...
+
+
+@runtime_checkable
+class RunFraming(Protocol):
+    """Accelerator ``feed_runs(data)``: ``feed``, with runs of usual frames given as one
+    :class:`DataRun` each (their data still bytes)."""
+
+    def feed_runs(self, data: bytes) -> list[EventOrRun]: ...
+
+
+def runs_of(framing: Framing) -> Callable[[bytes], list[EventOrRun]] | None:
+    """The framing's ``feed_runs`` if it declares it, else ``None``."""
+    if "feed_runs" in framing.accelerators:
+        return cast(RunFraming, framing).feed_runs
+    return None
 
 
 _WHITESPACE = b" \t\r\n"
@@ -73,6 +95,8 @@ class AutoFraming:
     Attributes:
         chosen: the name of the chosen framing, or ``None`` while undecided.
     """
+
+    accelerators: ClassVar[frozenset[FramingAccelerator]] = frozenset({"feed_runs"})
 
     def __init__(
         self,
@@ -108,10 +132,10 @@ class AutoFraming:
         inner = self._inner
         if inner is None:
             return list(self.feed(data))
-        feed_runs = getattr(inner, "feed_runs", None)
+        feed_runs = runs_of(inner)
         if feed_runs is None:
             return list(inner.feed(data))
-        return feed_runs(data)  # type: ignore[no-any-return]
+        return feed_runs(data)
 
     def _choose(self, name: str, body: bytes) -> list[ServerSentEvent]:
         self.chosen = name

@@ -31,6 +31,7 @@ limit bounds memory (``max_event_bytes``: the largest value, or line); passing i
 from __future__ import annotations
 
 import re
+from typing import ClassVar, Literal
 
 from raf.errors import SSELimitExceeded, StateError
 from raf.framing.sse import ServerSentEvent
@@ -72,6 +73,9 @@ class JSONArrayDecoder:
         truncated: set by :meth:`close`: the stream ended inside a value, or inside the
             outermost array (no closing ``]``).
     """
+
+    accelerators: ClassVar[frozenset[Literal["feed_runs"]]] = frozenset()
+    """No optional methods (:class:`raf.framing.Framing`)."""
 
     def __init__(
         self,
@@ -237,6 +241,9 @@ class JSONLinesDecoder:
         truncated: set by :meth:`close`: the stream ended inside a line (no final LF); the
             unfinished line was discarded.
     """
+
+    accelerators: ClassVar[frozenset[Literal["feed_runs"]]] = frozenset()
+    """No optional methods (:class:`raf.framing.Framing`)."""
 
     def __init__(
         self,

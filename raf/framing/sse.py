@@ -43,7 +43,7 @@ one raises :class:`raf.errors.SSELimitExceeded`.
 from __future__ import annotations
 
 import re
-from typing import Literal, NoReturn, cast
+from typing import ClassVar, Literal, NoReturn, cast
 
 from raf._mypyc import mypyc_attr
 from raf.errors import SSELimitExceeded, StateError
@@ -86,6 +86,9 @@ class SSEDecoder:
             inside a block (field lines after the last blank line), which were discarded, or
             after a limit error (which discarded the line or block that passed the limit).
     """
+
+    accelerators: ClassVar[frozenset[Literal["feed_runs"]]] = frozenset({"feed_runs"})
+    """The optional methods it offers (:class:`raf.framing.Framing`): :meth:`feed_runs`."""
 
     def __init__(
         self,
