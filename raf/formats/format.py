@@ -15,11 +15,13 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from raf.dialects.base import Dialect
 from raf.dialects.tables import UsageTable
+from raf.model.request import Conversation
 
-__all__ = ["CONTENT_TYPES", "Endpoint", "ErrorDocument", "Format"]
+__all__ = ["CONTENT_TYPES", "BuildRequest", "Endpoint", "ErrorDocument", "Format", "ReadRequest"]
 
 CONTENT_TYPES: Mapping[str, str] = {
     "sse": "text/event-stream",
@@ -27,6 +29,16 @@ CONTENT_TYPES: Mapping[str, str] = {
     "json_lines": "application/x-ndjson",
 }
 """The ``content-type`` a provider labels a stream of each framing with."""
+
+BuildRequest = Callable[[Conversation], dict[str, Any]]
+"""Builds the request body a correct client of the format sends for a conversation (the
+follow-up after tool calls included, with everything that must be echoed back where the
+provider requires it). Pure: no IO."""
+
+ReadRequest = Callable[[Mapping[str, Any]], Conversation]
+"""Reads a request body of the format into a conversation, keeping what raf does not model
+as :class:`raf.model.blocks.Raw` blocks and ``options.extra``. Never raises on a JSON object.
+Pure: no IO."""
 
 ErrorDocument = Callable[[int, str], object]
 """Builds the JSON document a provider of the format answers an HTTP error ``status`` with,
@@ -81,6 +93,8 @@ class Format:
         recorded_uri: a regular expression searched in a recorded request URI's path: where it
             matches earliest among the formats, the URI is of this format.
         placeholder_uri: the request URI an imported raw body of the format is recorded with.
+        build_request: the request half, building a body (:data:`BuildRequest`).
+        read_request: the request half, reading a body (:data:`ReadRequest`).
     """
 
     name: str
@@ -97,6 +111,8 @@ class Format:
     placeholder_uri: str
     url_fields: tuple[str, ...] = ()
     content_types: Mapping[str, str] = field(default_factory=lambda: dict(CONTENT_TYPES))
+    build_request: BuildRequest | None = None
+    read_request: ReadRequest | None = None
 
     @cached_property
     def _recorded(self) -> re.Pattern[str]:

@@ -5,7 +5,7 @@ Variant families are namespaced by module, the way Rust namespaces enum variants
 ``events.Custom`` (an ``Event``). Canonical JSON lives in :mod:`raf.model.canonical`.
 """
 
-from raf.model import contents, events, updates
+from raf.model import blocks, contents, events, updates
 from raf.model.codes import NOTICE_CODES, ErrorCode
 from raf.model.contents import Content
 from raf.model.events import Event
@@ -18,6 +18,7 @@ from raf.model.messages import (
     ToolCall,
 )
 from raf.model.metadata import ResponseMetadata
+from raf.model.request import Conversation, RequestOptions, ToolSpec
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import FinishReason, Usage
@@ -30,15 +31,19 @@ __all__ = [
     "ApprovalRequest",
     "ChatMessage",
     "Content",
+    "Conversation",
     "ErrorCode",
     "Event",
     "FinishReason",
     "HostedCall",
     "MessageRole",
     "MessageSource",
+    "RequestOptions",
     "ResponseMetadata",
     "ToolCall",
+    "ToolSpec",
     "Usage",
+    "blocks",
     "contents",
     "events",
     "updates",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from raf.model._base import JSONValue, Record
+from raf.model.blocks import Block
 
 
 class MessageRole(StrEnum):
@@ -65,6 +66,11 @@ class ChatMessage(Record, frozen=True, kw_only=True):
 
     Use the constructors (:meth:`system`, :meth:`user`, :meth:`assistant`,
     :meth:`assistant_with_tools`, :meth:`tool`) rather than filling fields by hand.
+
+    ``content`` is the text view RAF has; ``blocks`` (raf's addition,
+    :mod:`raf.model.blocks`) holds the message's typed parts in order, with everything a
+    provider requires back (signatures, reasoning items, call ids). A message built from a
+    stream or read from a request has both; ``content`` is then the text of its text blocks.
     """
 
     role: MessageRole
@@ -73,6 +79,7 @@ class ChatMessage(Record, frozen=True, kw_only=True):
     tool_calls: tuple[ToolCall, ...] | None = None
     tool_call_id: str | None = None
     source: MessageSource | None = None
+    blocks: tuple[Block, ...] = ()
 
     @classmethod
     def system(cls, text: str) -> ChatMessage:
