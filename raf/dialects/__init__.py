@@ -28,10 +28,10 @@ ENTRY_POINT_GROUP = "raf.dialects"
 
 # The built-in dialects, imported when first used: name -> "module:attribute".
 _BUILTIN: dict[str, str] = {
-    "anthropic_messages": "raf.dialects.anthropic_messages:AnthropicMessagesDialect",
-    "gemini": "raf.dialects.gemini:GeminiDialect",
-    "openai_chat": "raf.dialects.openai_chat:OpenAIChatDialect",
-    "openai_responses": "raf.dialects.openai_responses:OpenAIResponsesDialect",
+    "anthropic_messages": "raf.formats.anthropic_messages.dialect:AnthropicMessagesDialect",
+    "gemini": "raf.formats.gemini.dialect:GeminiDialect",
+    "openai_chat": "raf.formats.openai_chat.dialect:OpenAIChatDialect",
+    "openai_responses": "raf.formats.openai_responses.dialect:OpenAIResponsesDialect",
 }
 
 _REGISTRY: dict[str, Callable[..., Dialect]] = {}

@@ -11,6 +11,15 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
+from raf.formats._strategies.common import (
+    _pieces,
+    base62,
+    call_wire,
+    chance,
+    cut_points,
+    pick,
+    tool_calls,
+)
 from raf.sse import SSEDecoder
 from raf.testing.strategies import (
     anthropic_messages,
@@ -21,15 +30,6 @@ from raf.testing.strategies import (
     openai_chat,
     openai_responses,
     sse_framing,
-)
-from raf.testing.strategies.common import (
-    _pieces,
-    base62,
-    call_wire,
-    chance,
-    cut_points,
-    pick,
-    tool_calls,
 )
 
 FORMATS = [openai_chat, anthropic_messages, openai_responses, gemini]

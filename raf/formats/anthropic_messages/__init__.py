@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from raf import dialects
-from raf.dialects import anthropic_messages as dialect
+from raf.formats.anthropic_messages import dialect
 from raf.formats.format import Endpoint, Format
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document"]

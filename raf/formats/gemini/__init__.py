@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from raf import dialects
-from raf.dialects import gemini as dialect
 from raf.formats.format import Endpoint, Format
+from raf.formats.gemini import dialect
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from raf import dialects
-from raf.dialects import openai_chat as dialect
 from raf.formats.format import Endpoint, Format
+from raf.formats.openai_chat import dialect
 
 __all__ = ["FORMAT", "error_document"]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from raf import dialects
-from raf.dialects import openai_responses as dialect
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import error_document
+from raf.formats.openai_responses import dialect
 
 __all__ = ["FORMAT"]
 
