@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import urlsplit
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from raf import dialects, formats
 from raf import framing as framings
@@ -18,10 +22,14 @@ from raf.clients.base import finish_reason
 from raf.clients.raf_httpx import ADAPTER as RAF_ADAPTER
 from raf.formats import Format, FormatError
 from raf.model.usage import FinishReason
+from raf.pipeline import respond
 from raf.serve.faults import error_body
 from raf.serve.request_check import compared_fields
 from raf.serve.routes import allowed_methods, provider_path_problem
+from raf.testing import strategies
+from tests import processes
 from tests.conformance.test_golden_review import READERS
+from tests.properties.support import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "dialects.md"
@@ -98,15 +106,51 @@ def test_step_5_the_format_has_an_independent_reader(fmt: Format) -> None:
     )
 
 
-def test_step_6_the_format_has_strategies(fmt: Format) -> None:
-    try:
-        module = importlib.import_module(f"raf.testing.strategies.{fmt.name}")
-    except ImportError:
-        pytest.fail(step(6, f"strategies in raf/testing/strategies/{fmt.name}.py"))
-    for attribute in ("responses", "streams", "render"):
-        assert callable(getattr(module, attribute, None)), step(
-            6, f"raf.testing.strategies.{fmt.name}.{attribute}"
-        )
+def test_step_1_the_format_is_one_package_holding_its_dialect(fmt: Format) -> None:
+    package = f"raf.formats.{fmt.name}"
+    assert importlib.import_module(package).FORMAT is fmt, step(1, f"{package}.FORMAT")
+    assert fmt.dialect.__module__ == f"{package}.dialect", step(
+        1, f"the dialect in raf/formats/{fmt.name}/dialect.py"
+    )
+    assert dialects.factory(fmt.name) is fmt.dialect, step(1, "raf.dialects reads the format")
+
+
+def strategies_of(fmt: Format) -> ModuleType:
+    assert fmt.strategies == f"raf.formats.{fmt.name}.strategies", step(
+        6, f"strategies in raf/formats/{fmt.name}/strategies.py, named by Format.strategies"
+    )
+    module = importlib.import_module(fmt.strategies)
+    for attribute in ("responses", "streams", "render", "PROFILES"):
+        assert getattr(module, attribute, None), step(6, f"{fmt.strategies}.{attribute}")
+    return module
+
+
+def test_step_6_the_strategies_are_public_and_not_imported_by_the_format(fmt: Format) -> None:
+    module = strategies_of(fmt)
+    assert importlib.import_module(f"raf.testing.strategies.{fmt.name}") is module
+    assert getattr(strategies, fmt.name) is module
+    code = (
+        f"import sys, raf.formats, raf.dialects\n"
+        f"raf.formats.get({fmt.name!r}).dialect()\n"
+        f"print(sorted(m for m in ('hypothesis', {fmt.strategies!r}) if m in sys.modules))"
+    )
+    result = processes.run([sys.executable, "-c", code], text=True, check=True)
+    assert result.stdout.strip() == "[]", "a format's package never imports its strategies"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_step_6_the_strategies_round_trip_through_the_dialect(
+    name: str, data: st.DataObject
+) -> None:
+    fmt = formats.get(name)
+    module = strategies_of(fmt)
+    profile = data.draw(st.sampled_from([None, *sorted(module.PROFILES)]), label="profile")
+    stream = data.draw(module.streams() if profile is None else module.streams(profile))
+    assert summary(respond(list(stream.chunks), fmt.name)) == summary(stream.response), step(
+        6, "strategies whose streams the dialect reads back to what they drew"
+    )
 
 
 def test_step_7_the_format_has_a_docs_section(fmt: Format) -> None:

@@ -76,8 +76,9 @@ class Format:
 
     Attributes:
         name: the format's name: its dialect's name, its cassette and golden folder.
-        dialect: the factory of its dialect (the rules; ``dialect(**limits)`` is one stream's
-            state), as :func:`raf.dialects.create` makes it.
+        dialect: the factory of its dialect, the class in ``raf/formats/<name>/dialect.py``
+            (the rules; ``dialect(**limits)`` is one stream's state); :func:`raf.dialects.create`
+            makes it by the format's name.
         framing: the framing its streams come in by default (:mod:`raf.framing`).
         framings: every framing a provider of the format streams it in.
         sniff: byte patterns that mark a body of the format (``--dialect auto``).
@@ -93,6 +94,11 @@ class Format:
         recorded_uri: a regular expression searched in a recorded request URI's path: where it
             matches earliest among the formats, the URI is of this format.
         placeholder_uri: the request URI an imported raw body of the format is recorded with.
+        strategies: the dotted name of the module of its hypothesis strategies
+            (``raf.formats.<name>.strategies``: ``responses``, ``streams``, ``render``), never
+            imported by the format itself (hypothesis is a test dependency);
+            :mod:`raf.testing.strategies` makes it importable as
+            ``raf.testing.strategies.<name>``.
         build_request: the request half, building a body (:data:`BuildRequest`).
         read_request: the request half, reading a body (:data:`ReadRequest`).
     """
@@ -111,6 +117,7 @@ class Format:
     placeholder_uri: str
     url_fields: tuple[str, ...] = ()
     content_types: Mapping[str, str] = field(default_factory=lambda: dict(CONTENT_TYPES))
+    strategies: str | None = None
     build_request: BuildRequest | None = None
     read_request: ReadRequest | None = None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf import dialects
 from raf.formats.anthropic_messages import dialect
 from raf.formats.format import Endpoint, Format
 
@@ -30,7 +29,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="anthropic_messages",
-    dialect=dialects.factory("anthropic_messages"),
+    dialect=dialect.AnthropicMessagesDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.AnthropicMessagesDialect.framing,
     framings=("sse",),
     sniff=dialect.AnthropicMessagesDialect.sniff,

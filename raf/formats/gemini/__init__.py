@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf import dialects
 from raf.formats.format import Endpoint, Format
 from raf.formats.gemini import dialect
 
@@ -31,7 +30,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="gemini",
-    dialect=dialects.factory("gemini"),
+    dialect=dialect.GeminiDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.GeminiDialect.framing,
     framings=("auto", "sse", "json_array", "json_lines"),
     sniff=dialect.GeminiDialect.sniff,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from raf import dialects
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import dialect
 
@@ -19,7 +18,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="openai_chat",
-    dialect=dialects.factory("openai_chat"),
+    dialect=dialect.OpenAIChatDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.OpenAIChatDialect.framing,
     framings=("sse",),
     sniff=dialect.OpenAIChatDialect.sniff,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from raf import dialects
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import error_document
 from raf.formats.openai_responses import dialect
@@ -11,7 +10,8 @@ __all__ = ["FORMAT"]
 
 FORMAT = Format(
     name="openai_responses",
-    dialect=dialects.factory("openai_responses"),
+    dialect=dialect.OpenAIResponsesDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.OpenAIResponsesDialect.framing,
     framings=("sse",),
     sniff=dialect.OpenAIResponsesDialect.sniff,
