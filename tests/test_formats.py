@@ -24,7 +24,7 @@ from raf.formats import Format, FormatError
 from raf.model.usage import FinishReason
 from raf.pipeline import respond
 from raf.serve.faults import error_body
-from raf.serve.request_check import compared_fields
+from raf.serve.request_check import EQUIVALENCES, compared_fields
 from raf.serve.routes import allowed_methods, provider_path_problem
 from raf.testing import strategies
 from tests import processes
@@ -79,6 +79,10 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
     assert "POST" in allowed_methods(fmt.name, path), step(2, "a POST endpoint")
     assert fmt.request_fields, step(2, "Format.request_fields: what the request check reads")
     assert compared_fields(fmt.name) == fmt.request_fields
+    specific = {rule.name for rule in EQUIVALENCES if rule.specific}
+    assert set(fmt.equivalences) <= specific, step(
+        2, "Format.equivalences: names of format-specific EQUIVALENCES of the request check"
+    )
     assert fmt.name in RAF_ADAPTER.dialects, step(
         2, "the format in the dialects of the matrix's control column, raf/clients/raf_httpx.py"
     )

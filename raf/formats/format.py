@@ -89,6 +89,9 @@ class Format:
         error_document: the error JSON its provider answers an HTTP error with.
         request_fields: the request body fields that say what a client asked for (the replay
             server's request check compares them).
+        equivalences: the request check's equivalences particular to the format that apply to
+            its requests (by name: :data:`raf.serve.request_check.EQUIVALENCES` marked
+            ``specific``), besides those that apply to every format.
         url_fields: the parts of the request URL that do so (``url.model``...), before the
             body's.
         recorded_uri: a regular expression searched in a recorded request URI's path: where it
@@ -116,6 +119,7 @@ class Format:
     recorded_uri: str
     placeholder_uri: str
     url_fields: tuple[str, ...] = ()
+    equivalences: tuple[str, ...] = ()
     content_types: Mapping[str, str] = field(default_factory=lambda: dict(CONTENT_TYPES))
     strategies: str | None = None
     build_request: BuildRequest | None = None

@@ -99,7 +99,8 @@ class Equivalence:
         field: the request field of the example.
         recorded: the example's value as a recording has it (JSON).
         received: a value a client sends that the check reads as the same (JSON).
-        dialects: the dialects it applies to (empty: every one).
+        specific: it applies only to the formats that name it in their
+            :attr:`raf.formats.Format.equivalences` (otherwise: to every format).
     """
 
     name: str
@@ -108,10 +109,18 @@ class Equivalence:
     field: str
     recorded: str
     received: str
-    dialects: tuple[str, ...] = ()
+    specific: bool = False
 
     def applies_to(self, dialect: str) -> bool:
-        return not self.dialects or dialect in self.dialects
+        """Whether it applies to the requests of ``dialect``."""
+        if not self.specific:
+            return True
+        found = formats.find(dialect)
+        return found is not None and self.name in found.equivalences
+
+    def formats(self) -> tuple[str, ...]:
+        """The formats it applies to."""
+        return tuple(name for name in formats.names() if self.applies_to(name))
 
 
 EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
@@ -157,7 +166,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "input",
         '"hi"',
         '[{"role": "user", "content": "hi"}]',
-        ("openai_responses",),
+        specific=True,
     ),
     Equivalence(
         "message_type",
@@ -166,7 +175,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "input",
         '[{"role": "user", "content": "hi"}]',
         '[{"type": "message", "role": "user", "content": "hi"}]',
-        ("openai_responses",),
+        specific=True,
     ),
     Equivalence(
         "tool_name_and_schema",
@@ -186,7 +195,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "messages",
         '[{"role": "system", "content": "Be brief."}]',
         '[{"role": "developer", "content": "Be brief."}]',
-        ("openai_chat", "openai_responses"),
+        specific=True,
     ),
     Equivalence(
         "schema_type_names",
@@ -199,7 +208,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         '"properties": {"xs": {"type": "array", "items": {"type": "string"}}}}}]}]',
         '[{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT", '
         '"properties": {"xs": {"type": "ARRAY", "items": {"type": "STRING"}}}}}]}]',
-        ("gemini",),
+        specific=True,
     ),
     Equivalence(
         "no_parameters",
@@ -231,7 +240,7 @@ def equivalences_table() -> str:
     """:data:`EQUIVALENCES` as the Markdown table of docs/serve.md."""
     lines = ["| equivalence | why | example (recorded, then received) |", "|---|---|---|"]
     for rule in EQUIVALENCES:
-        where = f" ({', '.join(f'`{d}`' for d in rule.dialects)})" if rule.dialects else ""
+        where = f" ({', '.join(f'`{d}`' for d in rule.formats())})" if rule.specific else ""
         lines.append(
             f"| `{rule.name}`{where}: {rule.rule} | {rule.why} | "
             f"`{rule.field}`: `{rule.recorded}` and `{rule.received}` |"

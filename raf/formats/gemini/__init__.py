@@ -47,6 +47,7 @@ FORMAT = Format(
     ),
     error_document=error_document,
     request_fields=("systemInstruction", "contents", "tools"),
+    equivalences=("schema_type_names",),
     url_fields=("url.model", "url.method", "url.alt"),
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
     placeholder_uri=(

@@ -28,6 +28,7 @@ FORMAT = Format(
     endpoints=(Endpoint("POST", r"(?:/[^/]+)*/chat/completions/?", "POST .../chat/completions"),),
     error_document=error_document,
     request_fields=("model", "messages", "tools", "stream", "stream_options"),
+    equivalences=("developer_role",),
     recorded_uri=r"/chat/completions$",
     placeholder_uri="https://recorded.invalid/v1/chat/completions",
 )

@@ -23,6 +23,7 @@ FORMAT = Format(
     ),
     error_document=error_document,  # the same API's errors
     request_fields=("model", "instructions", "input", "tools", "stream"),
+    equivalences=("input_string", "message_type", "developer_role"),
     recorded_uri=r"/responses(?:/|$)",
     placeholder_uri="https://recorded.invalid/v1/responses",
 )
