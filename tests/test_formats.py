@@ -79,6 +79,13 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
     assert "POST" in allowed_methods(fmt.name, path), step(2, "a POST endpoint")
     assert fmt.request_fields, step(2, "Format.request_fields: what the request check reads")
     assert compared_fields(fmt.name) == fmt.request_fields
+    assert bool(fmt.url_fields) == (fmt.request_url is not None), step(
+        2, "Format.request_url says how to read the Format.url_fields the check compares"
+    )
+    if fmt.request_url is not None:
+        assert fmt.request_url.parts(fmt.placeholder_uri).method, step(
+            2, "Format.request_url reads the method of Format.placeholder_uri"
+        )
     specific = {rule.name for rule in EQUIVALENCES if rule.specific}
     assert set(fmt.equivalences) <= specific, step(
         2, "Format.equivalences: names of format-specific EQUIVALENCES of the request check"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, RequestUrl
 from raf.formats.gemini import dialect
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
@@ -49,6 +49,12 @@ FORMAT = Format(
     request_fields=("systemInstruction", "contents", "tools"),
     equivalences=("schema_type_names",),
     url_fields=("url.model", "url.method", "url.alt"),
+    request_url=RequestUrl(
+        path=r"(?:^|/)(?P<model>[^/:]*)(?::(?P<method>[^/]*))?$",  # .../models/<model>:<method>
+        parameters=("alt", "$alt"),  # Google's system parameter, under either name
+        framings={"sse": "sse", None: "json_array", "json": "json_array"},
+        stream_methods=("streamGenerateContent", "streamgenerateContent"),
+    ),
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
     placeholder_uri=(
         "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
