@@ -112,8 +112,7 @@ def test_step_3_the_format_has_cassettes_and_goldens(fmt: Format) -> None:
 def test_step_5_the_format_has_an_independent_reader(fmt: Format) -> None:
     assert fmt.name in READERS, step(
         5,
-        "an independent reader tests/conformance/reader_<name>.py, registered in "
-        "READERS of tests/conformance/test_golden_review.py",
+        f"an independent reader tests/conformance/reader_{fmt.name}.py with read_updates",
     )
 
 

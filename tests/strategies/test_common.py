@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
+from raf import formats
 from raf.formats._strategies.common import (
     _pieces,
     base62,
@@ -21,18 +22,15 @@ from raf.formats._strategies.common import (
     tool_calls,
 )
 from raf.sse import SSEDecoder
+from raf.testing import strategies
 from raf.testing.strategies import (
-    anthropic_messages,
-    gemini,
     json_arguments,
     json_values,
     network_chunkings,
-    openai_chat,
-    openai_responses,
     sse_framing,
 )
 
-FORMATS = [openai_chat, anthropic_messages, openai_responses, gemini]
+FORMATS = [getattr(strategies, name) for name in formats.names()]
 QUICK = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 
 
