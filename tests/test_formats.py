@@ -33,7 +33,24 @@ from tests.properties.support import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "dialects.md"
+CASSETTES_DOC = ROOT / "docs" / "cassettes.md"
+README = ROOT / "README.md"
 NAMES = formats.names()
+WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
 
 
 def step(number: int, what: str) -> str:
@@ -102,11 +119,61 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
 
 
 def test_step_3_the_format_has_cassettes_and_goldens(fmt: Format) -> None:
-    cassettes = sorted((ROOT / "cassettes" / fmt.name).glob("*.yaml"))
+    cassettes = cassettes_of(fmt.name)
     assert cassettes, step(3, f"cassettes in cassettes/{fmt.name}/")
     goldens = ROOT / "conformance" / "goldens" / fmt.name
     missing = [c.stem for c in cassettes if not (goldens / f"{c.stem}.json").is_file()]
     assert not missing, step(4, f"goldens in conformance/goldens/{fmt.name}/ for {missing}")
+
+
+def cassettes_of(name: str) -> list[Path]:
+    return sorted((ROOT / "cassettes" / name).glob("*.yaml"))
+
+
+def scenario_library() -> dict[str, tuple[str, str]]:
+    """The sections of docs/cassettes.md's scenario library: format -> (title, text)."""
+    text = CASSETTES_DOC.read_text(encoding="utf-8")
+    library = text.split("\n## The scenario library\n", 1)[1].split("\n## ", 1)[0]
+    sections = re.split(r"^### `(\w+)`: (.*)$", library, flags=re.MULTILINE)[1:]
+    return {
+        name: (title, body)
+        for name, title, body in zip(sections[::3], sections[1::3], sections[2::3], strict=True)
+    }
+
+
+def test_step_3_the_scenario_library_documents_every_cassette(fmt: Format) -> None:
+    section = scenario_library().get(fmt.name)
+    where = "docs/cassettes.md, The scenario library"
+    assert section is not None, step(3, f"a section '### `{fmt.name}`: <title>' in {where}")
+    _, text = section
+    stems = [c.stem for c in cassettes_of(fmt.name)]
+    assert f"`cassettes/{fmt.name}/` holds {len(stems)} scenarios" in text, step(
+        3, f"'`cassettes/{fmt.name}/` holds {len(stems)} scenarios' in {where}"
+    )
+    rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)
+    assert sorted(rows) == stems, step(3, f"one row per cassette of {fmt.name} in {where}")
+
+
+def test_the_scenario_library_has_a_section_per_format_and_no_other() -> None:
+    assert sorted(scenario_library()) == NAMES
+
+
+def test_the_readme_counts_the_formats_and_their_scenarios() -> None:
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    counts = {name: len(cassettes_of(name)) for name in NAMES}
+    total, word = sum(counts.values()), WORDS[len(NAMES)]
+    assert f"replays {total} recorded scenarios of the {word} formats" in readme
+    assert f"the other {WORDS[len(NAMES) - 1]} formats are skipped" in readme
+    assert f"each of the {word} dialects" in readme
+    found = re.search(rf"holds {total} recorded scenarios \(([^)]*)\)", readme)
+    assert found is not None, f"README: 'holds {total} recorded scenarios (...)'"
+    titles = {name: title for name, (title, _) in scenario_library().items()}
+    listed: dict[str, int] = {}
+    for number, label in re.findall(r"(\d+) ([^,]+)", found.group(1)):
+        named = [name for name, title in titles.items() if label in title]
+        assert len(named) == 1, f"README: {label!r} names no format's title, or several"
+        listed[named[0]] = int(number)
+    assert listed == counts
 
 
 def test_step_5_the_format_has_an_independent_reader(fmt: Format) -> None:
