@@ -159,7 +159,12 @@ def test_the_scenario_library_has_a_section_per_format_and_no_other() -> None:
 
 
 def test_the_readme_counts_the_formats_and_their_scenarios() -> None:
-    readme = " ".join(README.read_text(encoding="utf-8").split())
+    text = README.read_text(encoding="utf-8")
+    diagram = text.split("```\n bytes ─▶ framing", 1)[1].split("```", 1)[0]
+    assert "raf/formats/<name>/dialect.py" in diagram
+    missing = set(NAMES) - set(re.findall(r"\w+", diagram))
+    assert not missing, f"the README's pipeline diagram lists every format: {missing}"
+    readme = " ".join(text.split())
     counts = {name: len(cassettes_of(name)) for name in NAMES}
     total, word = sum(counts.values()), WORDS[len(NAMES)]
     assert f"replays {total} recorded scenarios of the {word} formats" in readme
