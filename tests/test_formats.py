@@ -237,6 +237,11 @@ def test_step_6_the_strategies_round_trip_through_the_dialect(
 
 def test_step_7_the_format_has_a_docs_section(fmt: Format) -> None:
     text = DOCS.read_text(encoding="utf-8")
+    row = re.search(rf"^\| `{fmt.name}` \| .* \| `([^`]+)` \|$", text, flags=re.MULTILINE)
+    assert row is not None, step(7, f"a row for `{fmt.name}` in the table of docs/dialects.md")
+    assert row.group(1) == f"raf/formats/{fmt.name}/dialect.py", step(
+        7, "the table of docs/dialects.md names the format's dialect module"
+    )
     assert re.search(rf"^## `{fmt.name}`", text, flags=re.MULTILINE), step(
         7, f"a section '## `{fmt.name}`: ...' in docs/dialects.md"
     )
