@@ -31,6 +31,7 @@ _BUILTIN: dict[str, str] = {
     "anthropic_messages": "raf.dialects.anthropic_messages:AnthropicMessagesDialect",
     "gemini": "raf.dialects.gemini:GeminiDialect",
     "openai_chat": "raf.dialects.openai_chat:OpenAIChatDialect",
+    "openai_completions": "raf.formats.openai_completions.dialect:OpenAICompletionsDialect",
     "openai_responses": "raf.dialects.openai_responses:OpenAIResponsesDialect",
 }
 
