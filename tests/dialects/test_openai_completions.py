@@ -158,4 +158,12 @@ def test_auto_reads_a_legacy_completions_body_with_this_dialect() -> None:
     body = load(CASSETTES[0].with_stem("short_answer_with_usage")).interactions[0].response.body
     assert isinstance(body, bytes)
     assert sniff(body) == NAME
-    assert formats.get(NAME).sniff == (rb'"object"\s*:\s*"text_completion"',)
+    assert formats.get(NAME).sniff[0] == rb'"object"\s*:\s*"text_completion"'
+    # A server that writes "object" after "choices" is read as legacy Completions too; a
+    # chat completion chunk that opens with its choices is not.
+    objects_last = (
+        b'data: {"choices":[{"text":"Hi","index":0,"logprobs":null,"finish_reason":null}],'
+        b'"created":1,"model":"m","object":"text_completion","id":"cmpl-1"}\n\n'
+    )
+    assert sniff(objects_last) == NAME
+    assert sniff(b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n') == "openai_chat"

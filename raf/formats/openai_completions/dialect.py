@@ -122,7 +122,13 @@ class OpenAICompletionsDialect(JSONEventDialect):
     framing = "sse"
     end_markers = frozenset({DONE})
     payload_name = "text completion chunk"
-    sniff = (rb'"object"\s*:\s*"text_completion"',)
+    sniff = (
+        rb'"object"\s*:\s*"text_completion"',
+        # A chunk that opens with choices whose first has "text" (servers that write "object"
+        # after "choices"): matched from its "{", before Chat Completions' "choices" marker.
+        rb'\{\s*"choices"\s*:\s*\[\s*\{\s*(?:"(?:index|logprobs|finish_reason|stop_reason)"'
+        rb'\s*:\s*(?:null|-?\d+|"[^"\\]*")\s*,\s*)*"text"\s*:',
+    )
     truncation_message = "stream ended without [DONE] and without a finish_reason"
     recognises_by_type = False  # every payload is a "chunk": _chunk tells (_is_completion)
 
