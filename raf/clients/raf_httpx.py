@@ -53,7 +53,13 @@ def _mapped(results: list[AgentResponseResult]) -> ClientResponse:
 ADAPTER = Adapter(
     name="raf",
     distribution="raf",
-    dialects=("openai_chat", "anthropic_messages", "openai_responses", "gemini"),
+    dialects=(
+        "openai_chat",
+        "anthropic_messages",
+        "openai_responses",
+        "gemini",
+        "openai_completions",
+    ),
     capabilities=("tool_calls", "reasoning", "usage", "http_errors"),
     how=(
         "httpx streams the response and raf.transport.iter_response feeds each read to "

@@ -42,6 +42,7 @@ _BUILTIN: dict[str, str] = {
     "anthropic_messages": "raf.formats.anthropic_messages:FORMAT",
     "gemini": "raf.formats.gemini:FORMAT",
     "openai_chat": "raf.formats.openai_chat:FORMAT",
+    "openai_completions": "raf.formats.openai_completions:FORMAT",
     "openai_responses": "raf.formats.openai_responses:FORMAT",
 }
 
