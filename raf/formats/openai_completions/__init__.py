@@ -3,7 +3,6 @@ OpenAI, Azure OpenAI, vLLM, llama.cpp and SGLang serve them."""
 
 from __future__ import annotations
 
-from raf import dialects
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_completions import dialect
 from raf.formats.openai_completions.request import build_request, read_request
@@ -22,7 +21,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="openai_completions",
-    dialect=dialects.factory("openai_completions"),
+    dialect=dialect.OpenAICompletionsDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.OpenAICompletionsDialect.framing,
     framings=("sse",),
     sniff=dialect.OpenAICompletionsDialect.sniff,

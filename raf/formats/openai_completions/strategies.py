@@ -3,9 +3,10 @@
 :func:`streams` draws what a correct client must end with (an
 :class:`~raf.model.AgentResponse`: text, finish reason, usage) and a stream that carries it
 the way OpenAI or vLLM stream it: ``text_completion`` chunks (vLLM's with ``stop_reason`` and
-``"usage": null``), a final usage chunk (``stream_options.include_usage``), ``[DONE]``, Server-
-Sent Events with LF or CRLF line ends, and network chunking. :func:`render` puts a given
-response on the wire the same way; :func:`responses` draws the ground truth alone::
+``"usage": null``), a final usage chunk (``stream_options.include_usage``), ``[DONE]``,
+Server-Sent Events framed every way (:mod:`raf.formats._strategies.sse`), and network
+chunking. :func:`render` puts a given response on the wire the same way; :func:`responses`
+draws the ground truth alone::
 
     from hypothesis import given
     from raf.formats.openai_completions import strategies
@@ -22,12 +23,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from raf.formats._strategies.common import GeneratedStream, chunked
+from raf.formats._strategies.sse import framed
 from raf.model import AgentResponse, contents
 from raf.model.usage import Usage
 
@@ -70,26 +73,6 @@ FINISH_REASONS = ("stop", "length", "content_filter")
 """The finish reasons the format sends (all raf's own)."""
 
 _ID = "cmpl-7Qm2xK9bT4vLz8Rn"
-
-
-@dataclass(frozen=True)
-class GeneratedStream:
-    """A stream and its ground truth.
-
-    Attributes:
-        response: what a correct client must end with (its ``errors`` hold only error
-            contents' codes: ``stream_truncated`` when the stream is cut).
-        payloads: the events' data values, ``[DONE]`` included when sent.
-        body: the whole body, framed.
-        chunks: the body as network reads.
-        profile: the provider profile used.
-    """
-
-    response: AgentResponse
-    payloads: tuple[str, ...]
-    body: bytes
-    chunks: tuple[bytes, ...]
-    profile: Profile = field(compare=False)
 
 
 def _profile(profile: str | Profile) -> Profile:
@@ -192,21 +175,6 @@ def completion_chunks(
 
 
 @st.composite
-def _framed(draw: st.DrawFn, payloads: list[str]) -> bytes:
-    eol = draw(st.sampled_from(["\n", "\r\n"]))
-    return "".join(f"data: {p}{eol}{eol}" for p in payloads).encode("utf-8")
-
-
-@st.composite
-def _chunked(draw: st.DrawFn, body: bytes) -> list[bytes]:
-    if not body:
-        return []
-    cuts = sorted(set(draw(st.lists(st.integers(1, max(len(body) - 1, 1)), max_size=20))))
-    points = [0, *(c for c in cuts if c < len(body)), len(body)]
-    return [body[a:b] for a, b in itertools.pairwise(points) if b > a]
-
-
-@st.composite
 def _render(
     draw: st.DrawFn, truth: AgentResponse, chosen: Profile, truncate: bool | None
 ) -> GeneratedStream:
@@ -223,12 +191,12 @@ def _render(
     payloads = draw(completion_chunks(truth, chosen))
     if not truncated:
         payloads.append("[DONE]")
-    body = draw(_framed(payloads))
+    body = framed(draw, payloads)
     return GeneratedStream(
         response=truth,
         payloads=tuple(payloads),
         body=body,
-        chunks=tuple(draw(_chunked(body))),
+        chunks=tuple(chunked(draw, body)),
         profile=chosen,
     )
 
