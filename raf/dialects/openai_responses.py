@@ -583,10 +583,11 @@ class OpenAIResponsesDialect(JSONEventDialect):
                 text = part.get("text") if isinstance(part, dict) else None
                 if isinstance(text, str):
                     summary.append(text)
-        if item.id is not None or encrypted is not None or summary:
+        item_id = item.id if item.id is not None or not done else frame.str(obj, "id", "item.")
+        if item_id or encrypted is not None or summary:
             frame.out.append(
                 updates.ReasoningItem(
-                    item_id=item.id, encrypted_content=encrypted, summary=tuple(summary)
+                    item_id=item_id or None, encrypted_content=encrypted, summary=tuple(summary)
                 )
             )
 
