@@ -1065,6 +1065,10 @@ class ResponsesStreamReader:
             # "`item_id`: the id it was added with, else the done item's".
             out.extend(reasoning_item(record.item_id or item_id or None, item, [], wrong))
             return
+        if record.kind == "compaction":
+            # "`RawItem(item)`: the done item whole".
+            out.append({"type": "raw_item", "item": item})
+            return
         if not record.client_call:
             self.hosted(item, output_index, out)
             return
@@ -1166,6 +1170,9 @@ class ResponsesStreamReader:
             # OPEN: an orphan reasoning item gives its done ReasoningItem, as a known one does.
             # The bundled resumed stream has none.
             out.extend(reasoning_item(item_id or None, item, [], wrong))
+            return
+        if kind == "compaction":
+            out.append({"type": "raw_item", "item": item})
             return
         if not is_client_call(item):
             self.hosted(item, output_index, out)

@@ -915,8 +915,29 @@ def test_item_11_builtin_server_tools_are_hosted_calls_not_client_calls(
     assert out[-1] == updates.Finish(finish_reason="stop", usage=U)
 
 
-def test_compaction_and_reasoning_items_give_nothing() -> None:
+def test_a_compaction_item_is_kept_whole_at_its_done() -> None:
     item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "x"}
+    out = decode([created(), added(item, 0), done(item, 0), completed()])
+    assert out == [RM, updates.RawItem(item=item), updates.Finish(finish_reason="stop", usage=U)]
+
+
+def test_a_reasoning_item_gives_its_id_when_added_and_its_data_when_done() -> None:
+    added_item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "e0"}
+    done_item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}],
+        "encrypted_content": "e1",
+    }
+    out = decode([created(), added(added_item, 0), done(done_item, 0), completed()])
+    assert out[1:-1] == [
+        updates.ReasoningItem(item_id="rs_1", encrypted_content="e0"),
+        updates.ReasoningItem(item_id="rs_1", encrypted_content="e1", summary=("a", "b")),
+    ]
+
+
+def test_a_reasoning_item_without_id_or_data_gives_nothing() -> None:
+    item = {"type": "reasoning", "summary": []}
     out = decode([created(), added(item, 0), done(item, 0), completed()])
     assert out == [RM, updates.Finish(finish_reason="stop", usage=U)]
 
