@@ -1,0 +1,206 @@
+"""The ``ollama_chat`` format: its dialect's rules (docs/dialects.md, section ``ollama_chat``),
+its strategies' streams aggregate to their ground truth, and its request half round-trips."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from raf.dialects import sniff
+from raf.formats.ollama_chat import FORMAT, strategies
+from raf.formats.ollama_chat.request import build_request, read_request
+from raf.model import AgentResponse
+from raf.model.request import Conversation
+from raf.pipeline import respond
+
+
+def lines(*objects: Any, end: str = "\n") -> bytes:
+    return "".join(json.dumps(o) + end for o in objects).encode()
+
+
+def chunk(**message: Any) -> dict[str, Any]:
+    return {
+        "model": "qwen3:8b",
+        "created_at": "2025-11-04T09:12:30.418Z",
+        "message": {"role": "assistant", "content": "", **message},
+        "done": False,
+    }
+
+
+def done(reason: str | None = "stop", **counts: int) -> dict[str, Any]:
+    last = {**chunk(), "done": True, **counts}
+    if reason is not None:
+        last["done_reason"] = reason
+    return last
+
+
+def summary(response: AgentResponse) -> dict[str, object]:
+    return {
+        "text": response.text,
+        "reasoning": response.reasoning_text,
+        "calls": [(c.id, c.name, c.arguments) for c in response.tool_calls],
+        "finish": response.finish_reason,
+        "usage": response.usage,
+        "errors": [e.error_code for e in response.errors],
+    }
+
+
+def test_thinking_text_and_the_done_line_with_its_counts() -> None:
+    body = lines(
+        chunk(thinking="Hm"),
+        chunk(content="Hi"),
+        done(prompt_eval_count=5, eval_count=2, eval_duration=9),
+    )
+    response = respond([body], "ollama_chat")
+    assert (response.reasoning_text, response.text, response.finish_reason) == ("Hm", "Hi", "stop")
+    assert response.model == "qwen3:8b"
+    assert response.usage is not None
+    assert (response.usage.prompt_tokens, response.usage.completion_tokens) == (5, 2)
+    assert response.errors == ()
+
+
+def test_calls_are_whole_and_never_merge_whatever_their_index_says() -> None:
+    call = {"function": {"index": 0, "name": "f", "arguments": {"a": 1}}}
+    body = lines(chunk(tool_calls=[call, call]), chunk(tool_calls=[{"id": "c9", **call}]), done())
+    response = respond([body], "ollama_chat")
+    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [
+        ("__tc_0", "f", {"a": 1}),
+        ("__tc_1", "f", {"a": 1}),
+        ("c9", "f", {"a": 1}),
+    ]
+    assert response.finish_reason == "tool_calls"  # done_reason stop after calls
+
+
+@pytest.mark.parametrize(
+    ("reason", "finish"), [("length", "length"), ("load", "load"), (None, "stop")]
+)
+def test_done_reason_is_raf_s_or_kept_verbatim(reason: str | None, finish: str) -> None:
+    assert respond([lines(done(reason))], "ollama_chat").finish_reason == finish
+
+
+def test_an_error_line_after_a_200_is_a_provider_error_that_explains_the_end() -> None:
+    body = lines(chunk(content="Hi"), {"error": "model runner crashed"})
+    response = respond([body], "ollama_chat")
+    assert response.text == "Hi"
+    assert [e.error_code for e in response.errors] == ["provider_error"]
+    assert "model runner crashed" in response.errors[0].message
+
+
+def test_a_stream_without_its_done_line_is_truncated() -> None:
+    cut = lines(chunk(content="Hi"))
+    for body in (cut, cut + b'{"model":"qwen3'):
+        response = respond([body], "ollama_chat")
+        assert [e.error_code for e in response.errors] == ["stream_truncated"]
+        assert response.text == "Hi"
+
+
+def test_fields_of_a_wrong_type_are_named_and_the_rest_counts() -> None:
+    body = lines(chunk(content=5, thinking="t", tool_calls=[3]), done(eval_count=1))
+    response = respond([body], "ollama_chat")
+    assert response.reasoning_text == "t"
+    assert [e.error_code for e in response.errors] == ["invalid_chunk"]
+    assert "message.content is int" in response.errors[0].message
+    assert "message.tool_calls[0] is int" in response.errors[0].message
+
+
+def test_api_generate_lines_are_not_read_as_chat() -> None:
+    body = lines(
+        {"model": "m", "created_at": "t", "response": "Hi", "done": False},
+        {"model": "m", "created_at": "t", "response": "", "done": True, "done_reason": "stop"},
+    )
+    response = respond([body], "ollama_chat")
+    assert response.finish_reason is None
+    assert [e.error_code for e in response.errors] == ["unrecognised_format"]
+
+
+def test_auto_recognises_the_format_by_its_lines() -> None:
+    assert sniff.sniff(lines(chunk(content="Hi"))) == "ollama_chat"
+    assert respond([lines(chunk(content="Hi"), done())], "auto").text == "Hi"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strategies.streams())
+def test_drawn_streams_aggregate_to_the_ground_truth(stream: strategies.OllamaStream) -> None:
+    assert summary(respond(list(stream.chunks), "ollama_chat")) == summary(stream.response)
+
+
+@pytest.mark.parametrize("profile", sorted(strategies.PROFILES))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_each_profile_round_trips(profile: str, data: st.DataObject) -> None:
+    stream = data.draw(strategies.streams(profile))
+    assert stream.profile.name == profile
+    assert summary(respond(list(stream.chunks), "ollama_chat")) == summary(stream.response)
+
+
+FOLLOW_UP = {
+    "model": "qwen3:8b",
+    "messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Paris?", "images": ["aGk="]},
+        {
+            "role": "assistant",
+            "content": "",
+            "thinking": "The user wants the weather.",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}],
+        },
+        {"role": "tool", "content": "18 °C", "tool_name": "get_weather"},
+        {
+            "role": "assistant",
+            "content": "x",
+            "tool_calls": [{"id": "c1", "function": {"name": "f", "arguments": {}}}],
+        },
+        {"role": "tool", "content": "{}", "tool_name": "f", "tool_call_id": "c1", "x-note": 1},
+        "not a message",
+        {"role": "developer", "content": "?"},
+    ],
+    "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}],
+    "stream": True,
+    "think": True,
+    "keep_alive": "5m",
+    "options": {"num_predict": 128, "temperature": 0.2},
+}
+
+
+def test_reading_then_building_gives_the_request_back() -> None:
+    conversation = read_request(FOLLOW_UP)
+    assert conversation.options.max_tokens == 128
+    assert conversation.options.extra["options"] == {"temperature": 0.2}
+    assert [c.name for c in conversation.messages[2].tool_calls or ()] == ["get_weather"]
+    assert conversation.messages[3].name == "get_weather"
+    assert build_request(conversation) == {
+        **FOLLOW_UP,
+        "options": {"temperature": 0.2, "num_predict": 128},
+    }
+    assert read_request(build_request(conversation)) == conversation
+    assert FORMAT.read_request is read_request
+    assert FORMAT.build_request is build_request
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["model", "messages", "tools", "stream", "options", "think", "x"]),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+            lambda inner: (
+                st.lists(inner, max_size=3)
+                | st.dictionaries(
+                    st.sampled_from(
+                        ["role", "content", "tool_calls", "function", "name", "num_predict"]
+                    ),
+                    inner,
+                    max_size=3,
+                )
+            ),
+            max_leaves=12,
+        ),
+    )
+)
+def test_reading_any_json_object_never_raises(body: dict[str, Any]) -> None:
+    conversation = read_request(body)
+    assert isinstance(conversation, Conversation)
+    assert read_request(build_request(conversation)) == conversation
