@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from types import ModuleType
 
 from raf.dialects.base import Dialect, JSONEventDialect
 from raf.errors import DialectError
@@ -63,7 +64,21 @@ def register(name: str, factory: Callable[..., Dialect]) -> None:
 def names() -> list[str]:
     """The names of the available dialects (built-in, registered, and entry points), sorted."""
     _load_entry_points()
-    return sorted(set(_REGISTRY) | set(_TARGETS))
+    return sorted(set(_REGISTRY) | set(_TARGETS) | set(_formats().names()))
+
+
+def _formats() -> ModuleType:
+    """:mod:`raf.formats`, imported late (its descriptors import the dialects)."""
+    from raf import formats  # noqa: PLC0415
+
+    return formats
+
+
+def _of_format(name: str) -> Callable[..., Dialect] | None:
+    """The dialect factory a format's descriptor names (a format whose package holds its
+    dialect needs no line in :data:`_BUILTIN`), or ``None``."""
+    described = _formats().find(name) if name in _formats().names() else None
+    return None if described is None else described.dialect
 
 
 def factory(name: str) -> Callable[..., Dialect]:
@@ -80,6 +95,10 @@ def factory(name: str) -> Callable[..., Dialect]:
         _load_entry_points()  # only for names raf does not know itself
     target = _TARGETS.get(name)
     if target is None:
+        described = _of_format(name)
+        if described is not None:
+            _REGISTRY[name] = described
+            return described
         known = ", ".join(names())
         raise DialectError(f"unknown dialect {name!r}; known dialects: {known}")
     module_name, _, attribute = target.partition(":")
