@@ -30,6 +30,7 @@ from tests.conformance import (
     independent_reader,
     reader_anthropic_messages,
     reader_gemini,
+    reader_ollama_chat,
     reader_openai_responses,
 )
 from tests.conformance.independent_reader import read_updates
@@ -47,6 +48,7 @@ READERS: dict[str, Callable[[int, str, bytes], list[dict[str, Any]]]] = {
     "anthropic_messages": reader_anthropic_messages.read_updates,
     "openai_responses": reader_openai_responses.read_updates,
     "gemini": reader_gemini.read_updates,
+    "ollama_chat": reader_ollama_chat.read_updates,
 }
 
 

@@ -14,8 +14,10 @@ from raf.dialects import sniff
 from raf.formats.ollama_chat import FORMAT, strategies
 from raf.formats.ollama_chat.request import build_request, read_request
 from raf.model import AgentResponse
+from raf.model.canonical import to_canonical
 from raf.model.request import Conversation
-from raf.pipeline import respond
+from raf.pipeline import UpdateDecoder, respond
+from tests.conformance import reader_ollama_chat
 
 
 def lines(*objects: Any, end: str = "\n") -> bytes:
@@ -204,3 +206,41 @@ def test_reading_any_json_object_never_raises(body: dict[str, Any]) -> None:
     conversation = read_request(body)
     assert isinstance(conversation, Conversation)
     assert read_request(build_request(conversation)) == conversation
+
+
+def raf_updates(body: bytes) -> list[Any]:
+    decoder = UpdateDecoder("ollama_chat")
+    out = [*decoder.feed(body), *decoder.close()]
+    return [
+        {**u, "message": ""} if u["type"] == "error" else u
+        for u in (to_canonical(update) for update in out)
+    ]
+
+
+def reader_updates(body: bytes) -> list[Any]:
+    return [
+        {**u, "message": ""} if u["type"] == "error" else u
+        for u in reader_ollama_chat.read_updates(200, "OK", body)
+    ]
+
+
+HOSTILE = [
+    lines(chunk(content=5, thinking="t", tool_calls=[3, {"function": 3}, {"id": 7}])),
+    lines(done("length", prompt_eval_count=-1, eval_count=2), {"x": 1}, done(1)),  # type: ignore[arg-type]
+    lines({"model": "m", "created_at": "t", "response": "Hi", "done": True}),
+    b'{"message": {"content": "a"}, "done": "true"}\n[1]\nnot json\n\n{"error": {"message": "e"}}\n',
+    b'{"message": {"content": "\\ud83d", "tool_calls": [{"function": {"arguments": "{\\"a\\""}}]}, "eval_count": 1e400, "done": true}\r\n{"mess',
+]
+
+
+@pytest.mark.parametrize("body", HOSTILE)
+def test_the_independent_reader_agrees_with_raf_on_hostile_lines(body: bytes) -> None:
+    assert reader_updates(body) == raf_updates(body)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(strategies.streams())
+def test_the_independent_reader_agrees_with_raf_on_drawn_streams(
+    stream: strategies.OllamaStream,
+) -> None:
+    assert reader_updates(stream.body) == raf_updates(stream.body)
