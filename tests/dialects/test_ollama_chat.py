@@ -4,12 +4,14 @@ its strategies' streams aggregate to their ground truth, and its request half ro
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from raf.cassettes.importers import import_file
 from raf.dialects import sniff
 from raf.formats.ollama_chat import FORMAT, strategies
 from raf.formats.ollama_chat.request import build_request, read_request
@@ -244,3 +246,17 @@ def test_the_independent_reader_agrees_with_raf_on_drawn_streams(
     stream: strategies.OllamaStream,
 ) -> None:
     assert reader_updates(stream.body) == raf_updates(stream.body)
+
+
+@pytest.mark.parametrize("suffix", [".ndjson", ".jsonl", ".txt"])
+def test_an_imported_raw_body_keeps_its_json_lines(tmp_path: Path, suffix: str) -> None:
+    body = lines(chunk(content="Hi"), done(eval_count=1))
+    path = tmp_path / f"ollama{suffix}"
+    path.write_bytes(body)
+    cassette = import_file(path)
+    assert cassette.info is not None
+    assert cassette.info.dialect == "ollama_chat"
+    (interaction,) = cassette.interactions
+    assert interaction.response.body == body
+    assert interaction.response.header("content-type") == "application/x-ndjson"
+    assert interaction.request.uri == FORMAT.placeholder_uri
