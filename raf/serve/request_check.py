@@ -24,7 +24,8 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
 - ``text_parts``: a ``content`` (or Anthropic ``system``, Responses ``instructions``) made
   only of text parts is read as their joined text;
 - ``empty_content``: an empty, ``null`` or missing message ``content`` is ``""``;
-- ``arguments_json``: tool call ``arguments`` strings are read as the JSON they hold;
+- ``arguments_json``: tool call ``arguments`` strings are read as the JSON they hold (Chat
+  Completions and Responses: the formats that send them as text);
 - ``input_string``: a Responses ``input`` string is one user message;
 - ``message_type``: a Responses input item's ``"type": "message"`` is implied;
 - ``tool_name_and_schema``: a tool is its name and its parameter schema (descriptions,
@@ -145,10 +146,13 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
     Equivalence(
         "arguments_json",
         "a tool call's `arguments` string is the JSON it holds",
-        "re-serialising the arguments of a call changes spacing and key order, not the call",
+        "re-serialising the arguments of a call changes spacing and key order, not the call "
+        "(only where the format sends them as text: Ollama takes an object, and answers a "
+        "string with 400)",
         "messages",
         '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\": 1}"}}]}]',
         '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\":1}"}}]}]',
+        ("openai_chat", "openai_responses"),
     ),
     Equivalence(
         "input_string",
