@@ -7,19 +7,25 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from raf.cassettes import load
 from raf.cassettes.importers import import_file
 from raf.dialects import sniff
 from raf.formats.ollama_chat import FORMAT, strategies
 from raf.formats.ollama_chat.request import build_request, read_request
-from raf.model import AgentResponse
+from raf.model import AgentResponse, blocks
 from raf.model.canonical import to_canonical
+from raf.model.messages import ChatMessage, MessageRole
 from raf.model.request import Conversation
 from raf.pipeline import UpdateDecoder, respond
+from raf.serve.request_check import check_request
 from tests.conformance import reader_ollama_chat
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def lines(*objects: Any, end: str = "\n") -> bytes:
@@ -260,3 +266,40 @@ def test_an_imported_raw_body_keeps_its_json_lines(tmp_path: Path, suffix: str) 
     assert interaction.response.body == body
     assert interaction.response.header("content-type") == "application/x-ndjson"
     assert interaction.request.uri == FORMAT.placeholder_uri
+
+
+def test_the_follow_up_built_from_the_streamed_turn_is_the_recorded_one() -> None:
+    cassette = load(ROOT / "cassettes" / "ollama_chat" / "tool_loop_thinking_sent_back.yaml")
+    first, second = cassette.interactions
+    assert isinstance(first.request.body, str)
+    assert isinstance(second.request.body, str)
+    asked = read_request(json.loads(first.request.body))
+    turn = respond([first.response.body], "ollama_chat")
+    assert turn.finish_reason == "tool_calls"
+    (call,) = turn.tool_calls
+    assistant = ChatMessage(
+        role=MessageRole.ASSISTANT,
+        content=turn.text,
+        tool_calls=turn.tool_calls,
+        blocks=(
+            blocks.Reasoning(text=turn.reasoning_text or ""),
+            blocks.ToolCall(id=call.id, name=call.name, arguments=call.arguments),
+        ),
+    )
+    result = '{"city": "Lyon", "condition": "light rain", "celsius": 11}'
+    tool = ChatMessage(
+        role=MessageRole.TOOL,
+        content=result,
+        name=call.name,
+        tool_call_id=call.id,
+        blocks=(blocks.ToolResult(call_id=call.id, content=result, name=call.name),),
+    )
+    follow_up = msgspec.structs.replace(asked, messages=(*asked.messages, assistant, tool))
+    built = json.dumps(build_request(follow_up)).encode()
+    check = check_request("ollama_chat", second.request.body, built)
+    assert check.ok, check.mismatches
+    assert check.compared == FORMAT.request_fields
+    # Without the thinking, or with the arguments as JSON text, it is another request.
+    sent = build_request(follow_up)
+    sent["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"city": "Lyon"}'
+    assert not check_request("ollama_chat", second.request.body, json.dumps(sent).encode()).ok
