@@ -19,8 +19,8 @@ from raf.formats.ollama_chat import FORMAT, strategies
 from raf.formats.ollama_chat.request import build_request, read_request
 from raf.model import AgentResponse, blocks
 from raf.model.canonical import to_canonical
-from raf.model.messages import ChatMessage, MessageRole
-from raf.model.request import Conversation
+from raf.model.messages import ChatMessage, MessageRole, ToolCall
+from raf.model.request import Conversation, RequestOptions, ToolSpec
 from raf.pipeline import UpdateDecoder, respond
 from raf.serve.request_check import check_request
 from tests.conformance import reader_ollama_chat
@@ -303,3 +303,75 @@ def test_the_follow_up_built_from_the_streamed_turn_is_the_recorded_one() -> Non
     sent = build_request(follow_up)
     sent["messages"][1]["tool_calls"][0]["function"]["arguments"] = '{"city": "Lyon"}'
     assert not check_request("ollama_chat", second.request.body, json.dumps(sent).encode()).ok
+
+
+_TEXT = st.text(max_size=8)
+_ID = st.sampled_from(["", "call_a1", "call_b2"])
+_ARGS = st.dictionaries(st.sampled_from(["city", "n"]), st.integers() | st.text(max_size=4))
+
+
+@st.composite
+def _messages(draw: st.DrawFn) -> ChatMessage:
+    role = draw(st.sampled_from(list(MessageRole)))
+    text = draw(_TEXT)
+    if role is MessageRole.TOOL:
+        call_id, name = draw(_ID), draw(st.sampled_from([None, "get_weather"]))
+        return ChatMessage(
+            role=role,
+            content=text,
+            name=name,
+            tool_call_id=call_id or None,
+            blocks=(blocks.ToolResult(call_id=call_id, content=text, name=name),),
+        )
+    parts: list[blocks.Block] = []
+    calls: list[ToolCall] = []
+    if role is MessageRole.ASSISTANT:
+        thinking = draw(_TEXT)
+        parts += [blocks.Reasoning(text=thinking)] if thinking else []
+        calls = [
+            ToolCall(id=draw(_ID), name="f", arguments=draw(_ARGS))
+            for _ in range(draw(st.integers(0, 2)))
+        ]
+    parts += [blocks.Text(text=text)] if text else []
+    parts += [blocks.ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in calls]
+    if role is MessageRole.USER:
+        parts += [
+            blocks.Image(data=d) for d in draw(st.lists(st.sampled_from(["aGk="]), max_size=1))
+        ]
+    return ChatMessage(
+        role=role, content=text, tool_calls=tuple(calls) or None, blocks=tuple(parts)
+    )
+
+
+_CONVERSATIONS = st.builds(
+    Conversation,
+    messages=st.lists(_messages(), max_size=5).map(tuple),
+    tools=st.lists(
+        st.builds(
+            ToolSpec,
+            name=st.sampled_from(["f", "g"]),
+            description=st.none() | _TEXT,
+            parameters=st.none() | st.just({"type": "object"}),
+        ),
+        max_size=2,
+    ).map(tuple),
+    options=st.builds(
+        RequestOptions,
+        model=st.none() | st.just("qwen3:8b"),
+        stream=st.booleans(),
+        max_tokens=st.none() | st.integers(0, 4096),
+        extra=st.fixed_dictionaries(
+            {},
+            optional={
+                "think": st.booleans(),
+                "keep_alive": st.just("5m"),
+                "options": st.just({"temperature": 0.2}),
+            },
+        ),
+    ),
+)
+
+
+@given(_CONVERSATIONS)
+def test_reading_a_built_request_gives_the_conversation_back(conversation: Conversation) -> None:
+    assert read_request(build_request(conversation)) == conversation
