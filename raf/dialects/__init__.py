@@ -2,7 +2,9 @@
 
 Use :func:`create` to get a fresh dialect by name, :func:`names` for what is available and
 :func:`register` to add your own. Dialects of other packages are found through the entry
-point group ``raf.dialects`` (``name = "package.module:Factory"``), loaded on first use.
+point group ``raf.dialects`` (``name = "package.module:Factory"``), loaded on first use, and
+a format's dialect through its descriptor (:attr:`raf.formats.Format.dialect`): a format
+whose package holds its dialect needs no line here.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ def register(name: str, factory: Callable[..., Dialect]) -> None:
 
 
 def names() -> list[str]:
-    """The names of the available dialects (built-in, registered, and entry points), sorted."""
+    """The names of the available dialects (built-in, registered, entry points, and the
+    dialects of the formats, :func:`raf.formats.names`), sorted."""
     _load_entry_points()
     return sorted(set(_REGISTRY) | set(_TARGETS) | set(_formats().names()))
 
