@@ -49,14 +49,13 @@ def build_request(conversation: Conversation) -> dict[str, Any]:
     if conversation.tools:
         body["tools"] = [_tool(tool) for tool in conversation.tools]
     body["stream"] = options.stream
-    extra = dict(options.extra)
-    model_options = extra.pop("options", None)
-    body.update(extra)
-    merged: dict[str, Any] = dict(model_options) if isinstance(model_options, dict) else {}
+    body.update(options.extra)  # think, format, keep_alive, options...: as read
     if options.max_tokens is not None:
-        merged["num_predict"] = options.max_tokens
-    if merged or model_options is not None:
-        body["options"] = merged if merged or isinstance(model_options, dict) else model_options
+        kept = body.get("options")
+        body["options"] = {
+            **(kept if isinstance(kept, dict) else {}),
+            "num_predict": options.max_tokens,
+        }
     return body
 
 
