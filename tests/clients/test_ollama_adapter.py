@@ -56,7 +56,7 @@ def test_the_follow_up_request_matches_and_only_the_made_up_call_id_is_missing(
     # Interaction 0 streams a call without an id: the library makes none up (raf expects a
     # client to name it, any unique id being a notice). Interaction 1's request, which the
     # library built from the turn and the tool result, is the recorded follow-up.
-    found = cells(server, "tool_loop_thinking_sent_back")
+    found = cells(server, "follow_up_carries_thinking_and_call")
     assert len(found) == 2 * len(CHUNKINGS)
     assert all(cell.request == [] for cell in found), [c.request for c in found]
     assert sorted(cell.reason for cell in found if cell.status != "pass") == ["lost: call id"] * 2

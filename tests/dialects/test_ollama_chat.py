@@ -269,7 +269,7 @@ def test_an_imported_raw_body_keeps_its_json_lines(tmp_path: Path, suffix: str) 
 
 
 def test_the_follow_up_built_from_the_streamed_turn_is_the_recorded_one() -> None:
-    cassette = load(ROOT / "cassettes" / "ollama_chat" / "tool_loop_thinking_sent_back.yaml")
+    cassette = load(ROOT / "cassettes" / "ollama_chat" / "follow_up_carries_thinking_and_call.yaml")
     first, second = cassette.interactions
     assert isinstance(first.request.body, str)
     assert isinstance(second.request.body, str)
