@@ -13,10 +13,10 @@ import pytest
 
 from raf import converter as converter_module
 from raf.converter import AgentResponseConverter
-from raf.dialects import openai_chat
-from raf.dialects.openai_chat import OpenAIChatDialect
 from raf.dialects.templates import Templates
 from raf.errors import raw_excerpt
+from raf.formats.openai_chat import dialect as openai_chat
+from raf.formats.openai_chat.dialect import OpenAIChatDialect
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import AgentResponse, contents, updates
 from raf.model.canonical import from_json, to_json

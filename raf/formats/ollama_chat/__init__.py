@@ -3,10 +3,6 @@ line)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
-
-from raf.dialects.base import Dialect
 from raf.formats.format import Endpoint, Format
 from raf.formats.ollama_chat import request
 from raf.formats.ollama_chat.dialect import FINISH_REASONS, USAGE, OllamaChatDialect
@@ -23,9 +19,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="ollama_chat",
-    # (A cast: the Dialect protocol declares name and framing as instance attributes, the
-    # shared base as class attributes, which mypy does not count as the same.)
-    dialect=cast("Callable[..., Dialect]", OllamaChatDialect),
+    dialect=OllamaChatDialect,
+    strategies=f"{__name__}.strategies",
     framing=OllamaChatDialect.framing,
     framings=("json_lines",),
     sniff=OllamaChatDialect.sniff,

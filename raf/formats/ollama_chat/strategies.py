@@ -26,18 +26,19 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from raf.formats._strategies.common import GeneratedStream
 from raf.model import AgentResponse, contents
 from raf.model.messages import ToolCall
 from raf.model.usage import Usage
 
-__all__ = ["PROFILES", "OllamaStream", "Profile", "render", "responses", "streams"]
+__all__ = ["PROFILES", "Profile", "render", "responses", "streams"]
 
 
 @dataclass(frozen=True)
@@ -59,25 +60,6 @@ PROFILES: dict[str, Profile] = {
     "ollama": Profile("ollama", False, "qwen3:8b"),
     "ollama_ids": Profile("ollama_ids", True, "gpt-oss:20b"),
 }
-
-
-@dataclass(frozen=True)
-class OllamaStream:
-    """A stream and its ground truth (the shape of the other formats' generated streams).
-
-    Attributes:
-        response: what a correct client must end with.
-        payloads: the lines, without their line ends.
-        body: the whole body.
-        chunks: the body as network reads.
-        profile: the profile used.
-    """
-
-    response: AgentResponse
-    payloads: tuple[str, ...]
-    body: bytes
-    chunks: tuple[bytes, ...]
-    profile: Profile = field(compare=False)
 
 
 _Cut = TypeVar("_Cut", str, bytes)
@@ -139,7 +121,7 @@ def _pieces(draw: st.DrawFn, whole: _Cut, most: int = 6) -> list[_Cut]:
 
 def render(
     response: AgentResponse, profile: str | Profile = "ollama"
-) -> st.SearchStrategy[OllamaStream]:
+) -> st.SearchStrategy[GeneratedStream]:
     """``response`` on the wire as the profile's server sends it, cut into network reads; the
     stream's ``response`` is the ground truth adjusted as the module docstring says."""
     chosen = PROFILES[profile] if isinstance(profile, str) else profile
@@ -147,7 +129,7 @@ def render(
 
 
 @st.composite
-def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> OllamaStream:
+def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> GeneratedStream:
     model = chosen.model
     stamp = iter(range(10**6))
 
@@ -221,14 +203,14 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Ollama
         usage=usage,
         errors=errors,
     )
-    return OllamaStream(
+    return GeneratedStream(
         response=truth, payloads=tuple(payloads), body=body, chunks=chunks, profile=chosen
     )
 
 
 def streams(
     profile: str | Profile | None = None, *, max_tool_calls: int = 3
-) -> st.SearchStrategy[OllamaStream]:
+) -> st.SearchStrategy[GeneratedStream]:
     """A drawn response rendered by :func:`render` (any profile when ``profile`` is None)."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
