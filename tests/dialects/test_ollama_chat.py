@@ -278,15 +278,9 @@ def test_the_follow_up_built_from_the_streamed_turn_is_the_recorded_one() -> Non
     turn = respond([first.response.body], "ollama_chat")
     assert turn.finish_reason == "tool_calls"
     (call,) = turn.tool_calls
-    assistant = ChatMessage(
-        role=MessageRole.ASSISTANT,
-        content=turn.text,
-        tool_calls=turn.tool_calls,
-        blocks=(
-            blocks.Reasoning(text=turn.reasoning_text or ""),
-            blocks.ToolCall(id=call.id, name=call.name, arguments=call.arguments),
-        ),
-    )
+    (assistant,) = turn.turn_transcript  # the turn's message, as raf collects it
+    assert isinstance(assistant.blocks[0], blocks.Reasoning)
+    assert assistant.blocks[0].text == turn.reasoning_text
     result = '{"city": "Lyon", "condition": "light rain", "celsius": 11}'
     tool = ChatMessage(
         role=MessageRole.TOOL,

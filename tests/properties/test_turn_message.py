@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf.collect import collect_agent_response
+from raf.formats._strategies.common import GeneratedStream
 from raf.model import blocks
 from raf.model.canonical import to_canonical
 from raf.model.messages import ChatMessage
 from raf.pipeline import respond, run
 from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
-from raf.testing.strategies.common import GeneratedStream
 from tests.test_turn_transcript import message_values, missing, wire_values
 
 FORMATS = {
