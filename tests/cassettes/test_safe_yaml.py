@@ -13,6 +13,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from raf import formats
 from raf.cassettes import load, save, serializer
 from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette, is_file_name
@@ -408,13 +409,7 @@ def test_names_that_can_name_a_file() -> None:
 
 
 def test_import_dialects_are_the_registered_ones_and_the_wire_formats(tmp_path: Path) -> None:
-    uris = [
-        "https://x/v1/chat/completions",
-        "https://x/v1/responses",
-        "https://x/v1/messages",
-        "https://x/v1beta/models/g:streamGenerateContent",
-        "https://x/mcp",
-    ]
+    uris = [formats.get(name).placeholder_uri for name in formats.names()] + ["https://x/mcp"]
     assert {guess_dialect(uri) for uri in uris} == wire_formats()
     assert set(dialect_choices()) >= wire_formats() | {"openai_chat"}
     (tmp_path / "a.sse").write_bytes(b"data: [DONE]\n\n")
