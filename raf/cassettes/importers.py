@@ -7,7 +7,8 @@ Accepted sources, by file suffix:
   ``parsed_body`` variant of pydantic-ai's serializer (a JSON request body stored as YAML);
 * ``.sse`` / ``.txt``: a raw response body, byte for byte;
 * ``.jsonl`` / ``.ndjson``: one JSON payload per line, framed as ``data: <line>`` events (a
-  line ``[DONE]`` becomes the end marker).
+  line ``[DONE]`` becomes the end marker), or kept as they are for a format whose framing is
+  JSON lines (``ollama_chat``). A raw body is labelled with its format's content type.
 
 The dialect of a recorded interaction is judged from its request URI (:func:`guess_dialect`),
 and from the body (:func:`raf.dialects.sniff.sniff`, read decoded when it has a
@@ -150,7 +151,11 @@ def import_file(path: str | os.PathLike[str], *, dialect: str | None = None) -> 
             guessed = sniff(_readable(streams[0].response)) or guessed
         chosen = dialect or guessed
     else:
-        body = data if suffix in (".sse", ".txt") else _frame_json_lines(data, str(path))
+        # JSON lines stay as they are for a format streamed in them (Ollama's), else they are
+        # framed as the SSE events the other formats stream.
+        lines = formats.find(dialect or sniff(data) or "")
+        kept = suffix in (".sse", ".txt") or (lines is not None and lines.framing == "json_lines")
+        body = data if kept else _frame_json_lines(data, str(path))
         # A raw body has no request: its dialect is the one asked for, else read off the body.
         chosen = dialect or sniff(body) or "openai_chat"
         cassette = _single(body, chosen)
@@ -181,11 +186,12 @@ def _from_vcr(data: bytes, source: str) -> Cassette:
 def _single(body: bytes, dialect: str) -> Cassette:
     found = formats.find(dialect) or formats.get("openai_chat")
     uri = found.placeholder_uri
+    kind = found.content_types.get(found.framing, "text/event-stream")  # auto: SSE as before
     return Cassette(
         interactions=[
             Interaction(
                 request=Request(uri=uri),
-                response=Response(headers={"content-type": ["text/event-stream"]}, body=body),
+                response=Response(headers={"content-type": [kind]}, body=body),
             )
         ]
     )

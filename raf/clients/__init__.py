@@ -34,6 +34,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "agent-framework": "raf.clients.agent_framework_chat",
     "pydantic-ai": "raf.clients.pydantic_ai_agent",
     "litellm": "raf.clients.litellm_completion",
+    "ollama": "raf.clients.ollama_chat",
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 

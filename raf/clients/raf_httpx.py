@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import msgspec
 
+from raf import formats
 from raf.clients.base import Adapter, ClientCase, ClientRaised
 from raf.collect import collect_agent_response
 from raf.model.canonical import to_canonical
@@ -53,13 +54,7 @@ def _mapped(results: list[AgentResponseResult]) -> ClientResponse:
 ADAPTER = Adapter(
     name="raf",
     distribution="raf",
-    dialects=(
-        "openai_chat",
-        "anthropic_messages",
-        "openai_responses",
-        "gemini",
-        "openai_completions",
-    ),
+    dialects=tuple(formats.names()),  # raf reads every format it has
     capabilities=("tool_calls", "reasoning", "usage", "http_errors"),
     how=(
         "httpx streams the response and raf.transport.iter_response feeds each read to "

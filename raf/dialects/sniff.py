@@ -7,7 +7,7 @@ same once enough of it arrived. A body that matches no pattern is read as :data:
 framed as its first byte says (``auto`` framing: an SSE body, JSON lines or a JSON array).
 
 Formats raf recognises but does not read (legacy Completions, Cohere v2, Assistants runs,
-Writer, Bedrock events, Ollama's native API, JSON-RPC) are a table,
+Writer, Bedrock events, Ollama's /api/generate, JSON-RPC) are a table,
 :data:`raf.dialects.unread.UNREAD_FORMATS`: :func:`unread` names the one a body is in, and
 the fallback dialect, finding no chunk it recognises, ends the stream with
 ``unrecognised_format`` naming it.

@@ -87,12 +87,12 @@ UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
         ),
     ),
     UnreadFormat(
-        "ollama_native",
-        "Ollama's native API (/api/chat, /api/generate: JSON lines)",
-        '`{"model": ..., "created_at": ..., "message": {...}, "done": false}` lines',
+        "ollama_generate",
+        "Ollama's native /api/generate (JSON lines; /api/chat is ollama_chat)",
+        '`{"model": ..., "created_at": ..., "response": "...", "done": false}` lines',
         (
-            rb'"created_at"\s*:\s*"[^"]*"\s*,\s*"(?:message|response)"\s*:',
-            rb'"done"\s*:\s*(?:true|false)\s*(?:,\s*"done_reason"|[,}])',
+            rb'"created_at"\s*:\s*"[^"]*"\s*,\s*"response"\s*:',
+            rb'"response"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*"(?:thinking|done)"\s*:',
         ),
     ),
     UnreadFormat(

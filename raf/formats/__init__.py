@@ -41,6 +41,7 @@ class FormatError(RafError, LookupError):
 _BUILTIN: dict[str, str] = {
     "anthropic_messages": "raf.formats.anthropic_messages:FORMAT",
     "gemini": "raf.formats.gemini:FORMAT",
+    "ollama_chat": "raf.formats.ollama_chat:FORMAT",
     "openai_chat": "raf.formats.openai_chat:FORMAT",
     "openai_completions": "raf.formats.openai_completions:FORMAT",
     "openai_responses": "raf.formats.openai_responses:FORMAT",

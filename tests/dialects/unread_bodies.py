@@ -59,9 +59,9 @@ BEDROCK_EVENTS = b"""{"messageStart":{"role":"assistant"}}
 {"metadata":{"usage":{"inputTokens":9,"outputTokens":2,"totalTokens":11},"metrics":{"latencyMs":310}}}
 """
 
-OLLAMA_NATIVE = b"""{"model":"llama3.2","created_at":"2025-10-01T10:00:00.000Z","message":{"role":"assistant","content":"Hi"},"done":false}
-{"model":"llama3.2","created_at":"2025-10-01T10:00:00.100Z","message":{"role":"assistant","content":" there"},"done":false}
-{"model":"llama3.2","created_at":"2025-10-01T10:00:00.200Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":210000000,"prompt_eval_count":26,"eval_count":3}
+OLLAMA_GENERATE = b"""{"model":"llama3.2","created_at":"2025-10-01T10:00:00.000Z","response":"Hi","done":false}
+{"model":"llama3.2","created_at":"2025-10-01T10:00:00.100Z","response":" there","done":false}
+{"model":"llama3.2","created_at":"2025-10-01T10:00:00.200Z","response":"","done":true,"done_reason":"stop","context":[128006,9125,128007],"total_duration":210000000,"prompt_eval_count":26,"eval_count":3}
 """
 
 JSON_RPC = b"""event: message
@@ -75,7 +75,7 @@ BODIES: dict[str, bytes] = {
     "assistants_runs": ASSISTANTS_RUNS,
     "writer": WRITER,
     "bedrock_events": BEDROCK_EVENTS,
-    "ollama_native": OLLAMA_NATIVE,
+    "ollama_generate": OLLAMA_GENERATE,
     "json_rpc": JSON_RPC,
 }
 """Each format of raf.dialects.unread.UNREAD_FORMATS, by name -> a stream in it."""

@@ -6,26 +6,25 @@ through ``respond`` and ``collect_agent_response(run(...))``."""
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from raf import formats
 from raf.collect import collect_agent_response
 from raf.formats._strategies.common import GeneratedStream
 from raf.model import blocks
 from raf.model.canonical import to_canonical
 from raf.model.messages import ChatMessage
 from raf.pipeline import respond, run
-from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
 from tests.test_turn_transcript import message_values, missing, wire_values
 
 FORMATS = {
-    "openai_chat": openai_chat.streams,
-    "anthropic_messages": anthropic_messages.streams,
-    "openai_responses": openai_responses.streams,
-    "gemini": gemini.streams,
+    name: importlib.import_module(str(formats.get(name).strategies)).streams
+    for name in formats.names()
 }
 
 

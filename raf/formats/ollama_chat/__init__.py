@@ -1,0 +1,37 @@
+"""``ollama_chat``: Ollama's native ``/api/chat`` streams (JSON lines, one ``ChatResponse`` a
+line)."""
+
+from __future__ import annotations
+
+from raf.formats.format import Endpoint, Format
+from raf.formats.ollama_chat import request
+from raf.formats.ollama_chat.dialect import FINISH_REASONS, USAGE, OllamaChatDialect
+
+__all__ = ["FORMAT", "error_document"]
+
+
+def error_document(status: int, message: str) -> object:
+    """The error JSON of Ollama's API: ``{"error": "<message>"}`` whatever the status (its
+    clients read the ``error`` string; the status is the HTTP status)."""
+    del status
+    return {"error": message}
+
+
+FORMAT = Format(
+    name="ollama_chat",
+    dialect=OllamaChatDialect,
+    strategies=f"{__name__}.strategies",
+    framing=OllamaChatDialect.framing,
+    framings=("json_lines",),
+    sniff=OllamaChatDialect.sniff,
+    finish_reasons=FINISH_REASONS,
+    usage=USAGE,
+    endpoints=(Endpoint("POST", r"(?:/[^/]+)*/api/chat/?", "POST .../api/chat"),),
+    error_document=error_document,
+    request_fields=("model", "messages", "tools", "think", "format"),
+    recorded_uri=r"/api/chat/?$",
+    placeholder_uri="http://recorded.invalid:11434/api/chat",
+    build_request=request.build_request,
+    read_request=request.read_request,
+)
+"""The ``ollama_chat`` format."""
