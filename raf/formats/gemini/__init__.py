@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from raf import dialects
 from raf.dialects import gemini as dialect
 from raf.formats.format import Endpoint, Format
+from raf.formats.gemini import request
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
 
@@ -49,6 +50,8 @@ FORMAT = Format(
     request_fields=("systemInstruction", "contents", "tools"),
     url_fields=("url.model", "url.method", "url.alt"),
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri=(
         "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
     ),

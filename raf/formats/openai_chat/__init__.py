@@ -5,6 +5,7 @@ from __future__ import annotations
 from raf import dialects
 from raf.dialects import openai_chat as dialect
 from raf.formats.format import Endpoint, Format
+from raf.formats.openai_chat import request
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -29,6 +30,8 @@ FORMAT = Format(
     error_document=error_document,
     request_fields=("model", "messages", "tools", "stream", "stream_options"),
     recorded_uri=r"/chat/completions$",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/chat/completions",
 )
 """The ``openai_chat`` format."""

@@ -6,6 +6,7 @@ from raf import dialects
 from raf.dialects import openai_responses as dialect
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import error_document
+from raf.formats.openai_responses import request
 
 __all__ = ["FORMAT"]
 
@@ -24,6 +25,8 @@ FORMAT = Format(
     error_document=error_document,  # the same API's errors
     request_fields=("model", "instructions", "input", "tools", "stream"),
     recorded_uri=r"/responses(?:/|$)",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/responses",
 )
 """The ``openai_responses`` format."""
