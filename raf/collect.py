@@ -19,9 +19,10 @@ from collections.abc import AsyncIterable, Iterable
 from typing import Protocol, runtime_checkable
 
 from raf.errors import AgentResponseError
-from raf.model import contents
+from raf.model import blocks, contents, events
+from raf.model._base import JSONValue
 from raf.model.codes import NOTICE_CODES
-from raf.model.messages import ApprovalRequest, HostedCall, ToolCall
+from raf.model.messages import ApprovalRequest, ChatMessage, HostedCall, MessageRole, ToolCall
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.usage import Usage
 
@@ -38,8 +39,53 @@ _COLLECTED = frozenset(
         contents.HostedToolCall,
         contents.HostedToolResult,
         contents.ToolApprovalRequest,
+        contents.ToolCallStart,
     }
 )
+
+# The kinds of a part of the turn's message (_Part.kind).
+_TEXT_PART, _REASONING_PART, _CALL_PART, _HOSTED_PART = range(4)
+
+
+class _Part:
+    """One block of the turn's message while it is being built. A text or reasoning part
+    holds the range ``start:end`` of the collector's text or reasoning deltas (``end`` is
+    ``None`` while the part is open: deltas of its kind go on into it)."""
+
+    __slots__ = (
+        "arguments",
+        "called",
+        "encrypted_content",
+        "end",
+        "error",
+        "id",
+        "item_id",
+        "items",
+        "kind",
+        "name",
+        "output",
+        "redacted",
+        "signature",
+        "start",
+        "summary",
+    )
+
+    def __init__(self, kind: int, start: int = 0) -> None:
+        self.kind = kind
+        self.start = start
+        self.end: int | None = None
+        self.signature: str | None = None
+        self.redacted: str | None = None
+        self.encrypted_content: str | None = None
+        self.item_id: str | None = None
+        self.summary: tuple[str, ...] = ()
+        self.id = ""
+        self.name = ""
+        self.arguments: JSONValue = None
+        self.called = False  # the call's arguments are final (ToolCalling or its error)
+        self.output: JSONValue = None
+        self.error: str | None = None
+        self.items: list[JSONValue] = []
 
 
 def _is_empty(usage: Usage) -> bool:
@@ -59,8 +105,15 @@ class ResponseCollector:
     one entry per hosted call id, in first-seen order, with the output (or error) of the last
     ``HostedToolResult`` naming it (a result whose call never arrived gets an entry of its
     own, named after the result); ``approval_requests`` lists the ``ToolApprovalRequest``
-    contents in order. ``tool_messages`` and ``turn_transcript`` stay empty (they belong to
-    the tool loop).
+    contents in order. ``tool_messages`` stays empty (it belongs to the tool loop).
+
+    ``turn_transcript`` (raf's deviation from RAF, which leaves it empty) holds the assistant
+    message of the turn when anything arrived: its ``blocks`` in stream order (consecutive
+    text deltas are one ``Text`` block, reasoning one ``Reasoning`` block until the stream
+    ends it; calls where they started; hosted calls with their results; every signature,
+    redacted reasoning, reasoning item and provider item id on the block it belongs to), its
+    ``content`` the text, its ``tool_calls`` the response's. docs/converter.md, "The turn's
+    message", has the rules.
     """
 
     def __init__(self) -> None:
@@ -76,6 +129,12 @@ class ResponseCollector:
         self._finish: str | None = None
         self._usage: Usage | None = None
         self._source_agent_id: str | None = None
+        # The turn's message: its parts in order, the open text or reasoning part, and the
+        # call and hosted parts by id.
+        self._parts: list[_Part] = []
+        self._open: _Part | None = None
+        self._calls: dict[str, _Part] = {}
+        self._hosted_parts: dict[str, _Part] = {}
 
     def add(self, result: AgentResponseResult) -> None:
         """Take one streamed result into account."""
@@ -88,35 +147,240 @@ class ResponseCollector:
         for content in result.contents:
             kind = type(content)
             if kind is _TEXT:
+                open_part = self._open
+                if open_part is None or open_part.kind != _TEXT_PART:
+                    self._start(_TEXT_PART)
                 self._text.append(content.delta)  # type: ignore[union-attr]
             elif kind in _COLLECTED:
                 self._collect(content)
+        if result.events:
+            for event in result.events:
+                if type(event) is events.Custom:
+                    self._custom(event)
 
     def add_text(self, delta: str) -> None:
         """Take a text delta into account (what adding a ``Text`` content does)."""
+        open_part = self._open
+        if open_part is None or open_part.kind != _TEXT_PART:
+            self._start(_TEXT_PART)
         self._text.append(delta)
 
     def add_reasoning(self, delta: str) -> None:
         """Take a reasoning delta into account (what adding a ``Reasoning`` content does)."""
+        open_part = self._open
+        if open_part is None or open_part.kind != _REASONING_PART:
+            self._start(_REASONING_PART)
         self._reasoning.append(delta)
 
     def add_text_deltas(self, deltas: list[str]) -> None:
         """:meth:`add_text` for each of ``deltas``, in order."""
-        self._text.extend(deltas)
+        if deltas:
+            open_part = self._open
+            if open_part is None or open_part.kind != _TEXT_PART:
+                self._start(_TEXT_PART)
+            self._text.extend(deltas)
 
     def add_reasoning_deltas(self, deltas: list[str]) -> None:
         """:meth:`add_reasoning` for each of ``deltas``, in order."""
-        self._reasoning.extend(deltas)
+        if deltas:
+            open_part = self._open
+            if open_part is None or open_part.kind != _REASONING_PART:
+                self._start(_REASONING_PART)
+            self._reasoning.extend(deltas)
+
+    def add_call_start(self, call_id: str, name: str) -> None:
+        """Take the start of a tool call into account (what adding a ``ToolCallStart``
+        content does): its place in the turn's message."""
+        self._call_part(call_id, name)
+
+    # -- the turn's message ------------------------------------------------------------------
+
+    def _close(self) -> None:
+        """End the open text or reasoning part, if any."""
+        part = self._open
+        if part is not None:
+            part.end = len(self._text if part.kind == _TEXT_PART else self._reasoning)
+            self._open = None
+
+    def _start(self, kind: int) -> _Part:
+        """Open a new text or reasoning part (ending the open one)."""
+        self._close()
+        part = _Part(kind, len(self._text if kind == _TEXT_PART else self._reasoning))
+        self._parts.append(part)
+        self._open = part
+        return part
+
+    def _closed(self, kind: int) -> _Part:
+        """A new part of ``kind`` holding no deltas (ending the open one)."""
+        part = self._start(kind)
+        self._close()
+        return part
+
+    def _call_part(self, call_id: str, name: str) -> _Part:
+        part = self._calls.get(call_id)
+        if part is None:
+            part = self._closed(_CALL_PART)
+            part.id = call_id
+            part.name = name
+            self._calls[call_id] = part
+        return part
+
+    def _last(self, kind: int) -> _Part | None:
+        for part in reversed(self._parts):
+            if part.kind == kind:
+                return part
+        return None
+
+    def _custom(self, event: events.Custom) -> None:
+        """The Custom events that carry parts of the turn's message (the converter's)."""
+        payload = event.payload
+        if not isinstance(payload, dict):
+            return
+        kind = event.event_type
+        if kind == "reasoning_signature":
+            signature = _string(payload.get("signature"))
+            part = self._open
+            if part is None or part.kind != _REASONING_PART or part.signature is not None:
+                part = self._start(_REASONING_PART)  # a signed block with no text of its own
+            part.signature = signature
+            self._close()  # a signature ends its reasoning block
+        elif kind == "part_signature":
+            self._part_signature(_string(payload.get("signature")), payload.get("part"))
+        elif kind == "redacted_reasoning":
+            self._closed(_REASONING_PART).redacted = _string(payload.get("data"))
+        elif kind == "reasoning_item":
+            self._reasoning_item(payload)
+        elif kind == "tool_call_item":
+            call = self._calls.get(_string(payload.get("call_id")))
+            if call is not None:
+                call.item_id = _string(payload.get("item_id"))
+        elif kind == "tool_call_provider_id":
+            call = self._calls.get(_string(payload.get("call_id")))
+            provider_id = _string(payload.get("provider_id"))
+            if call is not None and provider_id:
+                call.id = provider_id  # the id the provider knows the call by
+                self._calls.setdefault(provider_id, call)
+
+    def _part_signature(self, signature: str, where: object) -> None:
+        """A signature on the part just streamed (``updates.PartSignature``)."""
+        part: _Part | None = None
+        if where == "text":
+            open_part = self._open
+            if open_part is not None and open_part.kind == _TEXT_PART:
+                part = open_part
+        elif where == "tool_call":
+            part = self._last(_CALL_PART)
+        elif where == "hosted":
+            part = self._last(_HOSTED_PART)
+        if part is None or part.signature is not None:
+            part = self._start(_TEXT_PART)  # a part with nothing else: an empty text part
+        part.signature = signature
+        if part is self._open:
+            self._close()  # a signed part ends there: the next text is another part
+
+    def _reasoning_item(self, payload: dict[str, object]) -> None:
+        """A reasoning item, when it is added (a new reasoning block, open) and when it is
+        done (its data, and the block ends)."""
+        item_id = payload.get("item_id")
+        part = None
+        if isinstance(item_id, str):
+            part = next(
+                (
+                    p
+                    for p in reversed(self._parts)
+                    if p.kind == _REASONING_PART and p.item_id == item_id
+                ),
+                None,
+            )
+        if part is None:
+            part = self._start(_REASONING_PART)
+            part.item_id = item_id if isinstance(item_id, str) else None
+        elif part is self._open:
+            self._close()
+        encrypted = payload.get("encrypted_content")
+        if isinstance(encrypted, str):
+            part.encrypted_content = encrypted
+        summary = payload.get("summary")
+        if isinstance(summary, list) and summary:
+            part.summary = tuple(_string(s) for s in summary)
+
+    def _hosted_part(self, call_id: str, name: str) -> _Part:
+        part = self._hosted_parts.get(call_id)
+        if part is None:
+            part = self._closed(_HOSTED_PART)
+            part.id = call_id
+            part.name = name
+            self._hosted_parts[call_id] = part
+        return part
+
+    def _message(self) -> ChatMessage | None:
+        """The assistant message of the turn so far (``None`` when nothing arrived)."""
+        if not self._parts:
+            return None
+        out: list[blocks.Block] = []
+        texts, reasonings = self._text, self._reasoning
+        for part in self._parts:
+            kind = part.kind
+            if kind == _TEXT_PART:
+                out.append(
+                    blocks.Text(
+                        text="".join(texts[part.start : part.end]), signature=part.signature
+                    )
+                )
+            elif kind == _REASONING_PART:
+                out.append(
+                    blocks.Reasoning(
+                        text="".join(reasonings[part.start : part.end]),
+                        signature=part.signature,
+                        redacted=part.redacted,
+                        encrypted_content=part.encrypted_content,
+                        item_id=part.item_id,
+                        summary=part.summary,
+                    )
+                )
+            elif kind == _CALL_PART:
+                out.append(
+                    blocks.ToolCall(
+                        id=part.id,
+                        name=part.name,
+                        arguments=part.arguments,
+                        signature=part.signature,
+                        item_id=part.item_id,
+                    )
+                )
+            else:
+                out.append(
+                    blocks.HostedTool(
+                        id=part.id,
+                        name=part.name,
+                        arguments=part.arguments,
+                        output=part.output,
+                        error=part.error,
+                        item=list(part.items) if part.items else None,
+                        signature=part.signature,
+                    )
+                )
+        return ChatMessage(
+            role=MessageRole.ASSISTANT,
+            content="".join(texts),
+            tool_calls=tuple(self._tool_calls) or None,
+            blocks=tuple(out),
+        )
 
     def _collect(self, content: contents.Content) -> None:
         if isinstance(content, contents.Reasoning):
-            self._reasoning.append(content.delta)
+            self.add_reasoning(content.delta)
+        elif isinstance(content, contents.ToolCallStart):
+            self._call_part(content.call_id, content.name)
         elif isinstance(content, contents.ToolCalling):
             self._tool_calls.append(
                 ToolCall(id=content.call_id, name=content.name, arguments=content.arguments)
             )
             if content.meta is not None and content.meta.agent_id is not None:
                 self._source_agent_id = content.meta.agent_id
+            call = self._call_part(content.call_id, content.name)
+            call.arguments = content.arguments
+            call.called = True
         elif isinstance(content, contents.Usage):
             if self._usage is None or not _is_empty(content.usage):
                 self._usage = content.usage
@@ -125,7 +389,17 @@ class ResponseCollector:
                 self._notices.append(content)
             else:
                 self._errors.append(content)
+                if content.call_id is not None:
+                    failed = self._calls.get(content.call_id)
+                    if failed is not None and not failed.called:
+                        failed.arguments = content.raw  # the text that arrived, kept
+                        failed.called = True
         elif isinstance(content, contents.HostedToolCall):
+            part = self._hosted_part(content.call_id, content.name)
+            part.name = content.name
+            part.arguments = content.arguments
+            if content.item is not None:
+                part.items.insert(0, content.item)
             known = self._hosted.get(content.call_id)
             self._hosted[content.call_id] = HostedCall(
                 id=content.call_id,
@@ -135,6 +409,11 @@ class ResponseCollector:
                 error=None if known is None else known.error,
             )
         elif isinstance(content, contents.HostedToolResult):
+            part = self._hosted_part(content.call_id, content.name)
+            part.output = content.output
+            part.error = content.error
+            if content.item is not None:
+                part.items.append(content.item)
             known = self._hosted.get(content.call_id)
             self._hosted[content.call_id] = HostedCall(
                 id=content.call_id,
@@ -156,6 +435,7 @@ class ResponseCollector:
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
         reasoning = "".join(self._reasoning)
+        message = self._message()
         return AgentResponse(
             id=self._id,
             model=self._model,
@@ -164,6 +444,7 @@ class ResponseCollector:
             tool_calls=tuple(self._tool_calls),
             hosted_tool_calls=tuple(self._hosted.values()),
             approval_requests=tuple(self._approvals),
+            turn_transcript=() if message is None else (message,),
             finish_reason=self._finish,
             usage=self._usage,
             source_agent_id=self._source_agent_id,
@@ -178,6 +459,10 @@ class ResponseCollector:
         if raise_on_error and response.errors:
             raise AgentResponseError(response)
         return response
+
+
+def _string(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 @runtime_checkable

@@ -290,16 +290,19 @@ class AgentResponseConverter:
         else:
             handlers = self._collect_table
             self._sink = collector
-        add = collector.add
-        for result in self._convert(batch, handlers):
-            add(result)
+        # Each result goes to the collector as soon as it is produced, so that it comes in
+        # stream order with the texts handed over directly (the turn's message is ordered).
+        self._convert(batch, handlers, collector.add)
         self._sink = None
 
     def _convert(
         self,
         batch: Iterable[AgentResponseUpdate | updates.DeltaBatch],
         handlers: dict[type, _Handler],
+        add: Callable[[AgentResponseResult], None] | None = None,
     ) -> list[AgentResponseResult]:
+        """The results of ``batch``; with ``add``, each is passed to it as it is produced
+        instead (and none is returned)."""
         out: list[AgentResponseResult] = []
         self._meta = None
         for update in batch:
@@ -319,6 +322,10 @@ class AgentResponseConverter:
                     out.extend(produced)
                 else:
                     out.append(produced)
+            if add is not None and out:
+                for result in out:
+                    add(result)
+                out = []
         return out
 
     def _unbatched(self, handlers: dict[type, _Handler]) -> dict[type, _Handler]:
@@ -414,6 +421,39 @@ class AgentResponseConverter:
             meta=self._metadata(),
         )
         return _Result(events=(event,))
+
+    def _custom(self, event_type: str, payload: dict[str, Any]) -> AgentResponseResult:
+        return _Result(
+            events=(events.Custom(event_type=event_type, payload=payload, meta=self._metadata()),)
+        )
+
+    def _on_part_signature(self, update: updates.PartSignature) -> AgentResponseResult | None:
+        """A Custom event ``part_signature`` (docs/converter.md, "The turn's message")."""
+        return self._custom("part_signature", {"signature": update.signature, "part": update.part})
+
+    def _on_redacted_reasoning(
+        self, update: updates.RedactedReasoning
+    ) -> AgentResponseResult | None:
+        """A Custom event ``redacted_reasoning``."""
+        return self._custom("redacted_reasoning", {"data": update.data})
+
+    def _on_reasoning_item(self, update: updates.ReasoningItem) -> AgentResponseResult | None:
+        """A Custom event ``reasoning_item``."""
+        return self._custom(
+            "reasoning_item",
+            {
+                "item_id": update.item_id,
+                "encrypted_content": update.encrypted_content,
+                "summary": list(update.summary),
+            },
+        )
+
+    def _on_tool_call_item(self, update: updates.ToolCallItem) -> AgentResponseResult | None:
+        """A Custom event ``tool_call_item``, naming the call by the id the converter reports
+        it under."""
+        call = self._by_id.get(update.call_id)
+        call_id = call.reported_id if call is not None else update.call_id
+        return self._custom("tool_call_item", {"call_id": call_id, "item_id": update.item_id})
 
     def _on_tool_call_delta(self, update: updates.ToolCallDelta) -> AgentResponseResult | None:
         out: list[Content] = []
@@ -701,6 +741,8 @@ class AgentResponseConverter:
             out.append(
                 contents.ToolCallStart(call_id=call.call_id, name=name, meta=self._metadata())
             )
+        elif self._sink is not None:
+            self._sink.add_call_start(call.call_id, name)  # its place in the turn's message
         if call.size:  # fragments that came before the name: emit and parse them now
             text = call.text()
             call.args = []
@@ -893,6 +935,10 @@ _HANDLERS: dict[type, _Handler] = {
     updates.ToolApprovalRequest: AgentResponseConverter._on_approval_request,
     updates.HostedToolCall: AgentResponseConverter._on_hosted_call,
     updates.HostedToolResult: AgentResponseConverter._on_hosted_result,
+    updates.PartSignature: AgentResponseConverter._on_part_signature,
+    updates.RedactedReasoning: AgentResponseConverter._on_redacted_reasoning,
+    updates.ReasoningItem: AgentResponseConverter._on_reasoning_item,
+    updates.ToolCallItem: AgentResponseConverter._on_tool_call_item,
     updates.Usage: AgentResponseConverter._on_usage,
     updates.Finish: AgentResponseConverter._on_finish,
     updates.Error: AgentResponseConverter._on_error,

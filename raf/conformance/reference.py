@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 
+import msgspec
+
 from raf.cassettes.format import Cassette, Interaction
 from raf.chunking import chunk
 from raf.collect import collect_agent_response
@@ -91,11 +93,16 @@ def output_of(
     updates: Sequence[AgentResponseUpdate], results: Sequence[AgentResponseResult]
 ) -> InteractionOutput:
     """The canonical output of an interaction from its updates and results (the response is
-    aggregated from the results)."""
+    aggregated from the results).
+
+    The response is the one conformance compares: its ``turn_transcript`` is left empty, as
+    RAF's collect leaves it, since no level judges it (tests/test_turn_transcript.py checks
+    raf's own against the cassettes; docs/deviations.md)."""
+    response = collect_agent_response(results)
     return InteractionOutput(
         updates=to_canonical(updates),
         results=to_canonical(results),
-        response=to_canonical(collect_agent_response(results)),
+        response=to_canonical(msgspec.structs.replace(response, turn_transcript=())),
     )
 
 

@@ -6,7 +6,8 @@ The rules are in docs/dialects.md (section ``anthropic_messages``); in short:
 * ``message_start`` -> ``ResponseMetadata`` and ``Usage``; the usage state (four counts) is
   merged with each ``message_delta`` (``output_tokens`` is cumulative and replaces).
 * Blocks are routed by their ``index`` (which counts every block). Text, thinking and
-  signature deltas -> ``TextDelta``, ``ReasoningDelta``, ``ReasoningSignature``; a client
+  signature deltas -> ``TextDelta``, ``ReasoningDelta``, ``ReasoningSignature``; a
+  ``redacted_thinking`` block's ``data`` -> ``RedactedReasoning``; a client
   ``tool_use`` block -> ``ToolCallStart``, ``ToolCallArgs`` (non-empty ``partial_json`` only;
   the start's ``input`` is used only when no delta came), ``ToolCallEnd`` at its stop. One
   call is never described twice (RAF's quirk of explicit starts plus legacy deltas).
@@ -396,7 +397,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             block = _Block(_THINKING, index)
             data = frame.str(block_data, "data", where)
             if data:
-                out.append(updates.ReasoningSignature(signature=data))
+                out.append(updates.RedactedReasoning(data=data))
         elif kind == "tool_use":
             call_id = frame.str(block_data, "id", where) or None
             name = frame.str(block_data, "name", where) or None

@@ -9,8 +9,10 @@ docs/dialects.md (section ``gemini``) is the specification; in short:
 * Only the candidate with ``index`` 0 (or none) is read. Parts: ``text`` -> ``TextDelta``,
   ``text`` with ``thought: true`` -> ``ReasoningDelta``, ``functionCall`` -> ``ToolCallDelta``
   with an index the dialect assigns per call (Gemini gives none, so two calls of one function
-  never merge), ``thoughtSignature`` on any part -> ``ReasoningSignature`` after that part's
-  updates. Tools Google runs itself are hosted calls, never client calls:
+  never merge), ``thoughtSignature`` on a thought part -> ``ReasoningSignature``, on any other
+  part -> ``PartSignature`` naming the part (``tool_call``, ``hosted``, ``text``, or
+  ``empty``), after that part's updates. Tools Google runs itself are hosted calls, never
+  client calls:
   ``executableCode`` -> ``HostedToolCall`` (``code_execution``), ``codeExecutionResult`` ->
   ``HostedToolResult`` answering it (by ``id``, else the latest unanswered code of the
   stream); Gemini 3's ``toolCall`` / ``toolResponse`` parts (server-side tool invocations:
@@ -271,7 +273,10 @@ class GeminiDialect(JSONEventDialect):
                     self._hosted_part(part, key, hosted, frame, f"{where}{key}.")
         signature = frame.str(part, "thoughtSignature", where)
         if signature:
-            out.append(updates.ReasoningSignature(signature=signature))
+            if part.get("thought") is True:
+                out.append(updates.ReasoningSignature(signature=signature))
+            else:
+                out.append(updates.PartSignature(signature=signature, part=_signed(part, text)))
 
     def _hosted_part(
         self, part: dict[str, Any], key: str, obj: dict[str, Any], frame: Frame, where: str
@@ -456,6 +461,16 @@ class GeminiDialect(JSONEventDialect):
         if self._usage is not None and self._emitted is None:
             out.append(updates.Usage(usage=self._usage))
             self._emitted = self._usage
+
+
+def _signed(part: dict[str, Any], text: str | None) -> str:
+    """What a signed part that is not a thought is, for ``PartSignature``: a call's part, a
+    hosted part, a text part (its text streamed), or a part with nothing else."""
+    if isinstance(part.get("functionCall"), dict):
+        return "tool_call"
+    if any(isinstance(part.get(key), dict) for key in HOSTED_PARTS):
+        return "hosted"
+    return "text" if text else "empty"
 
 
 def _item(part: dict[str, Any], key: str, kept: dict[str, Any]) -> dict[str, Any]:

@@ -463,6 +463,18 @@ class OpenAIChatDialect(JSONEventDialect):
                             ):
                                 gathered = True
                                 thought = delta.reasoning_content or delta.reasoning
+                                if thought and text:
+                                    # Reasoning after text: the batch so far first (a batch
+                                    # gives its reasoning before its text).
+                                    out.append(
+                                        DeltaBatch(
+                                            reasoning=reasoning,
+                                            text=text,
+                                            arguments=arguments,
+                                            order=order,
+                                        )
+                                    )
+                                    reasoning, text, arguments, order = [], [], {}, []
                                 if thought:
                                     reasoning.append(thought)
                                 if content:

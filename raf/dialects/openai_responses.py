@@ -13,9 +13,12 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
   ``reasoning_text``; parts joined with a blank line) come from the delta events; a ``.done``
   event delivers its text only when no delta did, and one that disagrees with the deltas is a
   ``protocol_notice`` (the deltas win: they are what was streamed).
+* A ``reasoning`` item gives ``ReasoningItem`` (its id and ``encrypted_content``) when it is
+  added and again when it is done (with its summary texts).
 * Client tool calls (``function_call``, ``custom_tool_call``, client ``tool_search_call``,
   ``computer_call``, ``local_shell_call``, a ``shell_call`` without a hosted environment,
-  ``apply_patch_call``) become ``ToolCallStart``/``Args``/``End`` under the item's ``call_id``;
+  ``apply_patch_call``) become ``ToolCallStart`` (then ``ToolCallItem`` when the item's id
+  differs)/``Args``/``End`` under the item's ``call_id``;
   argument fragments are routed by ``item_id`` (several calls may be open at once). Tools the
   server ran (:data:`HOSTED_CALLS`, a ``shell_call`` in OpenAI's container, any other
   ``*_call``) give ``HostedToolCall`` at their ``output_item.done``, with a
@@ -383,6 +386,8 @@ class OpenAIResponsesDialect(JSONEventDialect):
         assert item.call_id is not None
         item.name = name
         out.append(updates.ToolCallStart(id=item.call_id, name=name))
+        if item.id is not None and item.id != item.call_id:
+            out.append(updates.ToolCallItem(call_id=item.call_id, item_id=item.id))
 
     def _args(self, item: _Item, text: str, out: list[Any]) -> None:
         """Argument text (function_call) that arrived for a call."""
@@ -561,7 +566,29 @@ class OpenAIResponsesDialect(JSONEventDialect):
                     frame,
                     f"output_index collision: {index} already holds item {other.id!r}",
                 )
-        self._new_item(obj, frame, index, frame.out)
+        item = self._new_item(obj, frame, index, frame.out)
+        if item.kind == "reasoning":
+            self._reasoning_item(item, obj, frame, done=False)
+
+    def _reasoning_item(
+        self, item: _Item, obj: dict[str, Any], frame: Frame, *, done: bool
+    ) -> None:
+        """A reasoning item's ``ReasoningItem``, when it is added and when it is done (then
+        with the texts of its summary parts), if it carries an id, encrypted content or a
+        summary."""
+        encrypted = frame.str(obj, "encrypted_content", "item.") or None
+        summary: list[str] = []
+        if done:
+            for part in frame.list(obj, "summary", "item.") or ():
+                text = part.get("text") if isinstance(part, dict) else None
+                if isinstance(text, str):
+                    summary.append(text)
+        if item.id is not None or encrypted is not None or summary:
+            frame.out.append(
+                updates.ReasoningItem(
+                    item_id=item.id, encrypted_content=encrypted, summary=tuple(summary)
+                )
+            )
 
     def _item_done(self, payload: dict[str, Any], frame: Frame) -> None:
         obj = frame.dict(payload, "item")
@@ -591,6 +618,9 @@ class OpenAIResponsesDialect(JSONEventDialect):
         kind = item.kind
         if kind == "mcp_approval_request":
             self._approval(obj, frame)
+            return
+        if kind == "reasoning":
+            self._reasoning_item(item, obj, frame, done=True)
             return
         if item.call_id is None:
             self._hosted(kind, obj, index, frame)

@@ -86,7 +86,9 @@ class ToolResult(Value, frozen=True, kw_only=True):
 class HostedTool(Value, frozen=True, kw_only=True):
     """A tool the provider ran itself (web search, code execution) and what it returned; the
     client sends it back as it came. ``item`` keeps the provider's own parts (the call and its
-    result items or blocks, as received) so nothing is lost on the way back."""
+    result items or blocks, as received) so nothing is lost on the way back. ``signature`` is
+    an opaque signature the provider attached to the call's part (Gemini ``thoughtSignature``
+    on an ``executableCode`` part)."""
 
     id: str
     name: str
@@ -94,6 +96,7 @@ class HostedTool(Value, frozen=True, kw_only=True):
     output: JSONValue = None
     error: str | None = None
     item: JSONValue = None
+    signature: str | None = None
 
 
 class Image(Value, frozen=True, kw_only=True):

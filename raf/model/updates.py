@@ -37,6 +37,48 @@ class ReasoningSignature(Value, frozen=True, kw_only=True):
     signature: str
 
 
+class PartSignature(Value, frozen=True, kw_only=True):
+    """An opaque signature the provider attached to a part that is not reasoning (Gemini's
+    ``thoughtSignature`` on a text, ``functionCall`` or hosted part): a client must send it
+    back on that very part. It comes right after the part's own updates; ``part`` says which
+    part it is: ``text`` (the text just streamed), ``tool_call`` (the call just started),
+    ``hosted`` (the hosted call or result just given) or ``empty`` (a part with nothing else,
+    e.g. Gemini's empty text part that carries only the signature). Not in RAF
+    (docs/deviations.md)."""
+
+    signature: str
+    part: str
+
+
+class RedactedReasoning(Value, frozen=True, kw_only=True):
+    """Reasoning the provider sent encrypted (Anthropic's ``redacted_thinking`` block): its
+    opaque ``data``, which a client must send back as it came. Not in RAF
+    (docs/deviations.md)."""
+
+    data: str
+
+
+class ReasoningItem(Value, frozen=True, kw_only=True):
+    """The provider's reasoning item (a Responses ``reasoning`` output item): given when the
+    item is added (its reasoning deltas follow) and again when it is done, with what a client
+    must send back before the calls that follow it: ``item_id`` (``rs_...``),
+    ``encrypted_content`` (under ``store: false``, usually only at done) and the texts of its
+    ``summary`` parts (at done). Not in RAF (docs/deviations.md)."""
+
+    item_id: str | None = None
+    encrypted_content: str | None = None
+    summary: tuple[str, ...] = ()
+
+
+class ToolCallItem(Value, frozen=True, kw_only=True):
+    """The provider's id of a call's item when it differs from the call id (a Responses
+    ``function_call`` item ``fc_...`` beside its ``call_id``); a client sends both back. Comes
+    right after the call's ``ToolCallStart``. Not in RAF (docs/deviations.md)."""
+
+    call_id: str
+    item_id: str
+
+
 class ToolCallDelta(Value, frozen=True, kw_only=True):
     """A flat tool-call fragment as OpenAI-style streams send it.
 
@@ -173,6 +215,10 @@ AgentResponseUpdate: TypeAlias = (
     | ResponseMetadata
     | HostedToolCall
     | HostedToolResult
+    | PartSignature
+    | RedactedReasoning
+    | ReasoningItem
+    | ToolCallItem
 )
 """Any update."""
 
@@ -192,6 +238,10 @@ VARIANTS: tuple[type[Value], ...] = (
     ReasoningSignature,
     HostedToolCall,
     HostedToolResult,
+    PartSignature,
+    RedactedReasoning,
+    ReasoningItem,
+    ToolCallItem,
 )
 """Every update class: RAF's 12 in RAF's order, then raf's additions."""
 

@@ -62,6 +62,10 @@ def test_update_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> N
         "reasoning_signature",
         "hosted_tool_call",
         "hosted_tool_result",
+        "part_signature",
+        "redacted_reasoning",
+        "reasoning_item",
+        "tool_call_item",
     ]
 
 
