@@ -26,6 +26,7 @@ from raf.model.request import RequestOptions
 from raf.safe_json import too_deep
 
 __all__ = [
+    "SKIP",
     "arguments_text",
     "arguments_value",
     "blocks_of",
@@ -38,6 +39,18 @@ __all__ = [
     "text_of",
     "whole_raw",
 ]
+
+
+class _Skip:
+    """What a builder's part function returns for a block the format cannot take."""
+
+    def __repr__(self) -> str:
+        return "SKIP"
+
+
+SKIP: Final = _Skip()
+"""A block the format cannot take (another provider's opaque reasoning): not sent. Never
+``None``, which is a value a kept :class:`~raf.model.blocks.Raw` part may have."""
 
 _SYNTHETIC: Final = re.compile(r"__tc_\d+")
 """The ids raf gives calls that came without one (raf.converter.synthetic_call_id)."""
@@ -146,10 +159,14 @@ def arguments_value(text: str) -> Any:
 
 def modeled_lists(body: Mapping[str, Any], *keys: str) -> list[str]:
     """Which of ``keys`` the body has as lists the request half reads (a tool list only when
-    it is not empty: an empty one stays in ``extra``, as the body had it)."""
-    return [
-        key for key in keys if isinstance(body.get(key), list) and (key != "tools" or body[key])
-    ]
+    it is a non-empty list of objects: another stays in ``extra``, as the body had it)."""
+    return [key for key in keys if isinstance(body.get(key), list) and _readable(key, body[key])]
+
+
+def _readable(key: str, value: list[Any]) -> bool:
+    # A tool that is not an object (``null`` above all) would be a ToolSpec whose ``raw``
+    # says nothing: such a list stays in extra.
+    return key != "tools" or (bool(value) and all(isinstance(tool, dict) for tool in value))
 
 
 def options_and_extra(

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from raf.formats.conversation import (
+    SKIP,
     arguments_text,
     blocks_of,
     message,
@@ -68,7 +69,7 @@ def _parts(held: tuple[Block, ...] | list[Block]) -> list[Any]:
         part = _block(block)
         if isinstance(block, blocks.HostedTool) and isinstance(part, list):
             out.extend(part)
-        elif part is not None:
+        elif part is not SKIP:
             out.append(part)
     return out
 
@@ -113,7 +114,7 @@ def _block(block: Block) -> Any:
         if block.redacted is not None:
             return {"type": "redacted_thinking", "data": block.redacted}
         if block.signature is None:
-            return None  # unsigned (another provider's): the API refuses it
+            return SKIP  # unsigned (another provider's): the API refuses it
         return {"type": "thinking", "thinking": block.text, "signature": block.signature}
     if isinstance(block, blocks.ToolCall):
         arguments = block.arguments if isinstance(block.arguments, dict) else {}

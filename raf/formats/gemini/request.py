@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from raf.formats.conversation import (
+    SKIP,
     blocks_of,
     is_synthetic_id,
     message,
@@ -104,7 +105,7 @@ def _parts(held: tuple[Block, ...] | list[Block], names: dict[str, str]) -> list
         part = _part(block, names)
         if isinstance(block, blocks.HostedTool) and isinstance(part, list):
             out.extend(part)
-        elif part is not None:
+        elif part is not SKIP:
             out.append(part)
     return out
 
@@ -120,7 +121,7 @@ def _part(block: Block, names: dict[str, str]) -> Any:
         return _signed({"text": block.text}, block.signature)
     if isinstance(block, blocks.Reasoning):
         if block.redacted is not None or block.encrypted_content is not None:
-            return None  # another provider's opaque reasoning: Gemini cannot take it
+            return SKIP  # another provider's opaque reasoning: Gemini cannot take it
         return _signed({"text": block.text, "thought": True}, block.signature)
     if isinstance(block, blocks.ToolCall):
         call: dict[str, Any] = {"name": block.name}

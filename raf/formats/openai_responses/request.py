@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from raf.formats.conversation import (
+    SKIP,
     arguments_text,
     arguments_value,
     blocks_of,
@@ -90,7 +91,7 @@ def _items(chat: ChatMessage) -> list[Any]:
         item = _item(block)
         if isinstance(block, blocks.HostedTool) and isinstance(item, list):
             out.extend(item)
-        elif item is not None:
+        elif item is not SKIP:
             out.append(item)
     if texts:
         role = "assistant" if chat.role is MessageRole.ASSISTANT else "user"
@@ -116,7 +117,7 @@ def _content(role: str, held: tuple[Block, ...] | list[Block]) -> Any:
 def _item(block: Block) -> Any:
     if isinstance(block, blocks.Reasoning):
         if block.redacted is not None or (block.signature is not None and block.item_id is None):
-            return None  # another provider's reasoning: the API cannot take it
+            return SKIP  # another provider's reasoning: the API cannot take it
         item: dict[str, Any] = {"type": "reasoning"}
         if block.item_id is not None:
             item["id"] = block.item_id
@@ -142,7 +143,7 @@ def _item(block: Block) -> Any:
         return {"type": "function_call_output", "call_id": block.call_id, "output": output}
     if isinstance(block, blocks.HostedTool):
         return block.item
-    return block.value if isinstance(block, blocks.Raw) else None
+    return block.value if isinstance(block, blocks.Raw) else SKIP
 
 
 def _tool(tool: ToolSpec) -> Any:
