@@ -44,7 +44,7 @@ _COLLECTED = frozenset(
 )
 
 # The kinds of a part of the turn's message (_Part.kind).
-_TEXT_PART, _REASONING_PART, _CALL_PART, _HOSTED_PART = range(4)
+_TEXT_PART, _REASONING_PART, _CALL_PART, _HOSTED_PART, _RAW_PART = range(5)
 
 
 class _Part:
@@ -254,6 +254,8 @@ class ResponseCollector:
             call = self._calls.get(_string(payload.get("call_id")))
             if call is not None:
                 call.item_id = _string(payload.get("item_id"))
+        elif kind == "raw_item":
+            self._closed(_RAW_PART).output = payload.get("item")
         elif kind == "tool_call_provider_id":
             call = self._calls.get(_string(payload.get("call_id")))
             provider_id = _string(payload.get("provider_id"))
@@ -348,6 +350,8 @@ class ResponseCollector:
                         item_id=part.item_id,
                     )
                 )
+            elif kind == _RAW_PART:
+                out.append(blocks.Raw(value=part.output))
             else:
                 out.append(
                     blocks.HostedTool(

@@ -455,6 +455,10 @@ class AgentResponseConverter:
         call_id = call.reported_id if call is not None else update.call_id
         return self._custom("tool_call_item", {"call_id": call_id, "item_id": update.item_id})
 
+    def _on_raw_item(self, update: updates.RawItem) -> AgentResponseResult | None:
+        """A Custom event ``raw_item``."""
+        return self._custom("raw_item", {"item": update.item})
+
     def _on_tool_call_delta(self, update: updates.ToolCallDelta) -> AgentResponseResult | None:
         out: list[Content] = []
         if update.id is None and update.name is None:
@@ -939,6 +943,7 @@ _HANDLERS: dict[type, _Handler] = {
     updates.RedactedReasoning: AgentResponseConverter._on_redacted_reasoning,
     updates.ReasoningItem: AgentResponseConverter._on_reasoning_item,
     updates.ToolCallItem: AgentResponseConverter._on_tool_call_item,
+    updates.RawItem: AgentResponseConverter._on_raw_item,
     updates.Usage: AgentResponseConverter._on_usage,
     updates.Finish: AgentResponseConverter._on_finish,
     updates.Error: AgentResponseConverter._on_error,

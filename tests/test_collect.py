@@ -10,7 +10,7 @@ import pytest
 
 from raf.collect import ResponseCollector, acollect_agent_response, collect_agent_response
 from raf.errors import AgentResponseError
-from raf.model import AgentResponseResult, ResponseMetadata, ToolCall, Usage, contents
+from raf.model import AgentResponseResult, ResponseMetadata, ToolCall, Usage, blocks, contents
 
 META = ResponseMetadata(agent_id="agent-1", timestamp=datetime(2026, 1, 1, tzinfo=UTC))
 USAGE = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
@@ -50,7 +50,17 @@ def test_aggregates_every_field() -> None:
     assert response.source_agent_id == "agent-1"
     assert response.errors == (ERR,)
     assert response.tool_messages == ()
-    assert response.turn_transcript == ()
+    (message,) = response.turn_transcript
+    assert message.role == "assistant"
+    assert message.content == "Hello"
+    assert message.tool_calls == response.tool_calls
+    assert message.blocks == (
+        blocks.Reasoning(text="think "),
+        blocks.Text(text="Hel"),
+        blocks.Reasoning(text="more"),
+        blocks.Text(text="lo"),
+        blocks.ToolCall(id="c1", name="f", arguments={"a": 1}),
+    )
 
 
 def test_reasoning_is_none_when_empty_and_last_non_empty_id_wins() -> None:

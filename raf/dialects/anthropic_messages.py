@@ -157,7 +157,8 @@ class _Block:
         self.id = call_id
         self.pending: str | None = None  # start input (tools) or start signature (thinking)
         self.data: dict[str, Any] | None = None  # a hosted block's start, whole
-        self.pieces: list[str] = []  # a hosted block's input_json_delta text
+        self.pieces: list[str] = []  # a hosted block's input_json_delta text, or a thinking
+        # block's signature_delta pieces (one ReasoningSignature, their concatenation, at stop)
         self.got_args = False
         self.got_signature = False
         self.stopped = False
@@ -220,21 +221,24 @@ class AnthropicMessagesDialect(JSONEventDialect):
         return index
 
     def _flush(self, block: _Block, out: list[AgentResponseUpdate]) -> None:
-        """Emit what a block's start held back: its input (tools) or signature (thinking);
-        a hosted block's call, with the input that arrived."""
+        """Emit what a block held back: its start's input (tools) or signature (thinking),
+        then the signature its deltas brought; a hosted block's call, with the input that
+        arrived."""
         if block.kind == _HOSTED:
             self._hosted_call(block, out)
             return
         pending = block.pending
         block.pending = None
-        if pending is None:
-            return
-        if block.kind == _TOOL and not block.got_args and block.id is not None:
-            out.append(updates.ToolCallArgs(id=block.id, args_delta=pending))
-        elif block.kind == _LEGACY_TOOL and not block.got_args:
-            out.append(updates.ToolCallDelta(index=block.index, arguments_delta=pending))
-        elif block.kind == _THINKING and not block.got_signature:
-            out.append(updates.ReasoningSignature(signature=pending))
+        if pending is not None:
+            if block.kind == _TOOL and not block.got_args and block.id is not None:
+                out.append(updates.ToolCallArgs(id=block.id, args_delta=pending))
+            elif block.kind == _LEGACY_TOOL and not block.got_args:
+                out.append(updates.ToolCallDelta(index=block.index, arguments_delta=pending))
+            elif block.kind == _THINKING and not block.got_signature:
+                out.append(updates.ReasoningSignature(signature=pending))
+        if block.pieces:  # the signature_delta pieces, concatenated
+            out.append(updates.ReasoningSignature(signature="".join(block.pieces)))
+            block.pieces = []
 
     def _hosted_call(self, block: _Block, out: list[AgentResponseUpdate]) -> None:
         """The ``HostedToolCall`` of a server tool block (once): its input is the
@@ -303,7 +307,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             out.append(updates.ReasoningDelta(delta=value))
         elif kind == "signature_delta":
             block.got_signature = True
-            out.append(updates.ReasoningSignature(signature=value))
+            block.pieces.append(value)  # the block's signature: given whole at its stop
         elif kind == "input_json_delta":
             if block.kind == _TOOL and block.id is not None:
                 block.got_args = True

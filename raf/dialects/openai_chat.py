@@ -12,7 +12,9 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 * ``delta.content`` -> ``TextDelta`` (also the ``[{"type": "text", ...}]`` part lists of
   Mistral, whose ``thinking`` parts become reasoning); ``delta.reasoning_content`` or, when
   absent, ``delta.reasoning`` -> ``ReasoningDelta`` (servers that send both repeat the same
-  text). Reasoning is emitted before text when one delta has both.
+  text), then OpenRouter's ``reasoning_details`` signatures and encrypted data ->
+  ``ReasoningSignature``, ``RedactedReasoning``. Reasoning is emitted before text when one
+  delta has both.
 * ``delta.tool_calls[*]`` -> ``ToolCallDelta``; a missing or null ``index`` is passed on as
   ``None``; an empty ``id`` or ``name`` is no id or name; non-string ``arguments`` (an object,
   as some servers send) become their compact JSON text.
@@ -80,6 +82,7 @@ class _Delta(msgspec.Struct, gc=False):
     reasoning_content: str | None = None
     reasoning: str | None = None
     tool_calls: list[_ToolCall] | None = None
+    reasoning_details: list[Any] | None = None  # OpenRouter's (signatures, encrypted data)
 
 
 class _Choice(msgspec.Struct, gc=False):
@@ -170,6 +173,7 @@ class _Salvage:
             content=self.pick(raw, "content", (str, list), where),
             reasoning_content=self.pick(raw, "reasoning_content", str, where),
             reasoning=self.pick(raw, "reasoning", str, where),
+            reasoning_details=self.pick(raw, "reasoning_details", list, where),
             tool_calls=[
                 c
                 for i, item in enumerate(calls)
@@ -458,8 +462,10 @@ class OpenAIChatDialect(JSONEventDialect):
                                     and not function.name
                                 ):
                                     fragment = function.arguments
-                            if (content is None or type(content) is str) and (
-                                not calls or fragment
+                            if (
+                                (content is None or type(content) is str)
+                                and (not calls or fragment)
+                                and not delta.reasoning_details
                             ):
                                 gathered = True
                                 thought = delta.reasoning_content or delta.reasoning
@@ -544,6 +550,7 @@ class OpenAIChatDialect(JSONEventDialect):
             or choice.finish_reason
             or delta.reasoning_content
             or delta.reasoning
+            or delta.reasoning_details
         ):
             return False
         content = delta.content
@@ -593,6 +600,8 @@ class OpenAIChatDialect(JSONEventDialect):
                 reasoning = delta.reasoning_content or delta.reasoning
                 if reasoning:
                     out.append(_ReasoningDelta(delta=reasoning))
+                if delta.reasoning_details:
+                    _reasoning_details(delta.reasoning_details, out)
                 content = delta.content
                 if content:
                     if type(content) is str:
@@ -613,6 +622,25 @@ class OpenAIChatDialect(JSONEventDialect):
             out.append(updates.Usage(usage=usage))
 
     handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
+
+
+def _reasoning_details(details: list[Any], out: list[AgentResponseUpdate]) -> None:
+    """OpenRouter's ``reasoning_details``: what a client must send back of them (their text
+    repeats ``delta.reasoning``): a ``reasoning.text`` entry's non-empty ``signature`` ->
+    ``ReasoningSignature``, a ``reasoning.encrypted`` entry's non-empty ``data`` ->
+    ``RedactedReasoning``; anything else is not read."""
+    for detail in details:
+        if not isinstance(detail, dict):
+            continue
+        kind = detail.get("type")
+        if kind == "reasoning.text":
+            signature = detail.get("signature")
+            if isinstance(signature, str) and signature:
+                out.append(updates.ReasoningSignature(signature=signature))
+        elif kind == "reasoning.encrypted":
+            data = detail.get("data")
+            if isinstance(data, str) and data:
+                out.append(updates.RedactedReasoning(data=data))
 
 
 _CHUNK_KEYS = frozenset({"choices", "usage", "error", "x_groq"})

@@ -14,7 +14,8 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
   event delivers its text only when no delta did, and one that disagrees with the deltas is a
   ``protocol_notice`` (the deltas win: they are what was streamed).
 * A ``reasoning`` item gives ``ReasoningItem`` (its id and ``encrypted_content``) when it is
-  added and again when it is done (with its summary texts).
+  added and again when it is done (with its summary texts); a ``compaction`` item gives
+  ``RawItem`` (the done item whole).
 * Client tool calls (``function_call``, ``custom_tool_call``, client ``tool_search_call``,
   ``computer_call``, ``local_shell_call``, a ``shell_call`` without a hosted environment,
   ``apply_patch_call``) become ``ToolCallStart`` (then ``ToolCallItem`` when the item's id
@@ -583,10 +584,11 @@ class OpenAIResponsesDialect(JSONEventDialect):
                 text = part.get("text") if isinstance(part, dict) else None
                 if isinstance(text, str):
                     summary.append(text)
-        if item.id is not None or encrypted is not None or summary:
+        item_id = item.id if item.id is not None or not done else frame.str(obj, "id", "item.")
+        if item_id or encrypted is not None or summary:
             frame.out.append(
                 updates.ReasoningItem(
-                    item_id=item.id, encrypted_content=encrypted, summary=tuple(summary)
+                    item_id=item_id or None, encrypted_content=encrypted, summary=tuple(summary)
                 )
             )
 
@@ -621,6 +623,9 @@ class OpenAIResponsesDialect(JSONEventDialect):
             return
         if kind == "reasoning":
             self._reasoning_item(item, obj, frame, done=True)
+            return
+        if kind == "compaction":
+            out.append(updates.RawItem(item=obj))
             return
         if item.call_id is None:
             self._hosted(kind, obj, index, frame)

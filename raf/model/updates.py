@@ -70,6 +70,14 @@ class ReasoningItem(Value, frozen=True, kw_only=True):
     summary: tuple[str, ...] = ()
 
 
+class RawItem(Value, frozen=True, kw_only=True):
+    """An output item raf does not model that a client must send back as it came (a
+    Responses ``compaction`` item, holding the conversation so far encrypted): ``item`` is
+    the item whole. Not in RAF (docs/deviations.md)."""
+
+    item: JSONValue
+
+
 class ToolCallItem(Value, frozen=True, kw_only=True):
     """The provider's id of a call's item when it differs from the call id (a Responses
     ``function_call`` item ``fc_...`` beside its ``call_id``); a client sends both back. Comes
@@ -219,6 +227,7 @@ AgentResponseUpdate: TypeAlias = (
     | RedactedReasoning
     | ReasoningItem
     | ToolCallItem
+    | RawItem
 )
 """Any update."""
 
@@ -242,6 +251,7 @@ VARIANTS: tuple[type[Value], ...] = (
     RedactedReasoning,
     ReasoningItem,
     ToolCallItem,
+    RawItem,
 )
 """Every update class: RAF's 12 in RAF's order, then raf's additions."""
 

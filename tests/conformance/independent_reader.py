@@ -696,6 +696,19 @@ class ChatStreamReader:
         elif reasoning:
             updates.append(reasoning_delta(reasoning))
 
+        # "then, for each object of OpenRouter's `delta.reasoning_details` array, in order ...:
+        # a `reasoning.text` entry's non-empty string `signature` -> `ReasoningSignature`; a
+        # `reasoning.encrypted` entry's non-empty string `data` -> `RedactedReasoning`".
+        details = list_field(delta, "reasoning_details", f"{path}.delta.reasoning_details", wrong)
+        for detail in details or []:
+            if not isinstance(detail, dict):
+                continue
+            signature, data = detail.get("signature"), detail.get("data")
+            if detail.get("type") == "reasoning.text" and isinstance(signature, str) and signature:
+                updates.append({"type": "reasoning_signature", "signature": signature})
+            elif detail.get("type") == "reasoning.encrypted" and isinstance(data, str) and data:
+                updates.append({"type": "redacted_reasoning", "data": data})
+
         # "`TextDelta` from `delta.content`, or from the text parts of a content list
         # (`[{"type": "text", "text": ...}]`); Mistral's `thinking` parts become
         # `ReasoningDelta`".

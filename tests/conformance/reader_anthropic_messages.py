@@ -39,7 +39,7 @@ Three kinds of comment mark the places where the documents alone did not decide:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tests.conformance.independent_reader import (
@@ -71,6 +71,11 @@ from tests.conformance.independent_reader import (
 def reasoning_signature(signature: str) -> dict[str, Any]:
     """``ReasoningSignature(signature)``."""
     return {"type": "reasoning_signature", "signature": signature}
+
+
+def redacted_reasoning(data: str) -> dict[str, Any]:
+    """``RedactedReasoning(data)``."""
+    return {"type": "redacted_reasoning", "data": data}
 
 
 def tool_call_start(call_id: str, name: str) -> dict[str, Any]:
@@ -241,6 +246,8 @@ class Block:
     start_signature: str | None = None
     # A `signature_delta` came in the block.
     got_signature_delta: bool = False
+    # The non-empty `signature_delta` pieces, given concatenated at the block's stop.
+    signature_pieces: list[str] = field(default_factory=list)
     stopped: bool = False
     # A delta after the stop was already reported ("once for that block").
     reported_delta_after_stop: bool = False
@@ -593,10 +600,10 @@ class MessagesStreamReader:
                 new.start_signature = signature
         elif block_type == "redacted_thinking":
             self.blocks[index] = Block(REDACTED, index)
-            # "`ReasoningSignature(data)` when `data` is non-empty".
+            # "`RedactedReasoning(data)` when `data` is non-empty".
             redacted = fields.string(block, "data", "content_block.data")
             if redacted:
-                updates.append(reasoning_signature(redacted))
+                updates.append(redacted_reasoning(redacted))
         elif block_type == "tool_use":
             call_id = fields.string(block, "id", "content_block.id") or None
             name = fields.string(block, "name", "content_block.name") or None
@@ -729,8 +736,10 @@ class MessagesStreamReader:
             # empty one, cancels the start signature.
             # OPEN: the spec says "unless a `signature_delta` came"; an empty one counts.
             block.got_signature_delta = True
+            # "a non-empty signature is kept, and at the block's stop ... `ReasoningSignature(
+            # <the pieces concatenated, in order>)`".
             if signature:
-                updates.append(reasoning_signature(signature))
+                block.signature_pieces.append(signature)
         elif delta_type == "input_json_delta":
             partial = fields.string(delta, "partial_json", "delta.partial_json")
             if block.kind == TOOL and block.call_id is not None:
@@ -814,16 +823,20 @@ class MessagesStreamReader:
                 name = str(start.get("type"))
             rest = {k: v for k, v in start.items() if k != "input"}
             return [hosted_tool_call(block.call_id or "", name, arguments, rest)]
+        out: list[dict[str, Any]] = []
         if block.kind in (TOOL, LEGACY_TOOL):
-            if block.got_input_delta or not block.start_input:
-                return []
-            arguments = compact_json(block.start_input)
-            if block.kind == TOOL and block.call_id is not None:
-                return [tool_call_args(block.call_id, arguments)]
-            return [tool_call_delta(block.index, None, None, arguments)]
-        if block.kind == THINKING and block.start_signature and not block.got_signature_delta:
-            return [reasoning_signature(block.start_signature)]
-        return []
+            if not block.got_input_delta and block.start_input:
+                arguments = compact_json(block.start_input)
+                if block.kind == TOOL and block.call_id is not None:
+                    out.append(tool_call_args(block.call_id, arguments))
+                else:
+                    out.append(tool_call_delta(block.index, None, None, arguments))
+        elif block.kind == THINKING and block.start_signature and not block.got_signature_delta:
+            out.append(reasoning_signature(block.start_signature))
+        if block.signature_pieces:
+            out.append(reasoning_signature("".join(block.signature_pieces)))
+            block.signature_pieces = []
+        return out
 
     # -- message_delta ---------------------------------------------------------------------------
 

@@ -96,6 +96,11 @@ def reasoning_signature(signature: str) -> dict[str, Any]:
     return {"type": "reasoning_signature", "signature": signature}
 
 
+def part_signature(signature: str, part: str) -> dict[str, Any]:
+    """``PartSignature(signature, part)`` (schema ``PartSignature``: type, signature, part)."""
+    return {"type": "part_signature", "signature": signature, "part": part}
+
+
 # =============================================================================================
 # Part 1: bytes to frames. Every frame is (event type, data); JSON framings have only data,
 # so their type is the SSE default "message".
@@ -789,7 +794,24 @@ class GeminiStreamReader:
                     updates.append(self.read_hosted(part, kind, hosted, f"{path}.{kind}", wrong))
             signature = get_str(part, "thoughtSignature", f"{path}.thoughtSignature", wrong)
             if signature:
-                updates.append(reasoning_signature(signature))
+                # "on a part with `thought: true` -> `ReasoningSignature`; on any other part ->
+                # `PartSignature(thoughtSignature, part)`".
+                if part.get("thought") is True:
+                    updates.append(reasoning_signature(signature))
+                elif isinstance(part.get("functionCall"), dict):
+                    updates.append(part_signature(signature, "tool_call"))
+                elif any(
+                    isinstance(part.get(kind), dict)
+                    for kind in (
+                        "executableCode",
+                        "codeExecutionResult",
+                        "toolCall",
+                        "toolResponse",
+                    )
+                ):
+                    updates.append(part_signature(signature, "hosted"))
+                else:
+                    updates.append(part_signature(signature, "text" if text else "empty"))
         return updates
 
     # -- hosted tools ------------------------------------------------------------------------

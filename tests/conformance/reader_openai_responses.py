@@ -75,6 +75,36 @@ def tool_call_start(call_id: str, name: str) -> dict[str, Any]:
     return {"type": "tool_call_start", "id": call_id, "name": name}
 
 
+def tool_call_item(call_id: str, item_id: str) -> dict[str, Any]:
+    """``ToolCallItem(call_id, item_id)``."""
+    return {"type": "tool_call_item", "call_id": call_id, "item_id": item_id}
+
+
+def reasoning_item(
+    item_id: str | None, item: dict[str, Any], summary: list[str] | None, wrong: list[str]
+) -> list[dict[str, Any]]:
+    """``ReasoningItem(item_id, encrypted_content, summary)`` of a reasoning item, at added
+    (``summary`` None: not read) or at done (the ``text`` of each summary object), when it has
+    an id, encrypted content or a summary text; else nothing."""
+    encrypted = get_str(item, "encrypted_content", "item.encrypted_content", wrong) or None
+    if summary is not None:
+        parts = item.get("summary")
+        if isinstance(parts, list):
+            summary.extend(
+                p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+    if item_id is None and encrypted is None and not summary:
+        return []
+    return [
+        {
+            "type": "reasoning_item",
+            "item_id": item_id,
+            "encrypted_content": encrypted,
+            "summary": summary or [],
+        }
+    ]
+
+
 def tool_call_args(call_id: str, args_delta: str) -> dict[str, Any]:
     """``ToolCallArgs(id, args_delta)``."""
     return {"type": "tool_call_args", "id": call_id, "args_delta": args_delta}
@@ -363,6 +393,7 @@ class Item:
     any_arrived: bool = False
     done: bool = False
     rotated: bool = False  # "one `Error(protocol_notice)` per item" for its rotating ids
+    item_id: str | None = None  # the non-empty string `id` the item came with, if any
 
 
 @dataclass
@@ -806,6 +837,11 @@ class ResponsesStreamReader:
         assert record.name is not None
         out.append(tool_call_start(record.call_id, record.name))
         record.started = True
+        # "Right after a call's `ToolCallStart`, when its item has a non-empty string `id` (the
+        # one it was added with) that differs from the call id, `ToolCallItem(call id, item
+        # id)` follows".
+        if record.item_id is not None and record.item_id != record.call_id:
+            out.append(tool_call_item(record.call_id, record.item_id))
         if record.arrived and record.kind == "function_call":
             # OPEN: argument text that arrived while the start waited for the name is emitted
             # right after the start (a ToolCallArgs before its ToolCallStart names no call).
@@ -860,7 +896,11 @@ class ResponsesStreamReader:
             key = item_id
         kind = get_str(item, "type", "item.type", wrong)
         record = Item(
-            key=key, kind=kind, output_index=output_index, client_call=is_client_call(item)
+            key=key,
+            kind=kind,
+            output_index=output_index,
+            client_call=is_client_call(item),
+            item_id=item_id or None,
         )
         # "an `output_index` whose slot already holds another item of this response is
         # `Error(protocol_violation)` ("output_index collision"), both items are kept and the
@@ -877,8 +917,13 @@ class ResponsesStreamReader:
             self.slots[output_index] = record
         self.items[key] = record
 
+        if kind == "reasoning":
+            # "`ReasoningItem(item_id, encrypted_content, summary=[])` when the item has a
+            # non-empty string `id` or `encrypted_content`".
+            out.extend(reasoning_item(record.item_id, item, None, wrong))
+            return
         if kind == "mcp_approval_request" or not record.client_call:
-            return  # "none" at added (message, reasoning, built-in tools, approval requests)
+            return  # "none" at added (message, built-in tools, approval requests)
 
         # A client call. "Every client call starts the response's call flag".
         self.response_has_call = True
@@ -1016,6 +1061,14 @@ class ResponsesStreamReader:
             self.response_has_approval = True
             out.append(approval_request(item, record.key, wrong))
             return
+        if record.kind == "reasoning":
+            # "`item_id`: the id it was added with, else the done item's".
+            out.extend(reasoning_item(record.item_id or item_id or None, item, [], wrong))
+            return
+        if record.kind == "compaction":
+            # "`RawItem(item)`: the done item whole".
+            out.append({"type": "raw_item", "item": item})
+            return
         if not record.client_call:
             self.hosted(item, output_index, out)
             return
@@ -1113,12 +1166,27 @@ class ResponsesStreamReader:
             self.response_has_approval = True
             out.append(approval_request(item, item_id or "", wrong))
             return
+        if kind == "reasoning":
+            # OPEN: an orphan reasoning item gives its done ReasoningItem, as a known one does.
+            # The bundled resumed stream has none.
+            out.extend(reasoning_item(item_id or None, item, [], wrong))
+            return
+        if kind == "compaction":
+            out.append({"type": "raw_item", "item": item})
+            return
         if not is_client_call(item):
             self.hosted(item, output_index, out)
             return
         # OPEN: the orphan item is recorded as done, so that a second done of it is ignored.
         key = item_id if item_id is not None else f"<orphan {output_index}>"
-        record = Item(key=key, kind=kind, output_index=output_index, client_call=True, done=True)
+        record = Item(
+            key=key,
+            kind=kind,
+            output_index=output_index,
+            client_call=True,
+            done=True,
+            item_id=item_id or None,
+        )
         self.items[key] = record
         self.response_has_call = True
         record.wire_call_id = get_str(item, "call_id", "item.call_id", wrong) or None

@@ -220,7 +220,7 @@ DOC_EXAMPLES: dict[str, tuple[bytes, list[dict[str, Any]]]] = {
             {"type": "reasoning_delta", "delta": "t"},
             {"type": "reasoning_signature", "signature": "s1"},
             {"type": "text_delta", "delta": "x"},
-            {"type": "reasoning_signature", "signature": "s2"},
+            {"type": "part_signature", "signature": "s2", "part": "empty"},
             {"type": "finish", "finish_reason": "content_filter", "usage": None},
         ],
     ),
@@ -345,7 +345,7 @@ DOC_EXAMPLES: dict[str, tuple[bytes, list[dict[str, Any]]]] = {
                 "arguments": {"language": "PYTHON", "code": "x"},
                 "item": {"executableCode": {}},
             },
-            {"type": "reasoning_signature", "signature": "s"},
+            {"type": "part_signature", "signature": "s", "part": "hosted"},
             {
                 "type": "hosted_tool_result",
                 "call_id": "code_execution_0",

@@ -199,7 +199,7 @@ def test_thinking_then_signature_then_text() -> None:
     ]
 
 
-def test_signature_split_over_two_deltas_gives_two_pieces() -> None:
+def test_signature_split_over_two_deltas_gives_one_signature_at_the_stop() -> None:
     body = (
         start()
         + block(0, type="thinking", thinking="", signature="")
@@ -210,7 +210,7 @@ def test_signature_split_over_two_deltas_gives_two_pieces() -> None:
         + end()
     )
     sigs = [x.signature for x in run_all(body) if isinstance(x, updates.ReasoningSignature)]
-    assert sigs == ["AAA", "BBB"]
+    assert sigs == ["AAABBB"]
 
 
 def test_signature_in_the_start_is_emitted_at_the_stop_unless_a_delta_came() -> None:
@@ -233,9 +233,9 @@ def test_signature_in_the_start_is_emitted_at_the_stop_unless_a_delta_came() -> 
     ]
 
 
-def test_redacted_thinking_is_a_signature_without_text() -> None:
+def test_redacted_thinking_is_its_data_without_text() -> None:
     body = start() + block(0, type="redacted_thinking", data="EmwKAhgBEgy3va") + stop(0) + end()
-    assert run_all(body)[2:-1] == [updates.ReasoningSignature(signature="EmwKAhgBEgy3va")]
+    assert run_all(body)[2:-1] == [updates.RedactedReasoning(data="EmwKAhgBEgy3va")]
 
 
 # -- tool calls -------------------------------------------------------------------------------------

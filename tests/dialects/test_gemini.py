@@ -111,27 +111,47 @@ def test_thought_parts_are_reasoning_and_empty_text_is_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    "part",
+    ("part", "signature"),
     [
-        {"text": "signed", "thoughtSignature": "sig"},
-        {"text": "t", "thought": True, "thoughtSignature": "sig"},
-        {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "sig"},
-        {"text": "", "thoughtSignature": "sig"},
-        {"thoughtSignature": "sig"},
-        {"executableCode": {"language": "PYTHON", "code": "1"}, "thoughtSignature": "sig"},
+        (
+            {"text": "signed", "thoughtSignature": "sig"},
+            updates.PartSignature(signature="sig", part="text"),
+        ),
+        (
+            {"text": "t", "thought": True, "thoughtSignature": "sig"},
+            updates.ReasoningSignature(signature="sig"),
+        ),
+        (
+            {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "sig"},
+            updates.PartSignature(signature="sig", part="tool_call"),
+        ),
+        (
+            {"text": "", "thoughtSignature": "sig"},
+            updates.PartSignature(signature="sig", part="empty"),
+        ),
+        ({"thoughtSignature": "sig"}, updates.PartSignature(signature="sig", part="empty")),
+        (
+            {"executableCode": {"language": "PYTHON", "code": "1"}, "thoughtSignature": "sig"},
+            updates.PartSignature(signature="sig", part="hosted"),
+        ),
     ],
 )
-def test_thought_signature_follows_its_part(part: dict[str, Any]) -> None:
+def test_thought_signature_follows_its_part_and_names_it(
+    part: dict[str, Any], signature: updates.AgentResponseUpdate
+) -> None:
     out = both(resp(part, finish="STOP"))
-    signature = out.index(updates.ReasoningSignature(signature="sig"))
-    assert signature == len(out) - 2  # right after the part's own update(s), before Finish
+    at = out.index(signature)
+    assert at == len(out) - 2  # right after the part's own update(s), before Finish
     assert all(not isinstance(u, updates.TextDelta) or u.delta != "" for u in out)
     assert codes(out) == []
 
 
 def test_signature_only_part_before_text_is_not_merged_into_text() -> None:
     out = both(resp({"thoughtSignature": "A"}), resp({"text": "x"}, finish="STOP"))
-    assert out[1:3] == [updates.ReasoningSignature(signature="A"), updates.TextDelta(delta="x")]
+    assert out[1:3] == [
+        updates.PartSignature(signature="A", part="empty"),
+        updates.TextDelta(delta="x"),
+    ]
 
 
 def test_item_11_gemini_code_execution_is_a_hosted_call() -> None:
@@ -166,7 +186,7 @@ def test_item_11_gemini_code_execution_is_a_hosted_call() -> None:
             arguments={"language": "PYTHON", "code": "x = 1"},
             item=code,
         ),
-        updates.ReasoningSignature(signature="s"),
+        updates.PartSignature(signature="s", part="hosted"),
         updates.HostedToolResult(
             call_id="code_execution_1",
             name="code_execution_result",
@@ -236,7 +256,7 @@ def test_server_side_tool_invocations_are_hosted_calls() -> None:
             arguments={"queries": ["q"]},
             item={"toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "id": "t1"}},
         ),
-        updates.ReasoningSignature(signature="s"),
+        updates.PartSignature(signature="s", part="hosted"),
         updates.HostedToolResult(
             call_id="t1",
             name="tool_response",

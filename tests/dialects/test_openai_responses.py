@@ -394,8 +394,10 @@ def test_raw_reasoning_text_openrouter_interleaved_with_message() -> None:
         done_marker=True,
     )
     assert without_errors(out)[1:] == [
+        updates.ReasoningItem(item_id="rs_tmp_a"),
         updates.ReasoningDelta(delta="Think"),
         updates.TextDelta(delta="4"),
+        updates.ReasoningItem(item_id="rs_tmp_a"),
         updates.Finish(finish_reason="stop", usage=U),
     ]
     assert codes(out) == []
@@ -458,6 +460,7 @@ def test_function_call() -> None:
     assert out == [
         RM,
         updates.ToolCallStart(id="call_abc", name="get_weather"),
+        updates.ToolCallItem(call_id="call_abc", item_id="fc_1"),
         updates.ToolCallArgs(id="call_abc", args_delta='{"city":'),
         updates.ToolCallArgs(id="call_abc", args_delta='"Paris"}'),
         updates.ToolCallEnd(id="call_abc"),
@@ -660,6 +663,7 @@ def test_delta_for_item_never_added_is_buffered_then_claimed() -> None:
     assert codes(out) == ["protocol_violation", "protocol_violation"]
     assert without_errors(out)[1:] == [
         updates.ToolCallStart(id="call_9", name="h"),
+        updates.ToolCallItem(call_id="call_9", item_id="fc_9"),
         updates.ToolCallArgs(id="call_9", args_delta='{"k":1}'),
         updates.ToolCallEnd(id="call_9"),
         updates.Finish(finish_reason="tool_calls", usage=U),
@@ -700,9 +704,10 @@ def test_function_call_without_name_at_added_starts_at_done() -> None:
             completed(),
         ]
     )
-    assert without_errors(out)[1:4] == [
+    assert without_errors(out)[1:5] == [
         updates.ToolCallArgs(id="call_a", args_delta="{}"),
         updates.ToolCallStart(id="call_a", name="late"),
+        updates.ToolCallItem(call_id="call_a", item_id="fc_1"),
         updates.ToolCallEnd(id="call_a"),
     ]
 
@@ -829,6 +834,7 @@ def test_client_tool_search_call_is_a_call_server_one_is_not() -> None:
     )
     assert without_errors(out)[1:] == [
         updates.ToolCallStart(id="call_t", name="tool_search"),
+        updates.ToolCallItem(call_id="call_t", item_id="tsc_1"),
         updates.ToolCallArgs(id="call_t", args_delta='{"queries":["fx"]}'),
         updates.ToolCallEnd(id="call_t"),
         updates.HostedToolCall(
@@ -853,8 +859,9 @@ def test_client_tool_search_call_is_a_call_server_one_is_not() -> None:
 def test_whole_item_client_calls(kind: str, field: str, name: str) -> None:
     item = {"type": kind, "id": "it_1", "call_id": "call_w", field: {"type": "x"}}
     out = decode([created(), added(item, 0), done(item, 0), completed()])
-    assert without_errors(out)[1:4] == [
+    assert without_errors(out)[1:5] == [
         updates.ToolCallStart(id="call_w", name=name),
+        updates.ToolCallItem(call_id="call_w", item_id="it_1"),
         updates.ToolCallArgs(id="call_w", args_delta='{"type":"x"}'),
         updates.ToolCallEnd(id="call_w"),
     ]
@@ -908,8 +915,29 @@ def test_item_11_builtin_server_tools_are_hosted_calls_not_client_calls(
     assert out[-1] == updates.Finish(finish_reason="stop", usage=U)
 
 
-def test_compaction_and_reasoning_items_give_nothing() -> None:
+def test_a_compaction_item_is_kept_whole_at_its_done() -> None:
     item = {"type": "compaction", "id": "cmp_1", "encrypted_content": "x"}
+    out = decode([created(), added(item, 0), done(item, 0), completed()])
+    assert out == [RM, updates.RawItem(item=item), updates.Finish(finish_reason="stop", usage=U)]
+
+
+def test_a_reasoning_item_gives_its_id_when_added_and_its_data_when_done() -> None:
+    added_item = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "e0"}
+    done_item = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}],
+        "encrypted_content": "e1",
+    }
+    out = decode([created(), added(added_item, 0), done(done_item, 0), completed()])
+    assert out[1:-1] == [
+        updates.ReasoningItem(item_id="rs_1", encrypted_content="e0"),
+        updates.ReasoningItem(item_id="rs_1", encrypted_content="e1", summary=("a", "b")),
+    ]
+
+
+def test_a_reasoning_item_without_id_or_data_gives_nothing() -> None:
+    item = {"type": "reasoning", "summary": []}
     out = decode([created(), added(item, 0), done(item, 0), completed()])
     assert out == [RM, updates.Finish(finish_reason="stop", usage=U)]
 

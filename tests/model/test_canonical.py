@@ -66,6 +66,7 @@ def test_update_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> N
         "redacted_reasoning",
         "reasoning_item",
         "tool_call_item",
+        "raw_item",
     ]
 
 
