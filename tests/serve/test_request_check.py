@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from raf import formats
-from raf.formats import equivalence
+from raf.serve import request_check
 from raf.serve.request_check import (
     EQUIVALENCES,
     Equivalence,
@@ -269,7 +269,7 @@ def test_every_equivalence_reads_its_example_as_the_same_request(rule: Equivalen
 
 def test_the_docs_list_exactly_the_equivalences_of_the_code() -> None:
     assert equivalences_table() in DOCS.read_text(encoding="utf-8")
-    docstring = equivalence.__doc__ or ""
+    docstring = request_check.__doc__ or ""
     listed = re.findall(r"^- ``(\w+)``:", docstring, flags=re.MULTILINE)
     assert listed == [rule.name for rule in EQUIVALENCES]
 
