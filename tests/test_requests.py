@@ -2,7 +2,7 @@
 
 1. ``read(build(x)) == x`` for generated conversations the format can express;
 2. ``build(read(r))`` is equivalent to ``r`` (the request normal form,
-   :func:`raf.formats.equivalence.normal_form`, every top-level field, both ways) for every
+   :func:`raf.serve.request_check.normal_form`, every top-level field, both ways) for every
    request body recorded in the bundled cassettes and in the shared corpus;
 3. the follow-up: for every cassette with more than one interaction, the request built from
    the earlier request's conversation, the assistant message raf makes of the first
@@ -35,11 +35,10 @@ from raf.cassettes import load
 from raf.cassettes.importers import guess_dialect, import_file
 from raf.cassettes.lint import cassette_files
 from raf.formats import Format
-from raf.formats.equivalence import normal_form
 from raf.formats.request_strategies import FEATURES, features
 from raf.model.request import Conversation
 from raf.pipeline import respond
-from raf.serve.request_check import check_request
+from raf.serve.request_check import check_request, normal_form
 from tests.corpus import ROOT as CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
