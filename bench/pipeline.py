@@ -78,11 +78,11 @@ from harness import (
 from peers import Peer, Reduced, peers
 
 from raf.collect import collect_agent_response
+from raf.formats._strategies.common import ALNUM, GeneratedStream, Piece
+from raf.formats.openai_chat.strategies import PROFILES
+from raf.formats.openai_chat.strategies import _tool_delta as tool_delta
 from raf.model import AgentResponse, AgentResponseResult, ToolCall, Usage
 from raf.pipeline import respond, run
-from raf.testing.strategies.common import ALNUM, GeneratedStream, Piece
-from raf.testing.strategies.openai_chat import PROFILES
-from raf.testing.strategies.openai_chat import _tool_delta as tool_delta
 
 CHUNK_SIZE = 4096
 MODEL = "gpt-4o-2024-08-06"

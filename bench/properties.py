@@ -40,9 +40,9 @@ from hypothesis.control import current_build_context
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from raf.formats._strategies.common import chunked
 from raf.pipeline import respond
 from raf.testing.strategies import GeneratedStream, streams
-from raf.testing.strategies.common import chunked
 from tests.properties.broken import VARIANTS
 from tests.properties.support import summary
 

@@ -206,10 +206,11 @@ class AgentResponseConverter:
             past it).
         streaming_contents: ``False`` makes an aggregate-only converter, for callers that
             want the :class:`~raf.model.AgentResponse` and nothing streamed (``respond()``):
-            it leaves out the contents ``collect_agent_response`` ignores
+            it leaves out the contents the aggregate does not need
             (``ToolCallStart``, ``ToolCallArgs``, ``ToolCallArgsParsed``,
             ``ToolCallArgsProgress``, ``ToolCallEnd``) and runs no incremental argument
-            parser; :meth:`collect` then puts text and reasoning straight into the collector.
+            parser; :meth:`collect` then puts text, reasoning and each call's start
+            (``add_call_start``) straight into the collector.
             Every other content, every event, the final calls and errors are the same
             (docs/converter.md, "Aggregate-only").
     """

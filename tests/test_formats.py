@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 from pathlib import Path
+from types import ModuleType
 from urllib.parse import urlsplit
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from raf import dialects, formats
 from raf import framing as framings
@@ -18,14 +22,35 @@ from raf.clients.base import finish_reason
 from raf.clients.raf_httpx import ADAPTER as RAF_ADAPTER
 from raf.formats import Format, FormatError
 from raf.model.usage import FinishReason
+from raf.pipeline import respond
 from raf.serve.faults import error_body
-from raf.serve.request_check import compared_fields
+from raf.serve.request_check import EQUIVALENCES, compared_fields
 from raf.serve.routes import allowed_methods, provider_path_problem
+from raf.testing import strategies
+from tests import processes
 from tests.conformance.test_golden_review import READERS
+from tests.properties.support import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "dialects.md"
+CASSETTES_DOC = ROOT / "docs" / "cassettes.md"
+README = ROOT / "README.md"
 NAMES = formats.names()
+WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+]
 
 
 def step(number: int, what: str) -> str:
@@ -71,6 +96,17 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
     assert "POST" in allowed_methods(fmt.name, path), step(2, "a POST endpoint")
     assert fmt.request_fields, step(2, "Format.request_fields: what the request check reads")
     assert compared_fields(fmt.name) == fmt.request_fields
+    assert bool(fmt.url_fields) == (fmt.request_url is not None), step(
+        2, "Format.request_url says how to read the Format.url_fields the check compares"
+    )
+    if fmt.request_url is not None:
+        assert fmt.request_url.parts(fmt.placeholder_uri).method, step(
+            2, "Format.request_url reads the method of Format.placeholder_uri"
+        )
+    specific = {rule.name for rule in EQUIVALENCES if rule.specific}
+    assert set(fmt.equivalences) <= specific, step(
+        2, "Format.equivalences: names of format-specific EQUIVALENCES of the request check"
+    )
     assert fmt.name in RAF_ADAPTER.dialects, step(
         2, "the format in the dialects of the matrix's control column, raf/clients/raf_httpx.py"
     )
@@ -83,34 +119,129 @@ def test_step_2_the_http_face_reaches_every_shell(fmt: Format) -> None:
 
 
 def test_step_3_the_format_has_cassettes_and_goldens(fmt: Format) -> None:
-    cassettes = sorted((ROOT / "cassettes" / fmt.name).glob("*.yaml"))
+    cassettes = cassettes_of(fmt.name)
     assert cassettes, step(3, f"cassettes in cassettes/{fmt.name}/")
     goldens = ROOT / "conformance" / "goldens" / fmt.name
     missing = [c.stem for c in cassettes if not (goldens / f"{c.stem}.json").is_file()]
     assert not missing, step(4, f"goldens in conformance/goldens/{fmt.name}/ for {missing}")
 
 
+def cassettes_of(name: str) -> list[Path]:
+    return sorted((ROOT / "cassettes" / name).glob("*.yaml"))
+
+
+def scenario_library() -> dict[str, tuple[str, str]]:
+    """The sections of docs/cassettes.md's scenario library: format -> (title, text)."""
+    text = CASSETTES_DOC.read_text(encoding="utf-8")
+    library = text.split("\n## The scenario library\n", 1)[1].split("\n## ", 1)[0]
+    sections = re.split(r"^### `(\w+)`: (.*)$", library, flags=re.MULTILINE)[1:]
+    return {
+        name: (title, body)
+        for name, title, body in zip(sections[::3], sections[1::3], sections[2::3], strict=True)
+    }
+
+
+def test_step_3_the_scenario_library_documents_every_cassette(fmt: Format) -> None:
+    section = scenario_library().get(fmt.name)
+    where = "docs/cassettes.md, The scenario library"
+    assert section is not None, step(3, f"a section '### `{fmt.name}`: <title>' in {where}")
+    _, text = section
+    stems = [c.stem for c in cassettes_of(fmt.name)]
+    assert f"`cassettes/{fmt.name}/` holds {len(stems)} scenarios" in text, step(
+        3, f"'`cassettes/{fmt.name}/` holds {len(stems)} scenarios' in {where}"
+    )
+    rows = re.findall(r"^\| `(\w+)` \|", text, flags=re.MULTILINE)
+    assert sorted(rows) == stems, step(3, f"one row per cassette of {fmt.name} in {where}")
+
+
+def test_the_scenario_library_has_a_section_per_format_and_no_other() -> None:
+    assert sorted(scenario_library()) == NAMES
+
+
+def test_the_readme_counts_the_formats_and_their_scenarios() -> None:
+    text = README.read_text(encoding="utf-8")
+    diagram = text.split("```\n bytes ─▶ framing", 1)[1].split("```", 1)[0]
+    assert "raf/formats/<name>/dialect.py" in diagram
+    missing = set(NAMES) - set(re.findall(r"\w+", diagram))
+    assert not missing, f"the README's pipeline diagram lists every format: {missing}"
+    readme = " ".join(text.split())
+    counts = {name: len(cassettes_of(name)) for name in NAMES}
+    total, word = sum(counts.values()), WORDS[len(NAMES)]
+    assert f"replays {total} recorded scenarios of the {word} formats" in readme
+    assert f"the other {WORDS[len(NAMES) - 1]} formats are skipped" in readme
+    assert f"each of the {word} dialects" in readme
+    found = re.search(rf"holds {total} recorded scenarios \(([^)]*)\)", readme)
+    assert found is not None, f"README: 'holds {total} recorded scenarios (...)'"
+    titles = {name: title for name, (title, _) in scenario_library().items()}
+    listed: dict[str, int] = {}
+    for number, label in re.findall(r"(\d+) ([^,]+)", found.group(1)):
+        named = [name for name, title in titles.items() if label in title]
+        assert len(named) == 1, f"README: {label!r} names no format's title, or several"
+        listed[named[0]] = int(number)
+    assert listed == counts
+
+
 def test_step_5_the_format_has_an_independent_reader(fmt: Format) -> None:
     assert fmt.name in READERS, step(
         5,
-        "an independent reader tests/conformance/reader_<name>.py, registered in "
-        "READERS of tests/conformance/test_golden_review.py",
+        f"an independent reader tests/conformance/reader_{fmt.name}.py with read_updates",
     )
 
 
-def test_step_6_the_format_has_strategies(fmt: Format) -> None:
-    try:
-        module = importlib.import_module(f"raf.testing.strategies.{fmt.name}")
-    except ImportError:
-        pytest.fail(step(6, f"strategies in raf/testing/strategies/{fmt.name}.py"))
-    for attribute in ("responses", "streams", "render"):
-        assert callable(getattr(module, attribute, None)), step(
-            6, f"raf.testing.strategies.{fmt.name}.{attribute}"
-        )
+def test_step_1_the_format_is_one_package_holding_its_dialect(fmt: Format) -> None:
+    package = f"raf.formats.{fmt.name}"
+    assert importlib.import_module(package).FORMAT is fmt, step(1, f"{package}.FORMAT")
+    assert fmt.dialect.__module__ == f"{package}.dialect", step(
+        1, f"the dialect in raf/formats/{fmt.name}/dialect.py"
+    )
+    assert dialects.factory(fmt.name) is fmt.dialect, step(1, "raf.dialects reads the format")
+
+
+def strategies_of(fmt: Format) -> ModuleType:
+    assert fmt.strategies == f"raf.formats.{fmt.name}.strategies", step(
+        6, f"strategies in raf/formats/{fmt.name}/strategies.py, named by Format.strategies"
+    )
+    module = importlib.import_module(fmt.strategies)
+    for attribute in ("responses", "streams", "render", "PROFILES"):
+        assert getattr(module, attribute, None), step(6, f"{fmt.strategies}.{attribute}")
+    return module
+
+
+def test_step_6_the_strategies_are_public_and_not_imported_by_the_format(fmt: Format) -> None:
+    module = strategies_of(fmt)
+    assert importlib.import_module(f"raf.testing.strategies.{fmt.name}") is module
+    assert getattr(strategies, fmt.name) is module
+    code = (
+        f"import sys, raf.formats, raf.dialects\n"
+        f"raf.formats.get({fmt.name!r}).dialect()\n"
+        f"print(sorted(m for m in ('hypothesis', {fmt.strategies!r}) if m in sys.modules))"
+    )
+    result = processes.run([sys.executable, "-c", code], text=True, check=True)
+    assert result.stdout.strip() == "[]", "a format's package never imports its strategies"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_step_6_the_strategies_round_trip_through_the_dialect(
+    name: str, data: st.DataObject
+) -> None:
+    fmt = formats.get(name)
+    module = strategies_of(fmt)
+    profile = data.draw(st.sampled_from([None, *sorted(module.PROFILES)]), label="profile")
+    stream = data.draw(module.streams() if profile is None else module.streams(profile))
+    assert summary(respond(list(stream.chunks), fmt.name)) == summary(stream.response), step(
+        6, "strategies whose streams the dialect reads back to what they drew"
+    )
 
 
 def test_step_7_the_format_has_a_docs_section(fmt: Format) -> None:
     text = DOCS.read_text(encoding="utf-8")
+    row = re.search(rf"^\| `{fmt.name}` \| .* \| `([^`]+)` \|$", text, flags=re.MULTILINE)
+    assert row is not None, step(7, f"a row for `{fmt.name}` in the table of docs/dialects.md")
+    assert row.group(1) == f"raf/formats/{fmt.name}/dialect.py", step(
+        7, "the table of docs/dialects.md names the format's dialect module"
+    )
     assert re.search(rf"^## `{fmt.name}`", text, flags=re.MULTILINE), step(
         7, f"a section '## `{fmt.name}`: ...' in docs/dialects.md"
     )

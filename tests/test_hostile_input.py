@@ -13,10 +13,10 @@ import pytest
 
 from raf import converter as converter_module
 from raf.converter import AgentResponseConverter
-from raf.dialects import openai_chat
-from raf.dialects.openai_chat import OpenAIChatDialect
 from raf.dialects.templates import Templates
 from raf.errors import raw_excerpt
+from raf.formats.openai_chat import dialect as openai_chat
+from raf.formats.openai_chat.dialect import OpenAIChatDialect
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import AgentResponse, contents, updates
 from raf.model.canonical import from_json, to_json
@@ -307,8 +307,9 @@ def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_noth
     for table in (converter_module._HANDLERS, converter_module._COLLECT_HANDLERS):
         monkeypatch.setitem(table, updates.ReasoningDelta, broken)
     monkeypatch.setitem(converter_module._COLLECT_HANDLERS, updates.DeltaBatch, broken)
+    # (Reasoning first: reasoning after text would close the batch before it, making two.)
     thinking = b'data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}\n\n'
-    response = respond([HELLO + thinking + WORLD + DONE], streaming_contents=streaming_contents)
+    response = respond([thinking + HELLO + WORLD + DONE], streaming_contents=streaming_contents)
     assert response.text == "Hello world"
     assert codes(response) == ["internal_error"]
     assert response.reasoning_text == (None if streaming_contents else "hmm")

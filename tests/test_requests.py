@@ -35,7 +35,7 @@ from raf.cassettes import load
 from raf.cassettes.importers import guess_dialect, import_file
 from raf.cassettes.lint import cassette_files
 from raf.formats import Format
-from raf.formats.request_strategies import FEATURES, features
+from raf.formats._strategies.request import FEATURES, features
 from raf.model.request import Conversation
 from raf.pipeline import respond
 from raf.serve.request_check import check_request, normal_form

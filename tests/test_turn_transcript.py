@@ -301,3 +301,258 @@ def test_the_scan_finds_values_in_the_bundled_cassettes() -> None:
     assert every.redacted
     assert len(every.reasoning_ids) >= 3
     assert len(every.call_ids) >= 30
+
+
+# -- the rules, one stream each ------------------------------------------------------------------
+
+
+def sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events)
+
+
+def message_of(body: bytes, dialect: str) -> ChatMessage:
+    """The turn's message, the same through both paths and under every chunking."""
+    stream = Stream("test", dialect, body)
+    messages = {
+        json.dumps(to_canonical(the_message(stream, chunking, aggregate_only=aggregate_only)))
+        for chunking in STANDARD_CHUNKINGS
+        for aggregate_only in (False, True)
+    }
+    assert len(messages) == 1, messages
+    message = the_message(stream, "whole", aggregate_only=False)
+    assert message is not None
+    return message
+
+
+def anthropic(*blocks_: list[dict[str, Any]], stop: str = "end_turn") -> bytes:
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"id": "msg_1", "model": "claude", "usage": {}}}
+    ]
+    for index, (start, *deltas) in enumerate(blocks_):
+        events.append({"type": "content_block_start", "index": index, "content_block": start})
+        events.extend({"type": "content_block_delta", "index": index, "delta": d} for d in deltas)
+        events.append({"type": "content_block_stop", "index": index})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {}})
+    events.append({"type": "message_stop"})
+    return sse(*events)
+
+
+def thinking(text: str, signature: str) -> list[dict[str, Any]]:
+    block: list[dict[str, Any]] = [{"type": "thinking", "thinking": "", "signature": ""}]
+    if text:
+        block.append({"type": "thinking_delta", "thinking": text})
+    block.append({"type": "signature_delta", "signature": signature})
+    return block
+
+
+def text(value: str) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": ""}, {"type": "text_delta", "text": value}]
+
+
+def tool_use(call_id: str, name: str, arguments: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+        {"type": "input_json_delta", "partial_json": arguments},
+    ]
+
+
+def test_anthropic_blocks_keep_their_order_signatures_and_redacted_data() -> None:
+    body = anthropic(
+        thinking("Let me think.", "SIG1"),
+        [{"type": "redacted_thinking", "data": "REDACTED"}],
+        text("Checking."),
+        thinking("", "SIG2"),  # display: "omitted": a signed block without text
+        tool_use("toolu_1", "get_weather", '{"city": "Paris"}'),
+        stop="tool_use",
+    )
+    message = message_of(body, "anthropic_messages")
+    assert message.blocks == (
+        blocks.Reasoning(text="Let me think.", signature="SIG1"),
+        blocks.Reasoning(redacted="REDACTED"),
+        blocks.Text(text="Checking."),
+        blocks.Reasoning(signature="SIG2"),
+        blocks.ToolCall(id="toolu_1", name="get_weather", arguments={"city": "Paris"}),
+    )
+    assert message.content == "Checking."
+    assert message.role == "assistant"
+    assert [call.id for call in message.tool_calls or ()] == ["toolu_1"]
+
+
+def test_two_signed_thinking_blocks_in_a_row_stay_two_blocks() -> None:
+    body = anthropic(thinking("", "A"), thinking("", "B"), text("ok"))
+    assert message_of(body, "anthropic_messages").blocks[:2] == (
+        blocks.Reasoning(signature="A"),
+        blocks.Reasoning(signature="B"),
+    )
+
+
+def test_a_server_tool_and_its_result_are_one_hosted_block_with_the_provider_blocks() -> None:
+    body = anthropic(
+        [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
+            {"type": "input_json_delta", "partial_json": '{"query": "q"}'},
+        ],
+        [
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": [{"type": "web_search_result", "url": "u", "encrypted_content": "E"}],
+            }
+        ],
+        text("Found."),
+    )
+    hosted, answer = message_of(body, "anthropic_messages").blocks
+    assert hosted == blocks.HostedTool(
+        id="srvtoolu_1",
+        name="web_search",
+        arguments={"query": "q"},
+        output=[{"type": "web_search_result", "url": "u", "encrypted_content": "E"}],
+        item=[
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1"},
+        ],
+    )
+    assert answer == blocks.Text(text="Found.")
+
+
+def gemini(*chunks: list[dict[str, Any]]) -> bytes:
+    return sse(
+        *({"candidates": [{"content": {"role": "model", "parts": parts}}]} for parts in chunks),
+        {"candidates": [{"content": {"parts": []}, "finishReason": "STOP"}]},
+    )
+
+
+def test_gemini_signatures_stay_on_the_part_they_came_with() -> None:
+    body = gemini(
+        [{"text": "Thinking", "thought": True}],
+        [{"text": " more.", "thought": True, "thoughtSignature": "T"}],
+        [
+            {"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "C1"},
+            {"functionCall": {"name": "f", "args": {"a": 2}}},
+            {"functionCall": {"name": "g", "args": {}}, "thoughtSignature": "C3"},
+        ],
+    )
+    message = message_of(body, "gemini")
+    reasoning, *calls = message.blocks
+    assert reasoning == blocks.Reasoning(text="Thinking more.", signature="T")
+    assert [(c.name, c.arguments, c.signature) for c in calls] == [  # type: ignore[union-attr]
+        ("f", {"a": 1}, "C1"),
+        ("f", {"a": 2}, None),
+        ("g", {}, "C3"),
+    ]
+
+
+def test_a_signed_gemini_text_part_ends_its_text_block_and_an_empty_one_is_its_own() -> None:
+    body = gemini(
+        [{"text": "Paris", "thoughtSignature": "S1"}],
+        [{"text": " is the capital."}],
+        [{"text": "", "thoughtSignature": "S2"}],
+    )
+    assert message_of(body, "gemini").blocks == (
+        blocks.Text(text="Paris", signature="S1"),
+        blocks.Text(text=" is the capital."),
+        blocks.Text(text="", signature="S2"),
+    )
+
+
+def responses(*events: dict[str, Any]) -> bytes:
+    created = {"type": "response.created", "response": {"id": "resp_1", "model": "gpt-5"}}
+    completed = {"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}
+    return sse(created, *events, completed)
+
+
+def test_responses_reasoning_items_come_before_the_call_they_precede_with_their_ids() -> None:
+    reasoning = {"type": "reasoning", "id": "rs_1", "summary": []}
+    call = {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "f",
+        "arguments": "",
+    }
+    body = responses(
+        {"type": "response.output_item.added", "output_index": 0, "item": reasoning},
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "output_index": 0,
+            "summary_index": 0,
+            "delta": "Plan.",
+        },
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {
+                **reasoning,
+                "summary": [{"type": "summary_text", "text": "Plan."}],
+                "encrypted_content": "ENC",
+            },
+        },
+        {"type": "response.output_item.added", "output_index": 1, "item": call},
+        {
+            "type": "response.function_call_arguments.delta",
+            "item_id": "fc_1",
+            "output_index": 1,
+            "delta": "{}",
+        },
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": {**call, "arguments": "{}"},
+        },
+    )
+    assert message_of(body, "openai_responses").blocks == (
+        blocks.Reasoning(text="Plan.", encrypted_content="ENC", item_id="rs_1", summary=("Plan.",)),
+        blocks.ToolCall(id="call_1", name="f", arguments={}, item_id="fc_1"),
+    )
+
+
+def chat(*deltas: dict[str, Any]) -> bytes:
+    chunks = [
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": d}]}
+        for d in deltas
+    ]
+    return sse(*chunks) + b"data: [DONE]\n\n"
+
+
+def test_chat_reasoning_content_text_and_calls_in_order() -> None:
+    body = chat(
+        {"reasoning_content": "Hmm."},
+        {"reasoning_content": " Ok."},
+        {"content": "Let me look."},
+        {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f", "arguments": ""}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]},
+        {},
+    )
+    assert message_of(body, "openai_chat").blocks == (
+        blocks.Reasoning(text="Hmm. Ok."),
+        blocks.Text(text="Let me look."),
+        blocks.ToolCall(id="call_1", name="f", arguments={}),
+    )
+
+
+def test_reasoning_after_text_in_one_batch_of_chat_deltas_keeps_its_place() -> None:
+    body = chat({"content": "A"}, {"reasoning_content": "B"}, {"content": "C"})
+    assert message_of(body, "openai_chat").blocks == (
+        blocks.Text(text="A"),
+        blocks.Reasoning(text="B"),
+        blocks.Text(text="C"),
+    )
+
+
+def test_a_stream_cut_mid_arguments_keeps_what_arrived_and_never_raises() -> None:
+    body = chat(
+        {"content": "Calling."},
+        {"tool_calls": [{"index": 0, "id": "call_1", "function": {"name": "f", "arguments": "{"}}]},
+        {"tool_calls": [{"index": 0, "function": {"arguments": '"a": '}}]},
+    )
+    message = message_of(body[: body.rindex(b"data: [DONE]")], "openai_chat")
+    assert message.blocks == (
+        blocks.Text(text="Calling."),
+        blocks.ToolCall(id="call_1", name="f", arguments='{"a": '),
+    )
+
+
+def test_a_stream_with_nothing_in_it_has_no_message() -> None:
+    response = respond([b""], "openai_chat")
+    assert response.turn_transcript == ()

@@ -86,12 +86,17 @@ def guess_dialect(uri: str) -> str:
 
 def is_event_stream(interaction: Interaction) -> bool:
     """Whether the recorded response is a stream: Server-Sent Events, JSON lines
-    (``application/x-ndjson``, ``application/jsonl``), or the JSON array Gemini streams from
-    ``:streamGenerateContent`` without ``alt=sse``."""
+    (``application/x-ndjson``, ``application/jsonl``), or JSON answering a request for a
+    streaming method of a format whose URL names one (:attr:`raf.formats.Format.request_url`:
+    the JSON array Gemini streams from ``:streamGenerateContent`` without ``alt=sse``)."""
     kind = interaction.response.header("content-type") or ""
     if "event-stream" in kind or "ndjson" in kind or "jsonl" in kind:
         return True
-    return ":streamGenerateContent" in interaction.request.uri and "json" in kind
+    if "json" not in kind:
+        return False
+    described = [formats.find(name) for name in formats.names()]
+    shapes = [found.request_url for found in described if found and found.request_url]
+    return any(shape.streams(interaction.request.uri) for shape in shapes)
 
 
 def dialect_choices() -> list[str]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from raf import formats
 from raf.clients.base import Adapter, ClientCase, ClientRaised
 from raf.conformance.cases import Case, load_suite
 from raf.conformance.http import recorded_call
@@ -36,7 +37,7 @@ from raf.conformance.levels import Mismatch
 from raf.conformance.protocol import Result
 from raf.conformance.runner import judge
 from raf.conformance.severity import KINDS, MARKS
-from raf.serve.request_check import FRAMINGS, requested_framing
+from raf.serve.request_check import RECEIVED, requested_framing
 from raf.serve.server import ReplayServer
 from raf.shared.case_paths import case_path
 from raf.shared.client_response import ClientResponse
@@ -277,8 +278,9 @@ def _never_received(adapter: Adapter, case: Case) -> str:
     framing = requested_framing(case.dialect, uri)
     if not adapter.framings or framing is None or framing in adapter.framings:
         return ""
-    asked = " or ".join(FRAMINGS[f].asked for f in adapter.framings)
-    return f"{adapter.name} always asks for {asked}: it never receives {FRAMINGS[framing].received}"
+    shape = formats.get(case.dialect).request_url
+    asked = " or ".join(shape.asks(f) if shape else f for f in adapter.framings)
+    return f"{adapter.name} always asks for {asked}: it never receives {RECEIVED[framing]}"
 
 
 def merge(cells: Iterable[Cell]) -> list[Cell]:

@@ -77,12 +77,14 @@ class ClientCase:
 
     @property
     def model(self) -> str:
-        """The model: the request's ``model``, else the one in a Gemini path."""
+        """The model: the request's ``model``, else the one in the path, where the format
+        puts it there (:attr:`raf.formats.Format.request_url`: Gemini's)."""
         model = self.request.get("model")
         if isinstance(model, str):
             return model
-        tail = self.path.rsplit("/models/", 1)[-1]
-        return tail.split(":", 1)[0] or "model"
+        found = formats.find(self.dialect)
+        shape = None if found is None else found.request_url
+        return (None if shape is None else shape.parts(self.path).model) or "model"
 
 
 class ClientRaised(Exception):
@@ -109,7 +111,7 @@ class Adapter:
     ``_``)."""
     framings: tuple[str, ...] = ()
     """The response framings the library asks for, where a request's URL chooses one
-    (:data:`raf.serve.request_check.FRAMINGS`: Gemini's ``?alt=sse`` is ``sse``, no ``alt``
+    (:attr:`raf.formats.Format.request_url`: Gemini's ``?alt=sse`` is ``sse``, no ``alt``
     ``json_array``); empty: it asks for what the recording asked for. A case recorded with
     another framing is a response the library never receives: the matrix skips it."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import msgspec
 
@@ -19,12 +20,13 @@ from raf.chunking import chunk
 from raf.collect import collect_agent_response
 from raf.conformance.goldens import Golden, InteractionOutput
 from raf.model.canonical import to_canonical
-from raf.model.response import AgentResponseResult
+from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import Pipeline, UpdateDecoder, drive, http_error, iter_updates, run
 
 __all__ = [
     "OutputFunction",
+    "compared_response",
     "golden_of",
     "output_for",
     "output_of",
@@ -98,12 +100,18 @@ def output_of(
     The response is the one conformance compares: its ``turn_transcript`` is left empty, as
     RAF's collect leaves it, since no level judges it (tests/test_turn_transcript.py checks
     raf's own against the cassettes; docs/deviations.md)."""
-    response = collect_agent_response(results)
     return InteractionOutput(
         updates=to_canonical(updates),
         results=to_canonical(results),
-        response=to_canonical(msgspec.structs.replace(response, turn_transcript=())),
+        response=compared_response(collect_agent_response(results)),
     )
+
+
+def compared_response(response: AgentResponse) -> dict[str, Any]:
+    """The canonical form of ``response`` that goldens hold and conformance compares: its
+    ``turn_transcript`` left empty, as RAF's collect leaves it (no level judges it)."""
+    canonical: dict[str, Any] = to_canonical(msgspec.structs.replace(response, turn_transcript=()))
+    return canonical
 
 
 def run_cassette(

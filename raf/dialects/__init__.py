@@ -1,8 +1,15 @@
-"""Dialects: one module per wire format, each mapping frames to updates. No IO.
+"""Dialects: the toolkit every wire format's dialect is built from, and the registry. No IO.
 
-Use :func:`create` to get a fresh dialect by name, :func:`names` for what is available and
-:func:`register` to add your own. Dialects of other packages are found through the entry
-point group ``raf.dialects`` (``name = "package.module:Factory"``), loaded on first use.
+A format's dialect lives in its package, ``raf/formats/<name>/dialect.py``; every format of
+:mod:`raf.formats` is a dialect of the same name. Use :func:`create` to get a fresh dialect
+by name, :func:`names` for what is available and :func:`register` to add your own. Dialects
+of other packages are found through the entry point group ``raf.dialects``
+(``name = "package.module:Factory"``), loaded on first use.
+
+What the dialects share stays here: :mod:`~raf.dialects.base` (the protocol and the JSON
+event dialect), :mod:`~raf.dialects.tables` (usage and finish-reason tables),
+:mod:`~raf.dialects.templates`, :mod:`~raf.dialects.sniff` (``--dialect auto``) and
+:mod:`~raf.dialects.unread` (formats raf recognises but does not read).
 """
 
 from __future__ import annotations
@@ -26,16 +33,8 @@ __all__ = [
 ENTRY_POINT_GROUP = "raf.dialects"
 """The entry point group third-party dialects register under."""
 
-# The built-in dialects, imported when first used: name -> "module:attribute".
-_BUILTIN: dict[str, str] = {
-    "anthropic_messages": "raf.dialects.anthropic_messages:AnthropicMessagesDialect",
-    "gemini": "raf.dialects.gemini:GeminiDialect",
-    "openai_chat": "raf.dialects.openai_chat:OpenAIChatDialect",
-    "openai_responses": "raf.dialects.openai_responses:OpenAIResponsesDialect",
-}
-
 _REGISTRY: dict[str, Callable[..., Dialect]] = {}
-_TARGETS: dict[str, str] = dict(_BUILTIN)
+_TARGETS: dict[str, str] = {}  # the entry points: name -> "module:attribute"
 _LOADED: list[bool] = []  # non-empty once the entry points were read
 
 
@@ -48,7 +47,7 @@ def _load_entry_points() -> None:
 
     for point in entry_points(group=ENTRY_POINT_GROUP):
         if point.name not in _TARGETS and point.name not in _REGISTRY:
-            _TARGETS[point.name] = point.value
+            _TARGETS[point.name] = point.value  # a format's own dialect still comes first
 
 
 def register(name: str, factory: Callable[..., Dialect]) -> None:
@@ -61,9 +60,12 @@ def register(name: str, factory: Callable[..., Dialect]) -> None:
 
 
 def names() -> list[str]:
-    """The names of the available dialects (built-in, registered, and entry points), sorted."""
+    """The names of the available dialects (the formats', registered, and entry points),
+    sorted."""
+    from raf import formats  # noqa: PLC0415 - raf.formats imports this package
+
     _load_entry_points()
-    return sorted(set(_REGISTRY) | set(_TARGETS))
+    return sorted(set(_REGISTRY) | set(_TARGETS) | set(formats.names()))
 
 
 def factory(name: str) -> Callable[..., Dialect]:
@@ -76,12 +78,24 @@ def factory(name: str) -> Callable[..., Dialect]:
     found = _REGISTRY.get(name)
     if found is not None:
         return found
-    if name not in _TARGETS:
-        _load_entry_points()  # only for names raf does not know itself
+    from raf import formats  # noqa: PLC0415 - raf.formats imports this package
+
+    value: Callable[..., Dialect]
+    try:
+        value = formats.get(name).dialect  # a format's dialect: the one in its package
+    except formats.FormatError as exc:
+        if name in formats.names():  # a format that cannot be loaded
+            raise DialectError(f"dialect {name!r} could not be loaded: {exc}") from exc
+        value = _from_entry_point(name)
+    _REGISTRY[name] = value
+    return value
+
+
+def _from_entry_point(name: str) -> Callable[..., Dialect]:
+    _load_entry_points()  # only for names no format has
     target = _TARGETS.get(name)
     if target is None:
-        known = ", ".join(names())
-        raise DialectError(f"unknown dialect {name!r}; known dialects: {known}")
+        raise DialectError(f"unknown dialect {name!r}; known dialects: {', '.join(names())}")
     module_name, _, attribute = target.partition(":")
     try:
         value: Callable[..., Dialect] = getattr(importlib.import_module(module_name), attribute)
@@ -89,7 +103,6 @@ def factory(name: str) -> Callable[..., Dialect]:
         raise DialectError(
             f"dialect {name!r} could not be loaded from {target!r}: {type(exc).__name__}: {exc}"
         ) from exc
-    _REGISTRY[name] = value
     return value
 
 

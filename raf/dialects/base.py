@@ -86,12 +86,16 @@ class Dialect(Protocol):
     declared ones and no others.
     """
 
-    name: str
-    """The wire format's name, e.g. ``"openai_chat"``."""
+    @property
+    def name(self) -> str:
+        """The wire format's name, e.g. ``"openai_chat"`` (a class attribute will do)."""
+        ...
 
-    framing: str
-    """The framing its frames come from (:mod:`raf.framing`): ``"sse"``, ``"json_array"``,
-    ``"json_lines"`` or ``"auto"``."""
+    @property
+    def framing(self) -> str:
+        """The framing its frames come from (:mod:`raf.framing`): ``"sse"``, ``"json_array"``,
+        ``"json_lines"`` or ``"auto"`` (a class attribute will do)."""
+        ...
 
     @property
     def done(self) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 from raf.errors import RafError
-from raf.formats.format import CONTENT_TYPES, Endpoint, ErrorDocument, Format
+from raf.formats.format import CONTENT_TYPES, Endpoint, ErrorDocument, Format, RequestUrl
 
 __all__ = [
     "CONTENT_TYPES",
@@ -22,6 +22,7 @@ __all__ = [
     "ErrorDocument",
     "Format",
     "FormatError",
+    "RequestUrl",
     "find",
     "get",
     "names",

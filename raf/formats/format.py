@@ -15,13 +15,23 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from raf.dialects.base import Dialect
 from raf.dialects.tables import UsageTable
 from raf.model.request import Conversation
 
-__all__ = ["CONTENT_TYPES", "BuildRequest", "Endpoint", "ErrorDocument", "Format", "ReadRequest"]
+__all__ = [
+    "CONTENT_TYPES",
+    "BuildRequest",
+    "Endpoint",
+    "ErrorDocument",
+    "Format",
+    "ReadRequest",
+    "RequestUrl",
+    "UrlParts",
+]
 
 CONTENT_TYPES: Mapping[str, str] = {
     "sse": "text/event-stream",
@@ -70,14 +80,95 @@ class Endpoint:
         return method == self.method and self.pattern.fullmatch(provider_path) is not None
 
 
+class UrlParts(NamedTuple):
+    """What a request URL says (:meth:`RequestUrl.parts`); ``None``: it does not say it."""
+
+    model: str | None
+    method: str | None
+    parameter: str | None
+    """The value of the query parameter that chooses the framing."""
+
+
+@dataclass(frozen=True)
+class RequestUrl:
+    """What a format's request URL says that other formats put in the body: the model, the
+    method and the framing of the answer (Gemini's ``.../models/<model>:<method>?alt=sse``).
+
+    Attributes:
+        path: a regular expression searched in the URL's decoded path (without a trailing
+            ``/``); its groups ``model`` and ``method`` are the model and the method (a
+            group that takes no part, or is empty: the URL does not say it).
+        parameters: the query parameters that choose the framing, under any of their names
+            (the last one present counts).
+        framings: the framing each value of that parameter asks a streaming method for
+            (``None``: the parameter is absent); a value not listed asks for a framing raf
+            does not read. The first value of a framing is how a request asks for it.
+        stream_methods: the methods that stream; another method answers one JSON object
+            (``json``) where a streaming one answers a JSON array (``json_array``).
+    """
+
+    path: str
+    parameters: tuple[str, ...]
+    framings: Mapping[str | None, str]
+    stream_methods: tuple[str, ...]
+
+    @cached_property
+    def _path(self) -> re.Pattern[str]:
+        return re.compile(self.path)
+
+    def parts(self, url: str) -> UrlParts:
+        """The model, method and framing parameter ``url`` (a whole URL, or a path and
+        query) holds."""
+        split = urlsplit(url)
+        match = self._path.search(unquote(split.path).rstrip("/"))
+        found = {} if match is None else match.groupdict()
+        value = None
+        for name, given in parse_qsl(split.query, keep_blank_values=True):
+            if name in self.parameters:
+                value = given
+        return UrlParts(found.get("model") or None, found.get("method"), value)
+
+    def framing(self, method: str | None, parameter: str | None) -> str | None:
+        """The framing a request for ``method`` with the framing ``parameter`` asks for
+        (``None``: no method, or a framing raf does not read)."""
+        if method is None:
+            return None
+        found = self.framings.get(parameter)
+        if found == "json_array" and method not in self.stream_methods:
+            return "json"
+        return found
+
+    def same_framing(self, one: str | None, other: str | None) -> bool:
+        """Whether two values of the framing parameter ask for the same framing (values
+        raf does not read are the same only when equal)."""
+        known = (self.framings.get(one), self.framings.get(other))
+        if None in known:
+            return one == other
+        return known[0] == known[1]
+
+    def asks(self, framing: str) -> str:
+        """How a request asks for ``framing`` (``?alt=sse``, ``no alt``)."""
+        wanted = "json_array" if framing == "json" else framing
+        for value, found in self.framings.items():
+            if found == wanted:
+                name = self.parameters[0]
+                return f"no {name}" if value is None else f"?{name}={value}"
+        return f"{framing} (never asked for)"
+
+    def streams(self, url: str) -> bool:
+        """Whether ``url`` asks for a streaming method."""
+        return self.parts(url).method in self.stream_methods
+
+
 @dataclass(frozen=True)
 class Format:
     """One wire format, self-described.
 
     Attributes:
         name: the format's name: its dialect's name, its cassette and golden folder.
-        dialect: the factory of its dialect (the rules; ``dialect(**limits)`` is one stream's
-            state), as :func:`raf.dialects.create` makes it.
+        dialect: the factory of its dialect, the class in ``raf/formats/<name>/dialect.py``
+            (the rules; ``dialect(**limits)`` is one stream's state); :func:`raf.dialects.create`
+            makes it by the format's name.
         framing: the framing its streams come in by default (:mod:`raf.framing`).
         framings: every framing a provider of the format streams it in.
         sniff: byte patterns that mark a body of the format (``--dialect auto``).
@@ -88,11 +179,21 @@ class Format:
         error_document: the error JSON its provider answers an HTTP error with.
         request_fields: the request body fields that say what a client asked for (the replay
             server's request check compares them).
+        request_url: what its request URLs say that other formats put in the body
+            (:class:`RequestUrl`; ``None``: nothing).
+        equivalences: the request check's equivalences particular to the format that apply to
+            its requests (by name: :data:`raf.serve.request_check.EQUIVALENCES` marked
+            ``specific``), besides those that apply to every format.
         url_fields: the parts of the request URL that do so (``url.model``...), before the
             body's.
         recorded_uri: a regular expression searched in a recorded request URI's path: where it
             matches earliest among the formats, the URI is of this format.
         placeholder_uri: the request URI an imported raw body of the format is recorded with.
+        strategies: the dotted name of the module of its hypothesis strategies
+            (``raf.formats.<name>.strategies``: ``responses``, ``streams``, ``render``), never
+            imported by the format itself (hypothesis is a test dependency);
+            :mod:`raf.testing.strategies` makes it importable as
+            ``raf.testing.strategies.<name>``.
         build_request: the request half, building a body (:data:`BuildRequest`).
         read_request: the request half, reading a body (:data:`ReadRequest`).
     """
@@ -110,7 +211,10 @@ class Format:
     recorded_uri: str
     placeholder_uri: str
     url_fields: tuple[str, ...] = ()
+    request_url: RequestUrl | None = None
+    equivalences: tuple[str, ...] = ()
     content_types: Mapping[str, str] = field(default_factory=lambda: dict(CONTENT_TYPES))
+    strategies: str | None = None
     build_request: BuildRequest | None = None
     read_request: ReadRequest | None = None
 

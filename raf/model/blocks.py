@@ -42,7 +42,7 @@ class Reasoning(Value, frozen=True, kw_only=True):
         redacted: the opaque ``data`` of an Anthropic ``redacted_thinking`` block.
         encrypted_content: the Responses reasoning item's ``encrypted_content``.
         item_id: the provider's id of the reasoning item (Responses ``rs_...``).
-        summary: the Responses reasoning summary parts, in order, when it had several.
+        summary: the texts of the Responses reasoning item's summary parts, in order.
     """
 
     text: str = ""

@@ -8,7 +8,8 @@ the fields that decide what the model answers, and only those the recorded reque
 format's :attr:`raf.formats.Format.request_fields` (:func:`compared_fields`; docs/serve.md
 lists them per dialect, checked against the descriptors).
 
-Gemini puts in the URL what the other formats put in the body (:func:`url_fields`): the model
+A format may put in the URL what the others put in the body (:func:`url_fields`, read as its
+:attr:`raf.formats.Format.request_url` says). Gemini does: the model
 (``.../models/gemini-2.5-flash:...``, its last path segment, so a Vertex AI path and the
 Gemini API's name the same model), the method after the colon (``streamGenerateContent`` or
 ``generateContent``) and the ``alt`` query parameter, which decides the framing of the answer
@@ -46,24 +47,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple
-from urllib.parse import parse_qsl, unquote, urlsplit
+from typing import Any, Final
+from urllib.parse import urlsplit
 
 import msgspec
 
 from raf import formats
 from raf.cassettes.scrub import REDACTED, scrub_text
 from raf.cassettes.secrets import is_placeholder, is_secret_member
+from raf.formats import RequestUrl
+from raf.formats.format import UrlParts
 from raf.limits import DEFAULT_MAX_JSON_DEPTH
 from raf.safe_json import too_deep
 
 __all__ = [
     "EQUIVALENCES",
-    "FRAMINGS",
     "MAX_BODY_DEPTH",
+    "RECEIVED",
     "Body",
     "Equivalence",
-    "Framing",
     "RequestCheck",
     "check_request",
     "compared_fields",
@@ -101,7 +103,8 @@ class Equivalence:
         field: the request field of the example.
         recorded: the example's value as a recording has it (JSON).
         received: a value a client sends that the check reads as the same (JSON).
-        dialects: the dialects it applies to (empty: every one).
+        specific: it applies only to the formats that name it in their
+            :attr:`raf.formats.Format.equivalences` (otherwise: to every format).
     """
 
     name: str
@@ -110,10 +113,18 @@ class Equivalence:
     field: str
     recorded: str
     received: str
-    dialects: tuple[str, ...] = ()
+    specific: bool = False
 
     def applies_to(self, dialect: str) -> bool:
-        return not self.dialects or dialect in self.dialects
+        """Whether it applies to the requests of ``dialect``."""
+        if not self.specific:
+            return True
+        found = formats.find(dialect)
+        return found is not None and self.name in found.equivalences
+
+    def formats(self) -> tuple[str, ...]:
+        """The formats it applies to."""
+        return tuple(name for name in formats.names() if self.applies_to(name))
 
 
 EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
@@ -159,7 +170,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "input",
         '"hi"',
         '[{"role": "user", "content": "hi"}]',
-        ("openai_responses",),
+        specific=True,
     ),
     Equivalence(
         "message_type",
@@ -168,7 +179,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "input",
         '[{"role": "user", "content": "hi"}]',
         '[{"type": "message", "role": "user", "content": "hi"}]',
-        ("openai_responses",),
+        specific=True,
     ),
     Equivalence(
         "tool_name_and_schema",
@@ -188,7 +199,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "messages",
         '[{"role": "system", "content": "Be brief."}]',
         '[{"role": "developer", "content": "Be brief."}]',
-        ("openai_chat", "openai_responses"),
+        specific=True,
     ),
     Equivalence(
         "schema_type_names",
@@ -201,7 +212,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         '"properties": {"xs": {"type": "array", "items": {"type": "string"}}}}}]}]',
         '[{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT", '
         '"properties": {"xs": {"type": "ARRAY", "items": {"type": "STRING"}}}}}]}]',
-        ("gemini",),
+        specific=True,
     ),
     Equivalence(
         "no_parameters",
@@ -233,7 +244,7 @@ def equivalences_table() -> str:
     """:data:`EQUIVALENCES` as the Markdown table of docs/serve.md."""
     lines = ["| equivalence | why | example (recorded, then received) |", "|---|---|---|"]
     for rule in EQUIVALENCES:
-        where = f" ({', '.join(f'`{d}`' for d in rule.dialects)})" if rule.dialects else ""
+        where = f" ({', '.join(f'`{d}`' for d in rule.formats())})" if rule.specific else ""
         lines.append(
             f"| `{rule.name}`{where}: {rule.rule} | {rule.why} | "
             f"`{rule.field}`: `{rule.recorded}` and `{rule.received}` |"
@@ -241,19 +252,13 @@ def equivalences_table() -> str:
     return "\n".join(lines)
 
 
-class Framing(NamedTuple):
-    """A framing a Gemini request asks for: how it asks, and what it receives."""
-
-    asked: str
-    received: str
-
-
-FRAMINGS: Final[dict[str, Framing]] = {
-    "sse": Framing("?alt=sse", "Server-Sent Events"),
-    "json_array": Framing("no alt", "a JSON-array body"),
-    "json": Framing("no alt", "one JSON object"),
+RECEIVED: Final[dict[str, str]] = {
+    "sse": "Server-Sent Events",
+    "json_array": "a JSON-array body",
+    "json": "one JSON object",
 }
-"""The framings a request's URL chooses (:func:`requested_framing`)."""
+"""What a client receives in each framing a request's URL can ask for
+(:func:`requested_framing`)."""
 
 _SCHEMA_TYPE_NAMES: Final = frozenset(
     {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
@@ -365,53 +370,36 @@ def check_request(
 
 
 def requested_framing(dialect: str, uri: str | None) -> str | None:
-    """The framing a recorded request's URL asked for (a key of :data:`FRAMINGS`), where the
-    URL decides it (Gemini: ``alt=sse`` is ``sse``; no ``alt`` is ``json_array`` for
-    ``streamGenerateContent``, ``json`` for ``generateContent``); ``None`` elsewhere."""
-    parts = _url_parts(dialect, uri, recorded=True)
-    return None if parts is None else _framing(parts.method, parts.alt)
+    """The framing a recorded request's URL asked for (a key of :data:`RECEIVED`), where the
+    format's URL decides it (:attr:`raf.formats.Format.request_url`; Gemini: ``alt=sse`` is
+    ``sse``; no ``alt`` is ``json_array`` for ``streamGenerateContent``, ``json`` for
+    ``generateContent``); ``None`` elsewhere."""
+    found = _url_parts(dialect, uri, recorded=True)
+    return None if found is None else found[0].framing(found[1].method, found[1].parameter)
 
 
-def _framing(method: str | None, alt: str | None) -> str | None:
-    if method is None:
+def _url_parts(
+    dialect: str, url: str | None, *, recorded: bool = False
+) -> tuple[RequestUrl, UrlParts] | None:
+    """The format's URL shape and the parts of ``url`` the check reads, or ``None`` when the
+    dialect reads none (or a recorded URI is a placeholder)."""
+    found = formats.find(dialect)
+    shape = None if found is None else found.request_url
+    if shape is None or not url_fields(dialect) or not url:
         return None
-    if alt == "sse":
-        return "sse"
-    if alt in (None, "json"):
-        return "json_array" if method.startswith("stream") else "json"
-    return None  # alt=proto, alt=media...: not a framing raf reads
-
-
-class _Url(NamedTuple):
-    model: str | None
-    method: str | None
-    alt: str | None
-
-
-def _url_parts(dialect: str, url: str | None, *, recorded: bool = False) -> _Url | None:
-    """The parts of ``url`` the check reads, or ``None`` when the dialect reads none (or a
-    recorded URI is a placeholder)."""
-    if not url_fields(dialect) or not url:
-        return None
-    parts = urlsplit(url)
-    if recorded and (parts.hostname or "").endswith(".invalid"):
+    if recorded and (urlsplit(url).hostname or "").endswith(".invalid"):
         return None  # raf cassette import's placeholder: no request was recorded
-    last = unquote(parts.path).rstrip("/").rsplit("/", 1)[-1]
-    model, colon, method = last.partition(":")
-    alt = None
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if name in ("alt", "$alt"):  # Google's system parameter, under either name
-            alt = value
-    return _Url(model or None, method if colon else None, alt)
+    return shape, shape.parts(url)
 
 
 def _check_url(
     dialect: str, recorded_uri: str | None, received_url: str | None
 ) -> tuple[tuple[str, ...], list[str]]:
-    want = _url_parts(dialect, recorded_uri, recorded=True)
-    if want is None or received_url is None:
+    found = _url_parts(dialect, recorded_uri, recorded=True)
+    if found is None or received_url is None:
         return (), []
-    have = _url_parts(dialect, received_url) or _Url(None, None, None)
+    shape, want = found
+    have = shape.parts(received_url)
     compared: list[str] = []
     out: list[str] = []
     if want.model is not None and want.method is not None:
@@ -423,22 +411,19 @@ def _check_url(
         if have.method != want.method:
             out.append(f"url.method: expected {_quoted(want.method)}, got {_quoted(have.method)}")
         compared.append("url.alt")
-        if _alt(have.alt) != _alt(want.alt):
-            expected = _alt_shown(want.alt, want.method)
-            got = _alt_shown(have.alt, have.method or want.method)
+        if not shape.same_framing(have.parameter, want.parameter):
+            expected = _parameter_shown(shape, want.parameter, want.method)
+            got = _parameter_shown(shape, have.parameter, have.method or want.method)
             out.append(f"url.alt: expected {expected}, got {got}")
     return tuple(compared), out
 
 
-def _alt(value: str | None) -> str:
-    return "json" if value in (None, "json") else value
-
-
-def _alt_shown(alt: str | None, method: str | None) -> str:
-    """An ``alt`` value (only this query parameter is ever quoted) and its framing."""
-    shown = _quoted(alt)
-    kind = _framing(method, alt)
-    return f"{shown} ({FRAMINGS[kind].received})" if kind is not None else shown
+def _parameter_shown(shape: RequestUrl, value: str | None, method: str | None) -> str:
+    """A value of the framing parameter (the only query parameter ever quoted) and the
+    framing it asks for."""
+    shown = _quoted(value)
+    kind = shape.framing(method, value)
+    return f"{shown} ({RECEIVED[kind]})" if kind in RECEIVED else shown
 
 
 def _quoted(value: str | None) -> str:

@@ -29,10 +29,9 @@ from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
 from raf.conformance.draft import draft_expectation
 from raf.conformance.implementation import ReferenceImplementation
-from raf.conformance.reference import run_cassette
+from raf.conformance.reference import compared_response, run_cassette
 from raf.conformance.runner import run_suite
 from raf.conformance.update import update_goldens
-from raf.model.canonical import to_canonical
 from raf.serve.server import ReplayServer
 from raf.testing.replay import replay_respx
 from raf.transport import iter_response
@@ -169,7 +168,8 @@ def test_item_8_serve_sends_a_coded_body_decoded_and_without_its_coding(
                     results = list(iter_response(response, dialect))
                 golden = goldens.load(goldens.golden_path(SUITE.goldens, dialect, scenario))
                 assert (
-                    to_canonical(collect_agent_response(results)) == golden.interactions[0].response
+                    compared_response(collect_agent_response(results))
+                    == golden.interactions[0].response
                 )
 
 

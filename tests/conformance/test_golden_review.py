@@ -4,8 +4,8 @@ Every level of every golden must be checked against something a person reviewed 
 independent reader derived. The aggregated response is checked against the cassette's
 reviewed ``expect`` block (tests/test_goldens.py). Here the ``updates`` of every interaction
 of every bundled cassette are checked against the independent reader of its dialect
-(``independent_reader.read_updates`` for ``openai_chat``, ``reader_<dialect>.read_updates`` for
-the others), which derives them from the recorded status and bytes by the documented rules only (docs/sse.md,
+(``tests/conformance/reader_<dialect>.py``, its ``read_updates``; ``openai_chat``'s is
+``independent_reader.py``, which also holds what the readers share), which derives them from the recorded status and bytes by the documented rules only (docs/sse.md,
 docs/dialects.md, docs/model.md, conformance/schema/update.schema.json) and imports nothing
 from raf.
 
@@ -16,6 +16,7 @@ replaced by ``""`` on both sides.
 from __future__ import annotations
 
 import ast
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -24,14 +25,9 @@ from typing import Any
 
 import pytest
 
+from raf import formats
 from raf.cassettes import load
 from raf.conformance import goldens
-from tests.conformance import (
-    independent_reader,
-    reader_anthropic_messages,
-    reader_gemini,
-    reader_openai_responses,
-)
 from tests.conformance.independent_reader import read_updates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,14 +36,25 @@ GOLDENS = ROOT / "conformance" / "goldens"
 UPDATE_SCHEMA = ROOT / "conformance" / "schema" / "update.schema.json"
 READER = Path(__file__).resolve().parent / "independent_reader.py"
 
-# The independent reader of each dialect, each written from that dialect's section of
-# docs/dialects.md (tests/conformance/reader_<dialect>.py).
-READERS: dict[str, Callable[[int, str, bytes], list[dict[str, Any]]]] = {
-    "openai_chat": independent_reader.read_updates,
-    "anthropic_messages": reader_anthropic_messages.read_updates,
-    "openai_responses": reader_openai_responses.read_updates,
-    "gemini": reader_gemini.read_updates,
-}
+Reader = Callable[[int, str, bytes], list[dict[str, Any]]]
+
+
+def readers() -> dict[str, Reader]:
+    """The independent reader of each format, each written from that format's section of
+    docs/dialects.md: ``tests/conformance/reader_<format>.py``, its ``read_updates``. A format
+    without one is left out (tests/test_formats.py and the test below name it)."""
+    found: dict[str, Reader] = {}
+    for name in formats.names():
+        module = f"tests.conformance.reader_{name}"
+        try:
+            found[name] = importlib.import_module(module).read_updates
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    return found
+
+
+READERS = readers()
 
 
 def bundled_cassettes() -> list[Path]:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from raf import dialects
+from raf import dialects, formats
 from raf import framing as framings
 from raf.cassettes import load
 from raf.cassettes.lint import cassette_files
@@ -32,7 +32,7 @@ from raf.sse import ServerSentEvent
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
-BUILT_IN = ("anthropic_messages", "gemini", "openai_chat", "openai_responses")
+BUILT_IN = formats.names()
 
 
 class Plain:

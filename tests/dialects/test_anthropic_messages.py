@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf.dialects import create
-from raf.dialects.anthropic_messages import FINISH_REASONS, USAGE, AnthropicMessagesDialect
+from raf.formats.anthropic_messages.dialect import FINISH_REASONS, USAGE, AnthropicMessagesDialect
 from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from raf import dialects
 from raf.chunking import chunk
-from raf.dialects.gemini import USAGE, GeminiDialect, parse_json_path
 from raf.dialects.sniff import sniff
+from raf.formats.gemini.dialect import USAGE, GeminiDialect, parse_json_path
 from raf.framing.sse import ServerSentEvent
 from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from raf.dialects.openai_chat import OpenAIChatDialect, parse_usage
+from raf.formats.openai_chat.dialect import OpenAIChatDialect, parse_usage
 from raf.framing.sse import DataRun, SSEDecoder
 from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate, DeltaBatch

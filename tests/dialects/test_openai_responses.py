@@ -14,7 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf.dialects import create, names, register
-from raf.dialects.openai_responses import FINISH_REASONS, USAGE, OpenAIResponsesDialect, parse_usage
+from raf.formats.openai_responses.dialect import (
+    FINISH_REASONS,
+    USAGE,
+    OpenAIResponsesDialect,
+    parse_usage,
+)
 from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from raf import formats
 from raf.cassettes import load
 from raf.cassettes.lint import cassette_files
 from raf.chunking import STANDARD_CHUNKINGS, chunk
@@ -24,7 +25,7 @@ from raf.converter import AgentResponseConverter
 from raf.errors import AgentResponseError
 from raf.model import AgentResponse, AgentResponseResult, contents
 from raf.pipeline import Pipeline, respond, run
-from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
+from raf.testing import strategies
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -82,22 +83,16 @@ def test_every_bundled_cassette_gives_the_same_response_aggregate_only(how: str)
     assert len(BODIES) >= 90
 
 
-FORMATS = st.sampled_from([openai_chat, anthropic_messages, openai_responses, gemini])
-DIALECTS = {
-    openai_chat: "openai_chat",
-    anthropic_messages: "anthropic_messages",
-    openai_responses: "openai_responses",
-    gemini: "gemini",
-}
+FORMATS = st.sampled_from(formats.names())
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), FORMATS, st.booleans())
 def test_generated_streams_give_the_same_response_aggregate_only(
-    data: st.DataObject, module: Any, tight: bool
+    data: st.DataObject, name: str, tight: bool
 ) -> None:
-    stream = data.draw(module.streams())
-    fast, full = both(list(stream.chunks), DIALECTS[module], **(TIGHT if tight else {}))
+    stream = data.draw(getattr(strategies, name).streams())
+    fast, full = both(list(stream.chunks), name, **(TIGHT if tight else {}))
     assert fast == full
 
 

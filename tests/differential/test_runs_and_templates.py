@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raf.collect import collect_agent_response
-from raf.dialects.openai_chat import OpenAIChatDialect
+from raf.formats.openai_chat.dialect import OpenAIChatDialect
 from raf.framing.sse import DataRun, SSEDecoder
 from raf.model import updates
 from raf.pipeline import respond, run

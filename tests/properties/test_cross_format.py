@@ -19,10 +19,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from raf.formats._strategies.common import tool_calls, usages
 from raf.model import AgentResponse
 from raf.pipeline import respond
 from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
-from raf.testing.strategies.common import tool_calls, usages
 
 # Each format with a profile of a real server that streams reasoning.
 FORMATS: dict[str, tuple[Any, str]] = {

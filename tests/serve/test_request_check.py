@@ -255,7 +255,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "serve.md"
 def test_every_equivalence_reads_its_example_as_the_same_request(rule: Equivalence) -> None:
     recorded, received = json.loads(rule.recorded), json.loads(rule.received)
     assert recorded != received  # the example shows a difference
-    every = rule.dialects or formats.names()
+    every = rule.formats()
     dialects = [d for d in every if rule.field in compared_fields(d)]
     assert dialects
     for dialect in dialects:
@@ -265,6 +265,15 @@ def test_every_equivalence_reads_its_example_as_the_same_request(rule: Equivalen
         assert (check.ok, check.compared) == (True, (rule.field,)), (dialect, check.mismatches)
         if rule.name != "unrecorded_members":  # a recorded member is never free
             assert check_request(dialect, other, one.encode()).ok, dialect
+
+
+def test_every_format_specific_equivalence_is_named_by_a_format() -> None:
+    specific = [rule for rule in EQUIVALENCES if rule.specific]
+    assert specific
+    for rule in specific:
+        assert rule.formats(), f"{rule.name}: no Format.equivalences names it"
+    assert not EQUIVALENCES[0].specific
+    assert EQUIVALENCES[0].formats() == tuple(formats.names())
 
 
 def test_the_docs_list_exactly_the_equivalences_of_the_code() -> None:

@@ -10,9 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse, ToolCall, Usage
-from raf.pipeline import respond
-from raf.testing.strategies.anthropic_messages import (
+from raf.formats._strategies.common import GeneratedStream
+from raf.formats.anthropic_messages.strategies import (
     FEATURES,
     PROFILES,
     coverage,
@@ -20,7 +19,8 @@ from raf.testing.strategies.anthropic_messages import (
     responses,
     streams,
 )
-from raf.testing.strategies.common import GeneratedStream
+from raf.model import AgentResponse, ToolCall, Usage
+from raf.pipeline import respond
 
 NAME = "anthropic_messages"
 

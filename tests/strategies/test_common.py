@@ -11,18 +11,8 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from raf.sse import SSEDecoder
-from raf.testing.strategies import (
-    anthropic_messages,
-    gemini,
-    json_arguments,
-    json_values,
-    network_chunkings,
-    openai_chat,
-    openai_responses,
-    sse_framing,
-)
-from raf.testing.strategies.common import (
+from raf import formats
+from raf.formats._strategies.common import (
     _pieces,
     base62,
     call_wire,
@@ -31,8 +21,16 @@ from raf.testing.strategies.common import (
     pick,
     tool_calls,
 )
+from raf.sse import SSEDecoder
+from raf.testing import strategies
+from raf.testing.strategies import (
+    json_arguments,
+    json_values,
+    network_chunkings,
+    sse_framing,
+)
 
-FORMATS = [openai_chat, anthropic_messages, openai_responses, gemini]
+FORMATS = [getattr(strategies, name) for name in formats.names()]
 QUICK = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 
 

@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from raf import dialects
-from raf.dialects.gemini import GeminiDialect
+from raf.formats._strategies.common import GeneratedStream
+from raf.formats.gemini.dialect import GeminiDialect
 from raf.model import AgentResponse
 from raf.pipeline import respond
 from raf.testing.strategies import gemini
-from raf.testing.strategies.common import GeneratedStream
 
 if "gemini" not in dialects.names():
     # raf/dialects/__init__.py registers gemini lazily; keep these tests independent of it.

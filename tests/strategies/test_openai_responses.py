@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf.dialects import names, register
-from raf.dialects.openai_responses import OpenAIResponsesDialect
+from raf.formats._strategies.common import GeneratedStream
+from raf.formats.openai_responses.dialect import OpenAIResponsesDialect
+from raf.formats.openai_responses.strategies import PROFILES, coverage, streams
 from raf.pipeline import respond
-from raf.testing.strategies.common import GeneratedStream
-from raf.testing.strategies.openai_responses import PROFILES, coverage, streams
 
 if "openai_responses" not in names():  # the built-in table may be edited elsewhere meanwhile
     register("openai_responses", OpenAIResponsesDialect)

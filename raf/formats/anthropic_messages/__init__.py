@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf import dialects
-from raf.dialects import anthropic_messages as dialect
-from raf.formats.anthropic_messages import request
+from raf.formats.anthropic_messages import dialect, request
 from raf.formats.format import Endpoint, Format
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document"]
@@ -31,7 +29,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="anthropic_messages",
-    dialect=dialects.factory("anthropic_messages"),
+    dialect=dialect.AnthropicMessagesDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.AnthropicMessagesDialect.framing,
     framings=("sse",),
     sniff=dialect.AnthropicMessagesDialect.sniff,

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf import dialects
-from raf.dialects import gemini as dialect
-from raf.formats.format import Endpoint, Format
-from raf.formats.gemini import request
+from raf.formats.format import Endpoint, Format, RequestUrl
+from raf.formats.gemini import dialect, request
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
 
@@ -32,7 +30,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="gemini",
-    dialect=dialects.factory("gemini"),
+    dialect=dialect.GeminiDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.GeminiDialect.framing,
     framings=("auto", "sse", "json_array", "json_lines"),
     sniff=dialect.GeminiDialect.sniff,
@@ -48,7 +47,14 @@ FORMAT = Format(
     ),
     error_document=error_document,
     request_fields=("systemInstruction", "contents", "tools"),
+    equivalences=("schema_type_names",),
     url_fields=("url.model", "url.method", "url.alt"),
+    request_url=RequestUrl(
+        path=r"(?:^|/)(?P<model>[^/:]*)(?::(?P<method>[^/]*))?$",  # .../models/<model>:<method>
+        parameters=("alt", "$alt"),  # Google's system parameter, under either name
+        framings={"sse": "sse", None: "json_array", "json": "json_array"},
+        stream_methods=("streamGenerateContent", "streamgenerateContent"),
+    ),
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
     build_request=request.build_request,
     read_request=request.read_request,

@@ -1,5 +1,5 @@
 """Conversations ``gemini`` requests express, for the request-half properties
-(:mod:`raf.formats.request_strategies`). No IO."""
+(:mod:`raf.formats._strategies.request`). No IO."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from raf.formats.request_strategies import (
+from raf.formats._strategies.request import (
     ARGUMENTS,
     IDS,
     NAMES,
@@ -40,7 +40,7 @@ FEATURES = frozenset(
         "tool_result",
     }
 )
-"""What these conversations exercise (:func:`raf.formats.request_strategies.features`)."""
+"""What these conversations exercise (:func:`raf.formats._strategies.request.features`)."""
 
 _SIGNED = st.none() | SIGNATURES
 

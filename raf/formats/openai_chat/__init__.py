@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from raf import dialects
-from raf.dialects import openai_chat as dialect
 from raf.formats.format import Endpoint, Format
-from raf.formats.openai_chat import request
+from raf.formats.openai_chat import dialect, request
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -20,7 +18,8 @@ def error_document(status: int, message: str) -> object:
 
 FORMAT = Format(
     name="openai_chat",
-    dialect=dialects.factory("openai_chat"),
+    dialect=dialect.OpenAIChatDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.OpenAIChatDialect.framing,
     framings=("sse",),
     sniff=dialect.OpenAIChatDialect.sniff,
@@ -29,6 +28,7 @@ FORMAT = Format(
     endpoints=(Endpoint("POST", r"(?:/[^/]+)*/chat/completions/?", "POST .../chat/completions"),),
     error_document=error_document,
     request_fields=("model", "messages", "tools", "stream", "stream_options"),
+    equivalences=("developer_role",),
     recorded_uri=r"/chat/completions$",
     build_request=request.build_request,
     read_request=request.read_request,

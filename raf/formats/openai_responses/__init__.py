@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from raf import dialects
-from raf.dialects import openai_responses as dialect
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import error_document
-from raf.formats.openai_responses import request
+from raf.formats.openai_responses import dialect, request
 
 __all__ = ["FORMAT"]
 
 FORMAT = Format(
     name="openai_responses",
-    dialect=dialects.factory("openai_responses"),
+    dialect=dialect.OpenAIResponsesDialect,
+    strategies=f"{__name__}.strategies",
     framing=dialect.OpenAIResponsesDialect.framing,
     framings=("sse",),
     sniff=dialect.OpenAIResponsesDialect.sniff,
@@ -24,6 +23,7 @@ FORMAT = Format(
     ),
     error_document=error_document,  # the same API's errors
     request_fields=("model", "instructions", "input", "tools", "stream"),
+    equivalences=("input_string", "message_type", "developer_role"),
     recorded_uri=r"/responses(?:/|$)",
     build_request=request.build_request,
     read_request=request.read_request,

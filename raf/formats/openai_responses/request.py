@@ -290,7 +290,7 @@ def _read_assistant_item(item: Any) -> Block:
         parts = tuple(p["text"] for p in item["summary"])
         return blocks.Reasoning(
             text="".join(parts),
-            summary=parts if len(parts) > 1 or parts == ("",) else (),
+            summary=parts,
             item_id=item.get("id"),
             encrypted_content=item.get("encrypted_content"),
         )

@@ -1,5 +1,5 @@
 """Conversations ``openai_responses`` requests express, for the request-half properties
-(:mod:`raf.formats.request_strategies`). No IO."""
+(:mod:`raf.formats._strategies.request`). No IO."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from raf.formats.request_strategies import (
+from raf.formats._strategies.request import (
     ARGUMENTS,
     IDS,
     NAMES,
@@ -40,14 +40,14 @@ FEATURES = frozenset(
         "tool_result",
     }
 )
-"""What these conversations exercise (:func:`raf.formats.request_strategies.features`)."""
+"""What these conversations exercise (:func:`raf.formats._strategies.request.features`)."""
 
 
 def _reasoning(draw: st.DrawFn) -> blocks.Reasoning:
     parts = tuple(draw(st.lists(TEXTS, max_size=3)))
     return blocks.Reasoning(
         text="".join(parts),
-        summary=parts if len(parts) > 1 else (),
+        summary=parts,
         item_id=draw(st.none() | IDS.map(lambda s: f"rs_{s}")),
         encrypted_content=draw(st.none() | SIGNATURES),
     )

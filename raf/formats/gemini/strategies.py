@@ -36,10 +36,7 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse, contents
-from raf.model.messages import HostedCall, ToolCall
-from raf.model.usage import Usage
-from raf.testing.strategies.common import (
+from raf.formats._strategies.common import (
     _CUTS,
     FINISH_REASONS,
     GeneratedStream,
@@ -54,7 +51,10 @@ from raf.testing.strategies.common import (
     pick,
     split_by,
 )
-from raf.testing.strategies.sse import framed
+from raf.formats._strategies.sse import framed
+from raf.model import AgentResponse, contents
+from raf.model.messages import HostedCall, ToolCall
+from raf.model.usage import Usage
 
 __all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 

@@ -36,8 +36,7 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model import AgentResponse, contents
-from raf.testing.strategies.common import (
+from raf.formats._strategies.common import (
     _CUTS,
     FINISH_REASONS,
     GeneratedStream,
@@ -55,7 +54,8 @@ from raf.testing.strategies.common import (
     split_by,
     wire_of,
 )
-from raf.testing.strategies.sse import framed
+from raf.formats._strategies.sse import framed
+from raf.model import AgentResponse, contents
 
 __all__ = [
     "FEATURES",

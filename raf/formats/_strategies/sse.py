@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.testing.strategies.common import chance, decisions, pick
+from raf.formats._strategies.common import chance, decisions, pick
 
 __all__ = ["framed", "sse_framing"]
 

@@ -30,9 +30,7 @@ import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from raf.model.response import AgentResponse
-from raf.model.usage import Usage
-from raf.testing.strategies.common import (
+from raf.formats._strategies.common import (
     _CUTS,
     FINISH_REASONS,
     GeneratedStream,
@@ -48,7 +46,9 @@ from raf.testing.strategies.common import (
     split_by,
     wire_of,
 )
-from raf.testing.strategies.sse import framed
+from raf.formats._strategies.sse import framed
+from raf.model.response import AgentResponse
+from raf.model.usage import Usage
 
 __all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
 
