@@ -247,6 +247,23 @@ def test_step_7_the_format_has_a_docs_section(fmt: Format) -> None:
     )
 
 
+def test_step_8_the_format_has_a_request_half(fmt: Format) -> None:
+    assert fmt.build_request is not None, step(8, "Format.build_request")
+    assert fmt.read_request is not None, step(8, "Format.read_request")
+    try:
+        module = importlib.import_module(f"raf.formats.{fmt.name}.request_strategies")
+    except ImportError:
+        pytest.fail(step(8, f"raf/formats/{fmt.name}/request_strategies.py"))
+    assert callable(getattr(module, "requests", None)), step(8, "request_strategies.requests")
+    assert isinstance(getattr(module, "FEATURES", None), frozenset), step(
+        8, "request_strategies.FEATURES"
+    )
+    text = (ROOT / "docs" / "requests.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## `{fmt.name}`", text, flags=re.MULTILINE), step(
+        8, f"a section '## `{fmt.name}`' in docs/requests.md"
+    )
+
+
 def test_unknown_and_broken_formats_are_a_typed_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(FormatError, match="known formats: anthropic_messages"):
         formats.get("nope")

@@ -13,11 +13,21 @@ __all__ = ["Conversation", "RequestOptions", "ToolSpec"]
 
 class ToolSpec(Record, frozen=True, kw_only=True):
     """A tool the client offers the model: its name, description and JSON Schema of its
-    arguments."""
+    arguments.
+
+    Attributes:
+        extra: the tool's other members as the wire had them (``strict``,
+            ``cache_control``, ``defer_loading``...), so nothing is lost.
+        raw: a tool raf does not model as a function (a provider's built-in tool: web
+            search, code execution...), exactly as the wire had it; ``name`` is then its
+            name or type, and the format's builder sends ``raw`` as it is.
+    """
 
     name: str
     description: str | None = None
     parameters: JSONValue = None
+    extra: dict[str, JSONValue] = msgspec.field(default_factory=dict)
+    raw: JSONValue = None
 
 
 class RequestOptions(Record, frozen=True, kw_only=True):

@@ -45,6 +45,7 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -69,6 +70,7 @@ __all__ = [
     "check_request",
     "compared_fields",
     "equivalences_table",
+    "normal_form",
     "read_body",
     "requested_framing",
     "takes_no_parameters",
@@ -699,3 +701,12 @@ def _shown(value: Any, member: str | None = None) -> str:
         return f'"{REDACTED}"'
     text = scrub_text(msgspec.json.encode(value).decode()[:_SCRUBBED_WINDOW])
     return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def normal_form(dialect: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """Every top-level member of a request ``body`` of ``dialect`` in the normal form the
+    check compares (``null`` members dropped): two bodies are equivalent when their normal
+    forms are equal, whatever members they have (the request half of each format is tested
+    so, docs/requests.md)."""
+    normal = _Normaliser(dialect)
+    return {name: normal.field(name, value) for name, value in body.items() if value is not None}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf.formats.anthropic_messages import dialect
+from raf.formats.anthropic_messages import dialect, request
 from raf.formats.format import Endpoint, Format
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document"]
@@ -43,6 +43,8 @@ FORMAT = Format(
     error_document=error_document,
     request_fields=("model", "system", "messages", "tools", "stream"),
     recorded_uri=r"(?:/messages|:streamRawPredict|:rawPredict)$",  # and Claude on Vertex AI
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/messages",
 )
 """The ``anthropic_messages`` format."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from raf.formats.format import Endpoint, Format, RequestUrl
-from raf.formats.gemini import dialect
+from raf.formats.gemini import dialect, request
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
 
@@ -56,6 +56,8 @@ FORMAT = Format(
         stream_methods=("streamGenerateContent", "streamgenerateContent"),
     ),
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri=(
         "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
     ),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format
-from raf.formats.openai_chat import dialect
+from raf.formats.openai_chat import dialect, request
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -30,6 +30,8 @@ FORMAT = Format(
     request_fields=("model", "messages", "tools", "stream", "stream_options"),
     equivalences=("developer_role",),
     recorded_uri=r"/chat/completions$",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/chat/completions",
 )
 """The ``openai_chat`` format."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format
 from raf.formats.openai_chat import error_document
-from raf.formats.openai_responses import dialect
+from raf.formats.openai_responses import dialect, request
 
 __all__ = ["FORMAT"]
 
@@ -25,6 +25,8 @@ FORMAT = Format(
     request_fields=("model", "instructions", "input", "tools", "stream"),
     equivalences=("input_string", "message_type", "developer_role"),
     recorded_uri=r"/responses(?:/|$)",
+    build_request=request.build_request,
+    read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/responses",
 )
 """The ``openai_responses`` format."""
