@@ -10,9 +10,10 @@ The format has no messages, roles or tools: a request is one ``prompt``.
   ``options.extra``. It never raises on a JSON object.
 * :func:`build_request`: the prompt is the conversation's text, the ``content`` of its
   messages joined by a blank line (the format has no roles: a system message's text is part
-  of the prompt); tools have no place in the format and are not sent. ``options.extra`` is
-  written as it is, after ``model``, ``prompt``, ``max_tokens`` and ``stream``; a ``prompt``
-  kept there (not a string) is sent as it came.
+  of the prompt); a conversation without messages sends no ``prompt`` (the API's default).
+  Tools have no place in the format and are not sent. ``options.extra`` is written as it is,
+  over ``model``, ``prompt``, ``max_tokens`` and ``stream``: one of those kept there (a
+  ``prompt`` that is not a string, a ``"stream": null``) is sent as it came.
 """
 
 from __future__ import annotations
@@ -37,13 +38,12 @@ def build_request(conversation: Conversation) -> dict[str, Any]:
     body: dict[str, Any] = {}
     if options.model is not None:
         body["model"] = options.model
-    if conversation.messages or "prompt" not in options.extra:
+    if conversation.messages:
         body["prompt"] = PROMPT_SEPARATOR.join(m.content for m in conversation.messages)
     if options.max_tokens is not None:
         body["max_tokens"] = options.max_tokens
     body["stream"] = options.stream
-    for key, value in options.extra.items():
-        body.setdefault(key, value)
+    body.update(options.extra)  # a known field kept there (of another type) as it came
     return body
 
 
