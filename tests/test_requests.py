@@ -389,6 +389,7 @@ def test_every_format_with_reasoning_to_echo_has_a_follow_up_cassette() -> None:
         "anthropic_messages",
         "openai_responses",
         "gemini",
+        "ollama_chat",
     }
 
 
