@@ -158,6 +158,10 @@ KEYS = st.sampled_from(
         "functionDeclarations",
         "output",
         "reasoning_content",
+        "tool_name",
+        "images",
+        "options",
+        "num_predict",
     ]
 )
 """Member names of the formats, so that arbitrary bodies reach the readers' branches."""
