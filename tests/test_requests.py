@@ -158,6 +158,10 @@ KEYS = st.sampled_from(
         "functionDeclarations",
         "output",
         "reasoning_content",
+        "tool_name",
+        "images",
+        "options",
+        "num_predict",
     ]
 )
 """Member names of the formats, so that arbitrary bodies reach the readers' branches."""
@@ -389,6 +393,7 @@ def test_every_format_with_reasoning_to_echo_has_a_follow_up_cassette() -> None:
         "anthropic_messages",
         "openai_responses",
         "gemini",
+        "ollama_chat",
     }
 
 
