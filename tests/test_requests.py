@@ -159,6 +159,10 @@ KEYS = st.sampled_from(
         "functionDeclarations",
         "output",
         "reasoning_content",
+        "tool_name",
+        "images",
+        "options",
+        "num_predict",
     ]
 )
 """Member names of the formats, so that arbitrary bodies reach the readers' branches."""
@@ -390,6 +394,7 @@ def test_every_format_with_reasoning_to_echo_has_a_follow_up_cassette() -> None:
         "anthropic_messages",
         "openai_responses",
         "gemini",
+        "ollama_chat",
     }
 
 

@@ -90,6 +90,8 @@ class Profile:
         tools: draws the tools (function tools first, then built-in ones).
         options: draws the options.
         names: whether user, system and assistant messages may carry a ``name``.
+        system_parts: draws the blocks of a system message after the first (one to three
+            texts when ``None``).
     """
 
     assistant: Callable[[st.DrawFn, list[Block]], list[Block]]
@@ -101,6 +103,7 @@ class Profile:
     tools: Callable[[st.DrawFn], list[ToolSpec]]
     options: Callable[[st.DrawFn], RequestOptions]
     names: bool = False
+    system_parts: Callable[[st.DrawFn], list[Block]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -136,7 +139,8 @@ def conversations(draw: st.DrawFn, profile: Profile) -> Conversation:
     ordinal = 0
     for _ in range(draw(st.integers(1, 2))):
         if profile.system == "any" and draw(st.integers(0, 5)) == 0:
-            messages.append(message(MessageRole.SYSTEM, text_parts(draw), name=named()))
+            parts = (profile.system_parts or text_parts)(draw)
+            messages.append(message(MessageRole.SYSTEM, parts, name=named()))
         messages.append(message(MessageRole.USER, profile.user_parts(draw), name=named()))
         for _ in range(draw(st.integers(0, 2))):
             calls = []

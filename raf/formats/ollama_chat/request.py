@@ -1,5 +1,5 @@
-"""The request half of ``ollama_chat``: an ``/api/chat`` body from a conversation, and back.
-Pure functions, no IO.
+"""The request half of ``ollama_chat``: an ``/api/chat`` body built from a conversation, and
+read back. Pure functions, no IO; reading never raises on a JSON object (docs/requests.md).
 
 An Ollama chat request is ``{"model", "messages", "tools", "stream", "think", "format",
 "keep_alive", "options": {"num_predict", "temperature", ...}}``. Its messages:
@@ -11,227 +11,267 @@ An Ollama chat request is ``{"model", "messages", "tools", "stream", "think", "f
 * ``{"role": "tool", "content", "tool_name"}``: a tool result names the tool it answers
   (``tool_call_id`` too when the call had an id).
 
-:func:`read_request` keeps what raf does not model: a message's other members as
-:class:`~raf.model.blocks.Raw` blocks (``{member: value}``), a message that is not an object
-as a ``Raw`` block of its own, every other top-level member in ``options.extra`` (``options``
-without its ``num_predict``, which is ``max_tokens``). It never raises on a JSON object.
+Built: messages where they are in the conversation (system messages included), each with its
+text as one ``content`` string; an assistant message's reasoning as ``thinking`` and its calls
+whole (arguments as an object, the call's ``id`` only when it is the provider's); each result
+its own ``tool`` message with ``tool_name`` (the result's name, or the name of the call it
+answers) and ``tool_call_id`` when the call had a provider's id; base64 images as ``images``;
+``stream`` always (Ollama streams when it is absent); ``max_tokens`` as
+``options.num_predict``, beside the other model options kept in ``extra``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
+from raf.formats.conversation import (
+    arguments_text,
+    blocks_of,
+    is_synthetic_id,
+    message,
+    modeled_lists,
+    options_and_extra,
+    put_options,
+    raw_message,
+    text_of,
+)
 from raf.model import blocks
-from raf.model.messages import ChatMessage, MessageRole, ToolCall
+from raf.model.blocks import Block
+from raf.model.messages import ChatMessage, MessageRole
 from raf.model.request import Conversation, RequestOptions, ToolSpec
 
 __all__ = ["build_request", "read_request"]
 
-_ROLES = {role.value: role for role in MessageRole}
-_READ = frozenset(
-    {"role", "content", "thinking", "tool_calls", "images", "tool_name", "tool_call_id"}
-)
+_MODELED: Final = ("messages", "tools")
+_MODEL_OPTIONS: Final = "options"
+_MAX_TOKENS: Final = "num_predict"
+_ROLES: Final = {
+    "system": MessageRole.SYSTEM,
+    "user": MessageRole.USER,
+    "assistant": MessageRole.ASSISTANT,
+    "tool": MessageRole.TOOL,
+}
+_MEMBERS: Final = {
+    "system": {"role", "content", "images"},
+    "user": {"role", "content", "images"},
+    "assistant": {"role", "content", "images", "thinking", "tool_calls"},
+    "tool": {"role", "content", "tool_name", "tool_call_id"},
+}
 
 
-# -- building -------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------- building
 
 
 def build_request(conversation: Conversation) -> dict[str, Any]:
     """The ``/api/chat`` body a correct client sends for ``conversation``: the follow-up after
-    tool calls carries the assistant message with its ``thinking`` and whole calls (arguments
-    as objects, the call ids Ollama gave), then one ``tool`` message per result."""
-    options = conversation.options
-    body: dict[str, Any] = {}
-    if options.model is not None:
-        body["model"] = options.model
-    body["messages"] = [_message(message) for message in conversation.messages]
+    tool calls carries the assistant message with its ``thinking`` and whole calls, then one
+    ``tool`` message per result."""
+    names = {
+        b.id: b.name
+        for m in conversation.messages
+        for b in blocks_of(m)
+        if isinstance(b, blocks.ToolCall) and b.id
+    }
+    body: dict[str, Any] = {"messages": _messages(conversation.messages, names)}
     if conversation.tools:
         body["tools"] = [_tool(tool) for tool in conversation.tools]
-    body["stream"] = options.stream
-    body.update(options.extra)  # think, format, keep_alive, options...: as read
+    options = conversation.options
+    extra = dict(options.extra)
     if options.max_tokens is not None:
-        kept = body.get("options")
-        body["options"] = {
+        kept = extra.get(_MODEL_OPTIONS)
+        extra[_MODEL_OPTIONS] = {
             **(kept if isinstance(kept, dict) else {}),
-            "num_predict": options.max_tokens,
+            _MAX_TOKENS: options.max_tokens,
         }
-    return body
+    body["stream"] = options.stream  # absent, Ollama streams: false must be said
+    plain = RequestOptions(model=options.model, extra=extra)
+    return put_options(body, plain, stream=None)
 
 
-def _tool(tool: ToolSpec) -> dict[str, Any]:
+def _messages(messages: tuple[ChatMessage, ...], names: dict[str, str]) -> list[Any]:
+    out: list[Any] = []
+    for chat in messages:
+        held = blocks_of(chat)
+        if len(held) == 1 and isinstance(held[0], blocks.Raw):
+            # A message holds no parts but its text: a kept Raw is a whole message.
+            out.append(held[0].value)
+            continue
+        results = [b for b in held if isinstance(b, blocks.ToolResult)]
+        if chat.role is MessageRole.TOOL or results:
+            # each result its own tool message; a user message's other parts after them
+            out.extend(_tool_message(result, names) for result in results)
+            rest = tuple(b for b in held if not isinstance(b, blocks.ToolResult))
+            if rest:
+                out.append(_message("user", rest))
+            continue
+        out.append(_message(chat.role.value, held))
+    return out
+
+
+def _message(role: str, held: tuple[Block, ...]) -> dict[str, Any]:
+    wire: dict[str, Any] = {"role": role, "content": text_of(held)}
+    reasoning = [
+        b
+        for b in held
+        if isinstance(b, blocks.Reasoning) and b.redacted is None and b.encrypted_content is None
+    ]
+    if reasoning:
+        wire["thinking"] = "".join(b.text for b in reasoning)
+    images = [b.data for b in held if isinstance(b, blocks.Image) and b.data is not None]
+    if images:
+        wire["images"] = images  # Ollama takes base64 data, not URLs: those are left out
+    calls = [_call(b) for b in held if isinstance(b, blocks.ToolCall)]
+    if calls:
+        wire["tool_calls"] = calls
+    return wire
+
+
+def _call(call: blocks.ToolCall) -> dict[str, Any]:
+    wire: dict[str, Any] = {}
+    if not is_synthetic_id(call.id):
+        wire["id"] = call.id
+    arguments = {} if call.arguments is None else call.arguments
+    wire["function"] = {"name": call.name, "arguments": arguments}
+    return wire
+
+
+def _tool_message(result: blocks.ToolResult, names: dict[str, str]) -> dict[str, Any]:
+    content = result.content
+    wire: dict[str, Any] = {
+        "role": "tool",
+        "content": content if isinstance(content, str) else arguments_text(content),
+    }
+    name = result.name if result.name is not None else names.get(result.call_id)
+    if name is not None:
+        wire["tool_name"] = name
+    if not is_synthetic_id(result.call_id):
+        wire["tool_call_id"] = result.call_id
+    return wire
+
+
+def _tool(tool: ToolSpec) -> Any:
+    if tool.raw is not None:
+        return tool.raw
     function: dict[str, Any] = {"name": tool.name}
     if tool.description is not None:
         function["description"] = tool.description
     if tool.parameters is not None:
         function["parameters"] = tool.parameters
+    function.update(tool.extra)
     return {"type": "function", "function": function}
 
 
-def _message(message: ChatMessage) -> Any:
-    if len(message.blocks) == 1:
-        only = message.blocks[0]
-        if isinstance(only, blocks.Raw) and not isinstance(only.value, dict):
-            return only.value  # a message that was not an object, as it came
-    out: dict[str, Any] = {"role": message.role.value, "content": message.content}
-    thinking = "".join(b.text for b in message.blocks if isinstance(b, blocks.Reasoning))
-    if thinking:
-        out["thinking"] = thinking
-    calls = [_call(b) for b in message.blocks if isinstance(b, blocks.ToolCall)]
-    if not calls and message.tool_calls:
-        calls = [_call(c) for c in message.tool_calls]
-    if calls:
-        out["tool_calls"] = calls
-    images = [b.data for b in message.blocks if isinstance(b, blocks.Image) and b.data]
-    if images:
-        out["images"] = images
-    result = next((b for b in message.blocks if isinstance(b, blocks.ToolResult)), None)
-    name = result.name if result is not None and result.name else message.name
-    call_id = result.call_id if result is not None and result.call_id else message.tool_call_id
-    if message.role is MessageRole.TOOL:
-        if name:
-            out["tool_name"] = name
-        if call_id:
-            out["tool_call_id"] = call_id
-    for block in message.blocks:
-        if isinstance(block, blocks.Raw) and isinstance(block.value, dict):
-            out.update(block.value)
-    return out
-
-
-def _call(call: blocks.ToolCall | ToolCall) -> dict[str, Any]:
-    arguments = call.arguments if call.arguments is not None else {}
-    out: dict[str, Any] = {}
-    if call.id:
-        out["id"] = call.id
-    out["function"] = {"name": call.name, "arguments": arguments}
-    return out
-
-
-# -- reading --------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------- reading
 
 
 def read_request(body: Mapping[str, Any]) -> Conversation:
-    """The conversation, tools and options of an ``/api/chat`` body. Never raises."""
-    if not isinstance(body, Mapping):
-        return Conversation()
-    raw_messages = body.get("messages")
-    messages = tuple(
-        _read_message(m) for m in (raw_messages if isinstance(raw_messages, list) else ())
-    )
-    raw_tools = body.get("tools")
-    tools = tuple(
-        _read_tool(t) for t in (raw_tools if isinstance(raw_tools, list) else ()) if t is not None
-    )
-    model = body.get("model")
+    """The conversation, tools and options of an ``/api/chat`` body. Never raises on a JSON
+    object: what raf does not model is kept (a whole message as a
+    :class:`~raf.model.blocks.Raw`, a tool as ``ToolSpec.raw``, other members in
+    ``options.extra``), a member of a wrong type included."""
+    modeled = modeled_lists(body, *_MODELED)
     stream = body.get("stream")
-    extra = {
-        key: value
-        for key, value in body.items()
-        if key not in {"model", "messages", "tools", "stream", "options"}
-        or (key == "messages" and not isinstance(value, list))
-        or (key == "tools" and not isinstance(value, list))
-        or (key == "model" and not isinstance(value, str))
-        or (key == "stream" and not isinstance(value, bool))
-    }
-    max_tokens: int | None = None
-    model_options = body.get("options")
+    if isinstance(stream, bool):
+        modeled.append("stream")
+    options, _ = options_and_extra(body, modeled, stream=None)
+    extra = dict(options.extra)
+    max_tokens = None
+    model_options = extra.get(_MODEL_OPTIONS)
     if isinstance(model_options, dict):
-        predict = model_options.get("num_predict")
-        if type(predict) is int:
-            max_tokens = predict
-            model_options = {k: v for k, v in model_options.items() if k != "num_predict"}
-        if model_options:
-            extra["options"] = model_options
-    elif "options" in body:
-        extra["options"] = model_options
-    return Conversation(
-        messages=messages,
-        tools=tools,
-        options=RequestOptions(
-            model=model if isinstance(model, str) else None,
-            stream=stream if isinstance(stream, bool) else True,
-            max_tokens=max_tokens,
-            extra=extra,
-        ),
+        limit = model_options.get(_MAX_TOKENS)
+        if isinstance(limit, int) and not isinstance(limit, bool):
+            max_tokens = limit
+            rest = {k: v for k, v in model_options.items() if k != _MAX_TOKENS}
+            if rest:
+                extra[_MODEL_OPTIONS] = rest
+            else:
+                del extra[_MODEL_OPTIONS]
+    options = RequestOptions(
+        model=options.model,
+        stream=stream if isinstance(stream, bool) else True,
+        max_tokens=max_tokens,
+        extra=extra,
     )
+    messages = [_read_message(m) for m in body["messages"]] if "messages" in modeled else []
+    tools = [_read_tool(t) for t in body["tools"]] if "tools" in modeled else []
+    return Conversation(messages=tuple(messages), tools=tuple(tools), options=options)
 
 
-def _read_tool(tool: Any) -> ToolSpec:
-    function = tool.get("function") if isinstance(tool, dict) else None
-    if not isinstance(function, dict):
-        return ToolSpec(name="", parameters=tool)
-    name = function.get("name")
-    description = function.get("description")
-    return ToolSpec(
-        name=name if isinstance(name, str) else "",
-        description=description if isinstance(description, str) else None,
-        parameters=function.get("parameters"),
-    )
-
-
-def _read_message(message: Any) -> ChatMessage:
-    if not isinstance(message, dict):
-        return ChatMessage(role=MessageRole.USER, content="", blocks=(blocks.Raw(value=message),))
-    role_name = message.get("role")
+def _read_message(wire: Any) -> ChatMessage:
+    if not isinstance(wire, dict):
+        return raw_message(wire)
+    role_name = wire.get("role")
     role = _ROLES.get(role_name) if isinstance(role_name, str) else None
-    content = message.get("content")
-    text = content if isinstance(content, str) else ""
-    parts: list[blocks.Block] = []
-    thinking = message.get("thinking")
-    if isinstance(thinking, str) and thinking:
-        parts.append(blocks.Reasoning(text=thinking))
-    if text:
-        parts.append(blocks.Text(text=text))
-    calls = _read_calls(message.get("tool_calls"))
-    parts += [blocks.ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in calls]
-    images = message.get("images")
-    if isinstance(images, list) and all(isinstance(i, str) for i in images):
-        parts += [blocks.Image(data=image) for image in images]
-    name = message.get("tool_name")
-    call_id = message.get("tool_call_id")
-    name = name if isinstance(name, str) and name else None
-    call_id = call_id if isinstance(call_id, str) and call_id else None
+    if role is None or not set(wire) <= _MEMBERS[str(role_name)]:
+        return raw_message(wire, role or MessageRole.USER)
+    content = wire.get("content", "")
+    if not isinstance(content, str):
+        return raw_message(wire, role)
     if role is MessageRole.TOOL:
-        parts = [p for p in parts if not isinstance(p, blocks.Text)]
-        parts.insert(0, blocks.ToolResult(call_id=call_id or "", content=text, name=name))
-    parts += [
-        blocks.Raw(value={key: value})
-        for key, value in message.items()
-        if key not in _READ
-        or (key == "role" and role is None)
-        or (key == "content" and not isinstance(content, str))
-        or (key == "thinking" and not isinstance(thinking, str))
-        or (key == "tool_calls" and not calls and message.get("tool_calls") not in (None, []))
-        or (key == "images" and not any(isinstance(p, blocks.Image) for p in parts))
-        or (key == "tool_name" and (name is None or role is not MessageRole.TOOL))
-        or (key == "tool_call_id" and (call_id is None or role is not MessageRole.TOOL))
-    ]
-    return ChatMessage(
-        role=role or MessageRole.USER,
-        content=text,
-        name=name if role is MessageRole.TOOL else None,
-        tool_calls=tuple(calls) or None,
-        tool_call_id=call_id if role is MessageRole.TOOL else None,
-        blocks=tuple(parts),
-    )
+        name, call_id = wire.get("tool_name", ""), wire.get("tool_call_id", "")
+        if not isinstance(name, str) or not isinstance(call_id, str):
+            return raw_message(wire, role)
+        name = wire.get("tool_name")
+        return message(role, (blocks.ToolResult(call_id=call_id, content=content, name=name),))
+    held: list[Block] = []
+    if "thinking" in wire:
+        thinking = wire["thinking"]
+        if not isinstance(thinking, str):
+            return raw_message(wire, role)
+        held.append(blocks.Reasoning(text=thinking))
+    if content:
+        held.append(blocks.Text(text=content))
+    images = wire.get("images", [])
+    if not isinstance(images, list) or not all(isinstance(image, str) for image in images):
+        return raw_message(wire, role)
+    held.extend(blocks.Image(data=image) for image in images)
+    calls = _read_calls(wire.get("tool_calls", []))
+    if calls is None:
+        return raw_message(wire, role)
+    return message(role, [*held, *calls])
 
 
-def _read_calls(value: Any) -> list[ToolCall]:
-    if not isinstance(value, list):
-        return []
-    calls: list[ToolCall] = []
-    for entry in value:
-        if not isinstance(entry, dict):
-            return []  # not Ollama's calls: the member is kept whole
-        function = entry.get("function")
-        function = function if isinstance(function, dict) else {}
-        call_id, name = entry.get("id"), function.get("name")
-        calls.append(
-            ToolCall(
-                id=call_id if isinstance(call_id, str) else "",
-                name=name if isinstance(name, str) else "",
-                arguments=function.get("arguments"),
+def _read_calls(calls: Any) -> list[Block] | None:
+    if not isinstance(calls, list):
+        return None
+    out: list[Block] = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not (
+            isinstance(call, dict)
+            and {"function"} <= call.keys() <= {"id", "function"}
+            and isinstance(call.get("id", ""), str)
+            and isinstance(function, dict)
+            and function.keys() == {"name", "arguments"}
+            and isinstance(function["name"], str)
+            and isinstance(function["arguments"], dict)
+        ):
+            return None
+        out.append(
+            blocks.ToolCall(
+                id=call.get("id", ""), name=function["name"], arguments=function["arguments"]
             )
         )
-    return calls
+    return out
+
+
+def _read_tool(wire: Any) -> ToolSpec:
+    function = wire.get("function") if isinstance(wire, dict) else None
+    if (
+        not isinstance(wire, dict)
+        or wire.keys() != {"type", "function"}
+        or wire["type"] != "function"
+        or not isinstance(function, dict)
+        or not isinstance(function.get("name"), str)
+        or not isinstance(function.get("description"), str | None)
+    ):
+        kind = wire.get("type") if isinstance(wire, dict) else None
+        return ToolSpec(name=kind if isinstance(kind, str) else "", raw=wire)
+    extra = {k: v for k, v in function.items() if k not in ("name", "description", "parameters")}
+    return ToolSpec(
+        name=function["name"],
+        description=function.get("description"),
+        parameters=function.get("parameters"),
+        extra=extra,
+    )
