@@ -27,6 +27,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai": "raf.clients.openai_create",
     "openai-stream-helper": "raf.clients.openai_stream_helper",
     "openai-responses": "raf.clients.openai_responses",
+    "openai-completions": "raf.clients.openai_completions",
     "anthropic": "raf.clients.anthropic_stream",
     "google-genai": "raf.clients.google_genai_stream",
     "langchain-openai": "raf.clients.langchain_openai_stream",

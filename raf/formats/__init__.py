@@ -43,6 +43,7 @@ _BUILTIN: dict[str, str] = {
     "gemini": "raf.formats.gemini:FORMAT",
     "ollama_chat": "raf.formats.ollama_chat:FORMAT",
     "openai_chat": "raf.formats.openai_chat:FORMAT",
+    "openai_completions": "raf.formats.openai_completions:FORMAT",
     "openai_responses": "raf.formats.openai_responses:FORMAT",
 }
 

@@ -1,6 +1,6 @@
-"""The provider SDK adapters (openai, openai-stream-helper, openai-responses, anthropic,
-google-genai) against ``raf serve``, on the simplest bundled scenarios: every cell passes and
-the request each library sent matches the recorded one.
+"""The provider SDK adapters (openai, openai-stream-helper, openai-responses,
+openai-completions, anthropic, google-genai) against ``raf serve``, on the simplest bundled
+scenarios: every cell passes and the request each library sent matches the recorded one.
 
 A missing library skips its tests; with ``RAF_REQUIRE_CLIENTS=1`` it fails them instead.
 """
@@ -30,6 +30,8 @@ CASES = [
     ("openai-stream-helper", "parallel_tool_calls"),
     ("openai-stream-helper", "text_with_usage_chunk"),
     ("openai-stream-helper", "tool_loop_follow_up_request"),
+    ("openai-completions", "short_answer_with_usage"),
+    ("openai-completions", "vllm_stop_reason_stop_string"),
     ("openai-responses", "parallel_calls_interleaved_arguments"),
     ("openai-responses", "reasoning_summaries_multiple_parts"),
     ("openai-responses", "background_resume_mid_response"),
@@ -50,6 +52,7 @@ MODULES = {
     "openai": "openai",
     "openai-stream-helper": "openai",
     "openai-responses": "openai",
+    "openai-completions": "openai",
     "anthropic": "anthropic",
     "google-genai": "google.genai",
 }

@@ -8,10 +8,12 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
+from raf import formats
 from raf.cassettes.format import Cassette, Interaction, Request, Response, ScenarioInfo
 from raf.cassettes.persister import load, save
 from raf.collect import collect_agent_response
@@ -75,6 +77,21 @@ def test_what_a_client_gets_through_the_server_is_the_reviewed_golden(
         assert compared_response(collect_agent_response(results)) == _golden_response(
             dialect, scenario
         )
+
+
+@pytest.mark.parametrize("name", formats.names())
+def test_every_format_is_answered_at_its_endpoint_with_its_golden(
+    server: ReplayServer, name: str
+) -> None:
+    # The format's first bundled scenario, at the path of its descriptor's placeholder URI
+    # (one of its endpoints): what a client of the format gets is the reviewed golden.
+    scenario = sorted((SUITE.cassettes / name).glob("*.yaml"))[0].stem
+    path = urlsplit(formats.get(name).placeholder_uri).path
+    url = server.case_url(name, scenario, chunking="random") + path
+    with httpx.stream("POST", url, content=b"{}") as response:
+        assert response.status_code == 200
+        results = list(iter_response(response, name))
+    assert compared_response(collect_agent_response(results)) == _golden_response(name, scenario)
 
 
 def test_cut_closes_the_connection_after_n_bytes(server: ReplayServer) -> None:
