@@ -47,7 +47,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar, cast, 
 import msgspec
 
 from raf import safe_json
-from raf.dialects import unread
+from raf.dialects import sniff, unread
 from raf.errors import DialectError, excerpt, internal_error_message, raw_excerpt
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
@@ -711,8 +711,12 @@ class JSONEventDialect:
 
     def _unrecognised_format(self) -> updates.Error:
         seen = self._unrecognised_seen
-        found = unread.guess("\n".join(seen).encode("utf-8", "replace"))
-        if found is not None:
+        body = "\n".join(seen).encode("utf-8", "replace")
+        other = sniff.sniff(body)
+        found = unread.guess(body)
+        if other is not None and other != self.name:
+            likely = f"it looks like {other}, which raf reads: use --dialect {other} (or auto)"
+        elif found is not None:
             likely = f"it looks like {found.title} ({found.name}), which raf does not read"
         else:
             likely = "raf knows no format like it (docs/dialects.md lists the ones it reads)"

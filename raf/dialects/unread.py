@@ -40,16 +40,6 @@ class UnreadFormat:
 
 UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
     UnreadFormat(
-        "legacy_completions",
-        "the legacy Completions API (/v1/completions: OpenAI, vLLM, llama.cpp)",
-        '`"object": "text_completion"`, `choices[].text` instead of `choices[].delta`',
-        (
-            rb'"object"\s*:\s*"text_completion"',
-            rb'"choices"\s*:\s*\[\s*\{\s*(?:"(?:index|logprobs|finish_reason|stop_reason)"'
-            rb'\s*:\s*(?:null|-?\d+|"[^"\\]*")\s*,\s*)*"text"\s*:',
-        ),
-    ),
-    UnreadFormat(
         "cohere_v2",
         "Cohere's v2 Chat API (/v2/chat)",
         '`"type": "message-start"`, `"content-delta"`, `"message-end"` (hyphens)',

@@ -22,7 +22,7 @@ from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode, is_notice
 from raf.pipeline import UpdateDecoder, respond, run
 from raf.shared.client_response import ClientError, ClientResponse
-from tests.dialects.unread_bodies import BODIES
+from tests.dialects.unread_bodies import BODIES, LEGACY_COMPLETIONS
 from tests.helpers import feed_all, split
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -208,26 +208,18 @@ def test_item_13_docs_deviations_lists_exactly_the_notice_codes() -> None:
 # -- item 14: formats raf does not read ------------------------------------------------------
 
 
-# Formats of the table that a dialect has learnt to read since: auto reads them with it.
-READ_BY = {"legacy_completions": "openai_completions"}
-
-
 @pytest.mark.parametrize("name", sorted(BODIES))
 def test_item_14_a_stream_in_an_unread_format_ends_with_an_error_naming_it(name: str) -> None:
     body = BODIES[name]
     out = updates_of(body, "auto")
-    if name in READ_BY:
-        assert sniff.sniff(body) == READ_BY[name]
-        assert not any(isinstance(u, updates.Error) for u in out), out
-    else:
-        assert codes(out) == ["unrecognised_format"], out
-        (error,) = out
-        assert f"({name})" in error.message  # type: ignore[union-attr]
-        assert error.raw  # type: ignore[union-attr]  # the first chunk, quoted
-        response = respond([body], "auto")
-        assert (response.text, response.finish_reason, response.notices) == ("", None, ())
+    assert codes(out) == ["unrecognised_format"], out
+    (error,) = out
+    assert f"({name})" in error.message  # type: ignore[union-attr]
+    assert error.raw  # type: ignore[union-attr]  # the first chunk, quoted
+    response = respond([body], "auto")
+    assert (response.text, response.finish_reason, response.notices) == ("", None, ())
     # Named as any other dialect, nothing of it passes for an answer either.
-    for dialect in [d for d in formats.names() if d != READ_BY.get(name)]:
+    for dialect in formats.names():
         out = updates_of(body, dialect)
         assert out, dialect
         assert all(isinstance(u, updates.Error) for u in out), (dialect, out)
@@ -239,10 +231,21 @@ def test_item_14_a_stream_in_an_unread_format_ends_with_an_error_naming_it(name:
 def test_item_14_done_does_not_make_an_unread_stream_look_finished() -> None:
     # A legacy Completions stream has a finish_reason and [DONE]: read as Chat Completions
     # it used to be a clean, finished, empty answer.
-    response = respond([BODIES["legacy_completions"]], "openai_chat")
+    response = respond([LEGACY_COMPLETIONS], "openai_chat")
     assert response.finish_reason is None
     assert [e.error_code for e in response.errors] == ["unrecognised_format"]
     assert "choices[].{text" in response.errors[0].message
+
+
+def test_item_14_a_stream_of_another_format_raf_reads_names_the_dialect_to_use() -> None:
+    # Read with the wrong dialect, a legacy Completions stream says which one reads it, and
+    # auto reads it with that one.
+    (error,) = respond([LEGACY_COMPLETIONS], "openai_chat").errors
+    assert "openai_completions, which raf reads: use --dialect openai_completions" in (
+        error.message
+    )
+    assert sniff.sniff(LEGACY_COMPLETIONS) == "openai_completions"
+    assert respond([LEGACY_COMPLETIONS], "auto").errors == ()
 
 
 def test_item_14_unrecognised_chunks_inside_a_known_stream_are_counted_in_one_notice() -> None:

@@ -70,7 +70,6 @@ data: {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabili
 """
 
 BODIES: dict[str, bytes] = {
-    "legacy_completions": LEGACY_COMPLETIONS,
     "cohere_v2": COHERE_V2,
     "assistants_runs": ASSISTANTS_RUNS,
     "writer": WRITER,
