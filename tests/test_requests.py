@@ -317,11 +317,8 @@ KNOWN_CORPUS_DIFFERENCES: dict[str, str] = {
         "pydantic-ai gives Gemini's id-less calls ids of its own (pyd_ai_...)"
     ),
     "pydantic-ai/tests/models/cassettes/test_google/test_google_streaming_tool_call_thought_signature.yaml#0": (
-        "pydantic-ai gives Gemini's id-less calls ids of its own, and google-genai sends the "
-        "signature's bytes back as URL-safe base64"
-    ),
-    "pydantic-ai/tests/models/google/cassettes/test_structured_output/test_native_output_with_function_tools_stream.yaml#0": (
-        "google-genai sends the signature's bytes back as URL-safe base64"
+        "pydantic-ai gives Gemini's id-less calls ids of its own (google-genai also sends "
+        "the signature back URL-safe encoded, which the signature_base64 equivalence accepts)"
     ),
     "pydantic-ai/tests/models/cassettes/test_groq/test_groq_model_thinking_part_iter.yaml#0": (
         "pydantic-ai sends Groq's reasoning back inside <think> tags in the content"

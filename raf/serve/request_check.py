@@ -37,6 +37,8 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
 - ``schema_type_names``: in a Gemini tool's schema, at every depth, a ``type`` named as the
   SDK's enum (``OBJECT``, ``STRING``, ``INTEGER``, ``NUMBER``, ``BOOLEAN``, ``ARRAY``,
   ``NULL``) is the JSON Schema name (``object``...);
+- ``signature_base64``: a Gemini ``thoughtSignature`` is the bytes it encodes, in standard or
+  URL-safe base64, padded or not;
 - ``no_parameters``: a function tool without parameters, with ``"parameters": {}``, or with
   an object schema that declares nothing (:func:`takes_no_parameters`) takes no parameters;
 - ``unrecorded_members``: members the recorded request does not have are free at every
@@ -45,6 +47,7 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -212,6 +215,17 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         '"properties": {"xs": {"type": "array", "items": {"type": "string"}}}}}]}]',
         '[{"functionDeclarations": [{"name": "f", "parameters": {"type": "OBJECT", '
         '"properties": {"xs": {"type": "ARRAY", "items": {"type": "STRING"}}}}}]}]',
+        specific=True,
+    ),
+    Equivalence(
+        "signature_base64",
+        "a Gemini `thoughtSignature` is the bytes it encodes: standard or URL-safe base64, "
+        "with or without padding",
+        "google-genai keeps a signature as bytes and sends it back URL-safe encoded; the API "
+        "reads bytes fields in either alphabet (the proto3 JSON mapping)",
+        "contents",
+        '[{"role": "model", "parts": [{"text": "", "thoughtSignature": "a+b/Ew=="}]}]',
+        '[{"role": "model", "parts": [{"text": "", "thoughtSignature": "a-b_Ew"}]}]',
         specific=True,
     ),
     Equivalence(
@@ -602,6 +616,13 @@ class _Normaliser:
                     if key == "arguments" and isinstance(item, str) and "arguments_json" in self.on:
                         out[key] = _json_or_text(item)
                         continue
+                    if (
+                        key in _SIGNATURES
+                        and isinstance(item, str)
+                        and "signature_base64" in self.on
+                    ):
+                        out[key] = _standard_base64(item)
+                        continue
                     out[key] = None  # its place, in order
                     todo.append((item, out, key, False))
             else:
@@ -641,6 +662,21 @@ class _Normaliser:
 
 def _type_name(kind: str) -> str:
     return kind.lower() if kind.upper() in _SCHEMA_TYPE_NAMES else kind
+
+
+_SIGNATURES = frozenset({"thoughtSignature", "thought_signature"})
+
+
+def _standard_base64(text: str) -> str:
+    """``text``'s bytes in standard, padded base64; ``text`` itself when it is not base64."""
+    try:
+        data = base64.b64decode(text.translate(_URL_SAFE) + "=" * (-len(text) % 4), validate=True)
+    except ValueError:
+        return text
+    return base64.b64encode(data).decode("ascii")
+
+
+_URL_SAFE = str.maketrans("-_", "+/")
 
 
 def _json_or_text(text: str) -> Any:
