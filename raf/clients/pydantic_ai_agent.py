@@ -50,7 +50,7 @@ _FINISH = {"tool_call": "tool_calls"}
 """Pydantic AI's normalised finish reasons that are not raf's own names."""
 
 
-def _messages(recorded: Any) -> list[Any]:
+def _messages(recorded: Any, system: str) -> list[Any]:
     """The recorded OpenAI messages as Pydantic AI messages, as a user's message history
     holds them: system, user and tool-result messages in a ``ModelRequest``
     (``SystemPromptPart``, ``UserPromptPart``, ``ToolReturnPart``), an assistant message as a
@@ -60,6 +60,7 @@ def _messages(recorded: Any) -> list[Any]:
         ModelResponse,
         SystemPromptPart,
         TextPart,
+        ThinkingPart,
         ToolCallPart,
         ToolReturnPart,
         UserPromptPart,
@@ -82,7 +83,12 @@ def _messages(recorded: Any) -> list[Any]:
             if parts:
                 out.append(ModelRequest(parts=parts))
                 parts = []
-            answer: list[Any] = [TextPart(content=text)] if text else []
+            answer: list[Any] = []
+            for field in ("reasoning_content", "reasoning"):
+                thought = message.get(field)
+                if isinstance(thought, str) and thought:
+                    answer.append(ThinkingPart(content=thought, id=field, provider_name=system))
+            answer += [TextPart(content=text)] if text else []
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
                 names[str(call.get("id"))] = str(function.get("name") or "")
@@ -187,7 +193,7 @@ async def _call(case: ClientCase) -> ClientResponse:
     try:
         async with model_request_stream(
             model,
-            _messages(request.get("messages")),
+            _messages(request.get("messages"), model.system),
             model_settings=settings,
             model_request_parameters=parameters,
         ) as stream:
