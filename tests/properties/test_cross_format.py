@@ -1,13 +1,14 @@
-"""One logical response, four wire formats, one aggregate.
+"""One logical response, five wire formats, one aggregate.
 
 The same response (text, reasoning, tool calls with their arguments, a finish reason, usage)
-is put on the wire as Chat Completions, Anthropic Messages, OpenAI Responses and Gemini
-streams, each the way its servers send it, framed and cut into network reads by each
+is put on the wire as Chat Completions, Anthropic Messages, OpenAI Responses, Gemini and
+Ollama streams, each the way its servers send it, framed and cut into network reads by each
 format's strategies. Every one must aggregate to the same ``AgentResponse``, modulo what a
 format cannot express, which each strategies module documents and applies to its ground
-truth: call ids (Gemini sends none, so raf names them ``__tc_<n>``), and the finish reason
-of a turn with calls (Gemini and Responses say "stop"/"completed"; raf reads
-``tool_calls``). So the comparison is of the text, the reasoning, the calls' names and
+truth: call ids (Gemini and most Ollama versions send none, so raf names them
+``__tc_<n>``), and the finish reason of a turn with calls (Gemini, Ollama and Responses say
+"stop"/"completed"; raf reads ``tool_calls``). Legacy Completions carries no reasoning and no
+calls, so it is not one of them. So the comparison is of the text, the reasoning, the calls' names and
 arguments in order, the finish reason, and the usage totals.
 """
 
@@ -20,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.formats._strategies.common import tool_calls, usages
+from raf.formats.ollama_chat import strategies as ollama_chat
 from raf.model import AgentResponse
 from raf.pipeline import respond
 from raf.testing.strategies import anthropic_messages, gemini, openai_chat, openai_responses
@@ -30,6 +32,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "anthropic_messages": (anthropic_messages, "anthropic"),
     "openai_responses": (openai_responses, "openai"),
     "gemini": (gemini, "gemini_sse"),
+    "ollama_chat": (ollama_chat, "ollama"),
 }
 
 
@@ -65,7 +68,7 @@ def logical(response: AgentResponse) -> tuple[Any, ...]:
 
 
 @given(logical_responses(), st.data())
-def test_the_same_response_in_all_four_formats_aggregates_to_the_same_response(
+def test_the_same_response_in_every_format_aggregates_to_the_same_response(
     truth: AgentResponse, data: st.DataObject
 ) -> None:
     seen: dict[str, tuple[Any, ...]] = {}
@@ -75,6 +78,6 @@ def test_the_same_response_in_all_four_formats_aggregates_to_the_same_response(
         # Each format carries what its strategies say it carries...
         assert logical(got) == logical(stream.response), dialect
         seen[dialect] = logical(got)
-    # ... and that is the same response in all four.
+    # ... and that is the same response in all of them.
     assert len(set(seen.values())) == 1, seen
     assert seen["openai_chat"] == logical(truth)
