@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from raf import dialects, formats
 from raf import framing as framings
 from raf.cassettes.importers import guess_dialect
+from raf.cassettes.persister import load as load_cassette
+from raf.chunking import STANDARD_CHUNKINGS
 from raf.clients.base import finish_reason
 from raf.clients.raf_httpx import ADAPTER as RAF_ADAPTER
 from raf.formats import Format, FormatError
@@ -179,6 +181,29 @@ def test_the_readme_counts_the_formats_and_their_scenarios() -> None:
         assert len(named) == 1, f"README: {label!r} names no format's title, or several"
         listed[named[0]] = int(number)
     assert listed == counts
+
+
+def test_the_readme_and_docs_count_the_cassettes_interactions_and_cases() -> None:
+    # The numbers a user checks their own run against: raf serve's banner in the tour, and
+    # docs/conformance.md's arithmetic of cases (cassettes per format, interactions, x 6).
+    counts = {name: len(cassettes_of(name)) for name in NAMES}
+    total = sum(counts.values())
+    interactions = sum(
+        len(load_cassette(path).interactions) for name in NAMES for path in cassettes_of(name)
+    )
+    readme = " ".join(README.read_text(encoding="utf-8").split())
+    assert f"({total} cassettes; Ctrl-C stops)" in readme
+    docs = " ".join((ROOT / "docs" / "conformance.md").read_text(encoding="utf-8").split())
+    per_format = ", ".join(f"{counts[name]} `{name}`" for name in NAMES)
+    found = re.search(r"(\d+) cassettes \(([^)]*)\) of (\d+) interactions .*? = (\d+) cases", docs)
+    assert found is not None, "docs/conformance.md: 'N cassettes (...) of N interactions ...'"
+    listed = {name: int(n) for n, name in re.findall(r"(\d+) `(\w+)`", found.group(2))}
+    assert (int(found.group(1)), listed, int(found.group(3)), int(found.group(4))) == (
+        total,
+        counts,
+        interactions,
+        interactions * len(STANDARD_CHUNKINGS),
+    ), per_format
 
 
 def test_step_5_the_format_has_an_independent_reader(fmt: Format) -> None:
