@@ -47,7 +47,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar, cast, 
 import msgspec
 
 from raf import safe_json
-from raf.dialects import sniff, unread
+from raf.dialects import unread
 from raf.errors import DialectError, excerpt, internal_error_message, raw_excerpt
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
@@ -712,6 +712,9 @@ class JSONEventDialect:
     def _unrecognised_format(self) -> updates.Error:
         seen = self._unrecognised_seen
         body = "\n".join(seen).encode("utf-8", "replace")
+        # Late: sniffing reads the formats' descriptors, which are built on this module.
+        from raf.dialects import sniff  # noqa: PLC0415
+
         other = sniff.sniff(body)
         found = unread.guess(body)
         if other is not None and other != self.name:

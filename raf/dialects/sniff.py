@@ -1,7 +1,7 @@
 """``--dialect auto``: which wire format a body speaks, judged from its first bytes. No IO.
 
-Every dialect declares byte patterns that mark its format (``sniff``, regular expressions
-over the raw body); the dialect whose pattern matches earliest in the first
+Every format declares byte patterns that mark it (:attr:`raf.formats.Format.sniff`, regular
+expressions over the raw body); the dialect whose pattern matches earliest in the first
 :data:`SNIFF_BYTES` bytes wins. Matching is on bytes, so a body split anywhere is judged the
 same once enough of it arrived. A body that matches no pattern is read as :data:`FALLBACK`,
 framed as its first byte says (``auto`` framing: an SSE body, JSON lines or a JSON array).
@@ -18,8 +18,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from raf import dialects
+from raf import dialects, formats
+from raf.dialects.base import JSONEventDialect
 from raf.dialects.unread import UnreadFormat, guess
+from raf.errors import DialectError
 
 __all__ = ["AUTO", "FALLBACK", "SNIFF_BYTES", "sniff", "unread"]
 
@@ -37,10 +39,20 @@ SNIFF_BYTES = 8192
 def _patterns(known: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[bytes]], ...]:
     out: list[tuple[str, re.Pattern[bytes]]] = []
     for name in known:
-        try:
-            markers = getattr(dialects.factory(name), "sniff", ())
-        except Exception:  # a dialect that cannot load cannot be sniffed
-            continue
+        # A format's descriptor declares its patterns (Format.sniff); a dialect registered
+        # without a format (the raf.dialects entry point group) declares them as the class
+        # attribute JSONEventDialect.sniff; any other is never sniffed.
+        found = formats.find(name)
+        markers: tuple[bytes, ...] = ()
+        if found is not None:
+            markers = found.sniff
+        else:
+            try:
+                factory = dialects.factory(name)
+            except DialectError:  # a dialect that cannot load cannot be sniffed
+                continue
+            if isinstance(factory, type) and issubclass(factory, JSONEventDialect):
+                markers = factory.sniff
         out.extend((name, re.compile(marker)) for marker in markers)
     return tuple(out)
 
