@@ -25,7 +25,8 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
 - ``text_parts``: a ``content`` (or Anthropic ``system``, Responses ``instructions``) made
   only of text parts is read as their joined text;
 - ``empty_content``: an empty, ``null`` or missing message ``content`` is ``""``;
-- ``arguments_json``: tool call ``arguments`` strings are read as the JSON they hold;
+- ``arguments_json``: tool call ``arguments`` strings are read as the JSON they hold (the formats
+  that send arguments as text: Chat Completions, Responses);
 - ``input_string``: a Responses ``input`` string is one user message;
 - ``message_type``: a Responses input item's ``"type": "message"`` is implied;
 - ``tool_name_and_schema``: a tool is its name and its parameter schema (descriptions,
@@ -165,6 +166,7 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "messages",
         '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\": 1}"}}]}]',
         '[{"role": "assistant", "tool_calls": [{"function": {"arguments": "{\\"a\\":1}"}}]}]',
+        specific=True,
     ),
     Equivalence(
         "input_string",

@@ -307,6 +307,27 @@ def test_developer_and_system_are_one_role_for_openai_only() -> None:
     ).ok
 
 
+def test_arguments_text_is_its_json_only_where_the_format_sends_text() -> None:
+    # Chat Completions sends a call's arguments as JSON text: respacing it is the same call.
+    def chat(arguments: str) -> dict[str, object]:
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+        return {"model": "m", "messages": [{"role": "assistant", "tool_calls": [call]}]}
+
+    assert check_request(
+        "openai_chat", json.dumps(chat('{"a": 1}')), json.dumps(chat('{"a":1}')).encode()
+    ).ok
+
+    # Ollama takes an object (and answers a JSON string with a 400): a client that sends the
+    # text is wrong, however equal the JSON it holds.
+    def ollama(arguments: object) -> dict[str, object]:
+        call = {"function": {"name": "f", "arguments": arguments}}
+        return {"model": "m", "messages": [{"role": "assistant", "tool_calls": [call]}]}
+
+    sent = json.dumps(ollama('{"a": 1}')).encode()
+    (mismatch,) = check_request("ollama_chat", json.dumps(ollama({"a": 1})), sent).mismatches
+    assert mismatch.startswith("messages[0].tool_calls[0].function.arguments: expected")
+
+
 def _declaration(parameters: object) -> dict[str, object]:
     declaration: dict[str, object] = {"name": "f"}
     if parameters is not None:

@@ -23,7 +23,7 @@ FORMAT = Format(
     ),
     error_document=error_document,  # the same API's errors
     request_fields=("model", "instructions", "input", "tools", "stream"),
-    equivalences=("input_string", "message_type", "developer_role"),
+    equivalences=("arguments_json", "input_string", "message_type", "developer_role"),
     recorded_uri=r"/responses(?:/|$)",
     build_request=request.build_request,
     read_request=request.read_request,
