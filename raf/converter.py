@@ -558,6 +558,21 @@ class AgentResponseConverter:
             return None
         return _Result(contents=(contents.Usage(usage=update.usage, meta=self._metadata()),))
 
+    def _on_round_finished(self, update: updates.RoundFinished) -> AgentResponseResult | None:
+        """The tool loop ended a round: its calls are closed as at the end of a turn (End, then
+        ToolCalling or the call's error), the round's id and model go on the result, and the
+        call state starts afresh for the next round (docs/agent.md)."""
+        closed = self.finalize(update.finish_reason)
+        mark = contents.RoundFinished(
+            round=update.round,
+            finish_reason=update.finish_reason,
+            usage=update.usage,
+            meta=self._metadata(),
+        )
+        return AgentResponseResult(
+            id=closed.id, model=closed.model, contents=(*closed.contents, mark)
+        )
+
     def _on_error(self, update: updates.Error) -> AgentResponseResult | None:
         error = contents.Error(
             error_code=update.error_code,
@@ -947,6 +962,7 @@ _HANDLERS: dict[type, _Handler] = {
     updates.RawItem: AgentResponseConverter._on_raw_item,
     updates.Usage: AgentResponseConverter._on_usage,
     updates.Finish: AgentResponseConverter._on_finish,
+    updates.RoundFinished: AgentResponseConverter._on_round_finished,
     updates.Error: AgentResponseConverter._on_error,
     updates.ResponseMetadata: AgentResponseConverter._on_metadata,
     updates.DeltaBatch: AgentResponseConverter._on_delta_batch,

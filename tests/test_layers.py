@@ -57,6 +57,7 @@ LAYERS: tuple[Layer, ...] = (
             }
         ),
     ),
+    Layer("agent", frozenset({"agent"})),
     Layer("shared", frozenset({"shared"})),
     Layer("data", frozenset({"cassettes"})),
     Layer("shells", frozenset({"serve", "conformance", "clients"}), independent=True),

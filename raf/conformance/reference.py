@@ -109,8 +109,12 @@ def output_of(
 
 def compared_response(response: AgentResponse) -> dict[str, Any]:
     """The canonical form of ``response`` that goldens hold and conformance compares: its
-    ``turn_transcript`` left empty, as RAF's collect leaves it (no level judges it)."""
+    ``turn_transcript`` left empty, as RAF's collect leaves it (no level judges it), and
+    ``rounds`` left out when empty (a single model turn has none; the tool loop's runs are judged
+    by their own cases, docs/agent.md)."""
     canonical: dict[str, Any] = to_canonical(msgspec.structs.replace(response, turn_transcript=()))
+    if not canonical.get("rounds"):
+        canonical.pop("rounds", None)
     return canonical
 
 

@@ -15,11 +15,12 @@ from raf.model.messages import (
     HostedCall,
     MessageRole,
     MessageSource,
+    ToolApprovalResponse,
     ToolCall,
 )
 from raf.model.metadata import ResponseMetadata
 from raf.model.request import Conversation, RequestOptions, ToolSpec
-from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.response import AgentResponse, AgentResponseResult, Round
 from raf.model.updates import AgentResponseUpdate
 from raf.model.usage import FinishReason, Usage
 
@@ -40,6 +41,8 @@ __all__ = [
     "MessageSource",
     "RequestOptions",
     "ResponseMetadata",
+    "Round",
+    "ToolApprovalResponse",
     "ToolCall",
     "ToolSpec",
     "Usage",

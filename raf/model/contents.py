@@ -142,6 +142,17 @@ class ToolApprovalRequest(Value, frozen=True, kw_only=True):
     meta: ResponseMetadata | None = None
 
 
+class RoundFinished(Value, frozen=True, kw_only=True):
+    """The tool loop ended a model round whose calls the client runs
+    (``updates.RoundFinished``; raf's addition): the round (from 0), the provider's finish
+    reason and usage for it. The calls of the round were closed before it."""
+
+    round: int
+    finish_reason: str | None = None
+    usage: _usage.Usage | None = None
+    meta: ResponseMetadata | None = None
+
+
 class Usage(Value, frozen=True, kw_only=True):
     """Token usage."""
 
@@ -180,6 +191,7 @@ Content: TypeAlias = (
     | HostedToolCall
     | HostedToolResult
     | ToolApprovalRequest
+    | RoundFinished
 )
 """Any content."""
 
@@ -199,5 +211,6 @@ VARIANTS: tuple[type[Value], ...] = (
     HostedToolCall,
     HostedToolResult,
     ToolApprovalRequest,
+    RoundFinished,
 )
 """Every content class: RAF's 12 in RAF's order, then raf's additions."""

@@ -61,6 +61,16 @@ class ApprovalRequest(Record, frozen=True, kw_only=True):
     description: str = ""
 
 
+class ToolApprovalResponse(Record, frozen=True, kw_only=True):
+    """A person's answer to an :class:`ApprovalRequest` (raf-spec 1.8): the ``call_id`` it
+    answers, whether the call is ``approved``, and an optional ``reason`` (a rejected call's
+    tool message says it)."""
+
+    call_id: str
+    approved: bool
+    reason: str | None = None
+
+
 class ChatMessage(Record, frozen=True, kw_only=True):
     """One message of a conversation.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raf.model import contents
-from raf.model._base import Value
+from raf.model._base import Record, Value
 from raf.model.contents import Content
 from raf.model.events import Event
 from raf.model.messages import ApprovalRequest, ChatMessage, HostedCall, ToolCall
@@ -20,6 +20,14 @@ class AgentResponseResult(Value, frozen=True, kw_only=True):
     events: tuple[Event, ...] = ()
 
 
+class Round(Record, frozen=True, kw_only=True):
+    """One model round of a tool loop (raf's addition): the provider's finish reason and the
+    usage of that round (``None`` when it sent none)."""
+
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
 class AgentResponse(Value, frozen=True, kw_only=True):
     """Everything an agent run produced, aggregated.
 
@@ -30,6 +38,12 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     ``hosted_tool_calls`` (not in RAF) holds the tools the provider ran itself, each with its
     output, and ``approval_requests`` (not in RAF) the calls that wait for a person's approval;
     neither is a call the client runs.
+
+    ``rounds`` (not in RAF) holds, for a run of the tool loop, one entry per model round in
+    order (the last is the final round), each with its finish reason and usage; ``usage`` is
+    then their sum (:func:`raf.model.usage.add_usage`), and ``tool_messages`` the tool
+    messages the loop sent back, in order. A run without a tool round has no ``rounds`` and its
+    ``usage`` is the turn's (docs/agent.md).
     """
 
     id: str | None = None
@@ -46,6 +60,7 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     source_agent_id: str | None = None
     errors: tuple[contents.Error, ...] = ()
     notices: tuple[contents.Error, ...] = ()
+    rounds: tuple[Round, ...] = ()
 
     @classmethod
     def from_text(cls, text: str) -> AgentResponse:

@@ -172,6 +172,21 @@ class HostedToolResult(Value, frozen=True, kw_only=True):
     item: JSONValue = None
 
 
+class RoundFinished(Value, frozen=True, kw_only=True):
+    """The tool loop ended one model round whose calls the client runs (raf's addition; RAF
+    swallows the round's finish and the usage attached to it, raf-spec 5.3 [quirk]).
+
+    ``round`` counts from 0; ``finish_reason`` and ``usage`` are the provider's for that
+    round (``None`` when it sent none). The loop emits it after the round's own updates and
+    before the ``ToolCalled`` updates (or approval requests) of its calls; the converter closes
+    the round's calls on it, as at the end of a turn (docs/agent.md).
+    """
+
+    round: int
+    finish_reason: str | None = None
+    usage: _usage.Usage | None = None
+
+
 class Usage(Value, frozen=True, kw_only=True):
     """Token usage reported on its own (not beside a finish reason)."""
 
@@ -228,6 +243,7 @@ AgentResponseUpdate: TypeAlias = (
     | ReasoningItem
     | ToolCallItem
     | RawItem
+    | RoundFinished
 )
 """Any update."""
 
@@ -252,6 +268,7 @@ VARIANTS: tuple[type[Value], ...] = (
     ReasoningItem,
     ToolCallItem,
     RawItem,
+    RoundFinished,
 )
 """Every update class: RAF's 12 in RAF's order, then raf's additions."""
 

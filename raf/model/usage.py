@@ -74,3 +74,29 @@ class Usage(Record, frozen=True, kw_only=True):
         if self.prompt_tokens > 0:
             return hit / self.prompt_tokens
         return 0.0
+
+
+def add_usage(first: Usage | None, second: Usage | None) -> Usage | None:
+    """The sum of two usages (``None`` counts as nothing): the three totals are added, and each
+    optional count is the sum of the reported ones (``None`` when neither reported it). The
+    tool loop's total over its rounds (docs/agent.md)."""
+    if first is None:
+        return second
+    if second is None:
+        return first
+
+    def optional(a: int | None, b: int | None) -> int | None:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+
+    return Usage(
+        prompt_tokens=first.prompt_tokens + second.prompt_tokens,
+        completion_tokens=first.completion_tokens + second.completion_tokens,
+        total_tokens=first.total_tokens + second.total_tokens,
+        prompt_cache_hit_tokens=optional(
+            first.prompt_cache_hit_tokens, second.prompt_cache_hit_tokens
+        ),
+        prompt_cache_miss_tokens=optional(
+            first.prompt_cache_miss_tokens, second.prompt_cache_miss_tokens
+        ),
+        reasoning_tokens=optional(first.reasoning_tokens, second.reasoning_tokens),
+    )

@@ -67,6 +67,7 @@ def test_update_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> N
         "reasoning_item",
         "tool_call_item",
         "raw_item",
+        "round_finished",
     ]
 
 
@@ -87,6 +88,7 @@ def test_content_tags_are_rafs_twelve_variants_then_rafs_own_in_snake_case() -> 
         "hosted_tool_call",
         "hosted_tool_result",
         "tool_approval_request",
+        "round_finished",
     ]
     assert [cls.__struct_config__.tag for cls in events.VARIANTS] == [
         "executor_invoking",

@@ -1,0 +1,71 @@
+"""What one call of a chat client asks for (RAF's ``ChatClientRunOptions``), and the flag that
+cancels a run. Values only, no IO."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from raf.model._base import JSONValue
+from raf.model.messages import ToolApprovalResponse
+from raf.model.request import ToolSpec
+
+if TYPE_CHECKING:
+    from raf.agent.tools import Tool
+
+__all__ = ["Cancellation", "ChatOptions"]
+
+
+class Cancellation:
+    """A flag a caller sets to cancel a run (RAF's shared ``cancelled`` flag): the tool loop
+    checks it between rounds and while tools run (docs/agent.md). Safe to set from any thread.
+    """
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        """Ask the run to stop."""
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
+        return self._event.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until cancelled or ``timeout`` seconds passed; whether it was cancelled."""
+        return self._event.wait(timeout)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatOptions:
+    """The options of one call of a chat client (RAF's ``ChatClientRunOptions``).
+
+    ``model``, ``max_tokens``, ``temperature``, ``top_p`` and ``stop`` override the client's
+    defaults; ``tool_choice`` and ``parallel_tool_calls`` are sent as the format names them;
+    ``extra_body`` is merged into the request's top level last (it may override anything but
+    the messages and the tools). ``tools`` are the definitions sent to the model;
+    ``provider_tools`` executable tools given for this call only (the tool loop runs them);
+    ``tool_approval_responses`` answer the approval requests of the previous run (the loop
+    resumes with them, raf-spec 5.7); ``cancellation`` cancels the run; ``properties`` are
+    copied into every content's metadata.
+    """
+
+    model: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: tuple[str, ...] | None = None
+    tool_choice: JSONValue = None
+    parallel_tool_calls: bool | None = None
+    extra_body: Mapping[str, JSONValue] = field(default_factory=dict)
+    tools: tuple[ToolSpec, ...] = ()
+    provider_tools: tuple[Tool, ...] = ()
+    tool_approval_responses: tuple[ToolApprovalResponse, ...] = ()
+    cancellation: Cancellation | None = None
+    properties: Mapping[str, JSONValue] = field(default_factory=dict)
