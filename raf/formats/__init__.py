@@ -13,7 +13,14 @@ from __future__ import annotations
 import importlib
 
 from raf.errors import RafError
-from raf.formats.format import CONTENT_TYPES, Endpoint, ErrorDocument, Format, RequestUrl
+from raf.formats.format import (
+    CONTENT_TYPES,
+    Endpoint,
+    ErrorDocument,
+    Format,
+    HttpApi,
+    RequestUrl,
+)
 
 __all__ = [
     "CONTENT_TYPES",
@@ -22,6 +29,7 @@ __all__ = [
     "ErrorDocument",
     "Format",
     "FormatError",
+    "HttpApi",
     "RequestUrl",
     "find",
     "get",

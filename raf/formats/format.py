@@ -28,6 +28,7 @@ __all__ = [
     "Endpoint",
     "ErrorDocument",
     "Format",
+    "HttpApi",
     "ReadRequest",
     "RequestUrl",
     "UrlParts",
@@ -161,6 +162,37 @@ class RequestUrl:
 
 
 @dataclass(frozen=True)
+class HttpApi:
+    """How a client calls the format's API to stream a turn (what
+    :class:`raf.agent.http_client.HttpChatClient` reads): the URL and the headers.
+
+    Attributes:
+        base_url: the provider's base URL, up to its API version (``https://api.openai.com/v1``).
+        path: appended to the base URL (after removing its trailing ``/``); ``{model}`` stands
+            for the model, percent-encoded (Gemini's
+            ``/models/{model}:streamGenerateContent?alt=sse``).
+        auth_header: the header that carries the API key (``authorization``, ``x-api-key``).
+        auth_scheme: what precedes the key in it (``Bearer ``; empty: the key alone).
+        headers: headers every request carries (Anthropic's ``anthropic-version``).
+        usage_request: request fields that ask a stream to report its usage, sent unless the
+            caller turns them off (Chat Completions reports none without
+            ``stream_options.include_usage``).
+        options: where a chat client's options (``temperature``, ``top_p``, ``stop``,
+            ``tool_choice``, ``parallel_tool_calls``) go in the body, as a dotted path, for
+            those not sent under their own name at the top level (Gemini's
+            ``generationConfig.topP``); ``None``: the format has no place for the option.
+    """
+
+    base_url: str
+    path: str
+    auth_header: str = "authorization"
+    auth_scheme: str = "Bearer "
+    headers: Mapping[str, str] = field(default_factory=dict)
+    usage_request: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Format:
     """One wire format, self-described.
 
@@ -196,6 +228,8 @@ class Format:
             ``raf.testing.strategies.<name>``.
         build_request: the request half, building a body (:data:`BuildRequest`).
         read_request: the request half, reading a body (:data:`ReadRequest`).
+        http: how a client calls the API (:class:`HttpApi`; ``None``: raf's chat client
+            cannot call it).
     """
 
     name: str
@@ -217,6 +251,7 @@ class Format:
     strategies: str | None = None
     build_request: BuildRequest | None = None
     read_request: ReadRequest | None = None
+    http: HttpApi | None = None
 
     @cached_property
     def _recorded(self) -> re.Pattern[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from raf.formats.anthropic_messages import dialect, request
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document"]
 
@@ -46,5 +46,13 @@ FORMAT = Format(
     build_request=request.build_request,
     read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/messages",
+    http=HttpApi(
+        base_url="https://api.anthropic.com/v1",
+        path="/messages",
+        auth_header="x-api-key",
+        auth_scheme="",
+        headers={"anthropic-version": "2023-06-01"},
+        options={"stop": "stop_sequences", "parallel_tool_calls": None},
+    ),
 )
 """The ``anthropic_messages`` format."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf.formats.format import Endpoint, Format, RequestUrl
+from raf.formats.format import Endpoint, Format, HttpApi, RequestUrl
 from raf.formats.gemini import dialect, request
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
@@ -60,6 +60,19 @@ FORMAT = Format(
     read_request=request.read_request,
     placeholder_uri=(
         "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
+    ),
+    http=HttpApi(
+        base_url="https://generativelanguage.googleapis.com/v1beta",
+        path="/models/{model}:streamGenerateContent?alt=sse",
+        auth_header="x-goog-api-key",
+        auth_scheme="",
+        options={
+            "temperature": "generationConfig.temperature",
+            "top_p": "generationConfig.topP",
+            "stop": "generationConfig.stopSequences",
+            "tool_choice": "toolConfig",
+            "parallel_tool_calls": None,
+        },
     ),
 )
 """The ``gemini`` format."""

@@ -3,7 +3,7 @@ line)."""
 
 from __future__ import annotations
 
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 from raf.formats.ollama_chat import request
 from raf.formats.ollama_chat.dialect import FINISH_REASONS, USAGE, OllamaChatDialect
 
@@ -33,5 +33,16 @@ FORMAT = Format(
     placeholder_uri="http://recorded.invalid:11434/api/chat",
     build_request=request.build_request,
     read_request=request.read_request,
+    http=HttpApi(
+        base_url="http://localhost:11434",
+        path="/api/chat",
+        options={
+            "temperature": "options.temperature",
+            "top_p": "options.top_p",
+            "stop": "options.stop",
+            "tool_choice": None,
+            "parallel_tool_calls": None,
+        },
+    ),
 )
 """The ``ollama_chat`` format."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 from raf.formats.openai_chat import dialect, request
 
 __all__ = ["FORMAT", "error_document"]
@@ -33,5 +33,10 @@ FORMAT = Format(
     build_request=request.build_request,
     read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/chat/completions",
+    http=HttpApi(
+        base_url="https://api.openai.com/v1",
+        path="/chat/completions",
+        usage_request={"stream_options": {"include_usage": True}},
+    ),
 )
 """The ``openai_chat`` format."""

@@ -3,7 +3,7 @@ OpenAI, Azure OpenAI, vLLM, llama.cpp and SGLang serve them."""
 
 from __future__ import annotations
 
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 from raf.formats.openai_completions import dialect
 from raf.formats.openai_completions.request import build_request, read_request
 
@@ -36,5 +36,11 @@ FORMAT = Format(
     placeholder_uri="https://recorded.invalid/v1/completions",
     build_request=build_request,
     read_request=read_request,
+    http=HttpApi(
+        base_url="https://api.openai.com/v1",
+        path="/completions",
+        usage_request={"stream_options": {"include_usage": True}},
+        options={"tool_choice": None, "parallel_tool_calls": None},
+    ),
 )
 """The ``openai_completions`` format."""

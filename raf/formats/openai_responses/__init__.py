@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 from raf.formats.openai_chat import error_document
 from raf.formats.openai_responses import dialect, request
 
@@ -28,5 +28,10 @@ FORMAT = Format(
     build_request=request.build_request,
     read_request=request.read_request,
     placeholder_uri="https://recorded.invalid/v1/responses",
+    http=HttpApi(
+        base_url="https://api.openai.com/v1",
+        path="/responses",
+        options={"stop": None},
+    ),
 )
 """The ``openai_responses`` format."""
