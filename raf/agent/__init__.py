@@ -17,17 +17,26 @@ from raf.agent.chat_client import (
     innermost,
 )
 from raf.agent.errors import ChatClientError, HttpStatusError, RequestFailedError
+from raf.agent.http_client import AsyncHttpChatClient, HttpChatClient
+from raf.agent.middleware import AsyncLoggingChatClient, CallReport, LoggingChatClient
 from raf.agent.options import Cancellation, ChatOptions
+from raf.agent.retry import RetryPolicy
 
 __all__ = [
     "AsyncChatClient",
     "AsyncChatClientDecorator",
+    "AsyncHttpChatClient",
+    "AsyncLoggingChatClient",
+    "CallReport",
     "Cancellation",
     "ChatClient",
     "ChatClientDecorator",
     "ChatClientError",
     "ChatOptions",
+    "HttpChatClient",
     "HttpStatusError",
+    "LoggingChatClient",
     "RequestFailedError",
+    "RetryPolicy",
     "innermost",
 ]
