@@ -400,7 +400,15 @@ def test_a_caller_owned_http_client_is_used_and_not_closed() -> None:
         assert not own.is_closed
     with HttpChatClient("openai_chat", BASE, model="m") as leaf:
         pass
-    assert leaf._client.is_closed
+    with pytest.raises(RuntimeError, match="closed"):  # its own client was closed
+        list(leaf.stream(MESSAGES))
+
+
+@respx.mock
+def test_decoder_options_reach_the_pipeline() -> None:
+    respx.post(CHAT_URL).mock(return_value=httpx.Response(200, content=ANSWER))
+    got = list(client(max_line_bytes=64).stream(MESSAGES))
+    assert [u.error_code for u in got if type(u) is updates.Error] == [ErrorCode.SSE_LIMIT_EXCEEDED]
 
 
 # -- async -------------------------------------------------------------------------------------
