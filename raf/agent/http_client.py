@@ -196,7 +196,7 @@ class _Leaf:
 
     def _status_failure(
         self, response: httpx.Response, body: bytes, attempt: int
-    ) -> ChatClientError:
+    ) -> HttpStatusError:
         return status_error(
             response.status_code,
             response.reason_phrase,

@@ -17,6 +17,7 @@ import asyncio
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -248,3 +249,15 @@ def test_a_200_body_cut_midway_is_not_retried_and_keeps_what_arrived(
     assert "incomplete" in last.message
     arrived = [u for u in got if type(u) is updates.TextDelta]
     assert arrived == [updates.TextDelta(delta="The")]  # what came before the cut is kept
+
+
+def test_the_docs_give_the_counts_this_test_measures() -> None:
+    """docs/agent.md says how many cassettes of each format pass both checks: every one but
+    those of NOT_SENT (the test above fails for any other)."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
+    passing = len(CASSETTES) - len(NOT_SENT)
+    assert f"{passing} of the {len(CASSETTES)} cassettes pass both" in docs
+    for name in formats.names():
+        total = sum(1 for n, _ in CASSETTES if n == name)
+        left = sum(1 for n, _ in NOT_SENT if n == name)
+        assert f"{name} {total - left}/{total}" in " ".join(docs.split())
