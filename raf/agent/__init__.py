@@ -17,17 +17,39 @@ from raf.agent.chat_client import (
     innermost,
 )
 from raf.agent.errors import ChatClientError, HttpStatusError, RequestFailedError
+from raf.agent.invoking import AsyncFunctionInvokingChatClient, FunctionInvokingChatClient
+from raf.agent.loop import DEFAULT_MAX_ROUNDS, ToolLoop
 from raf.agent.options import Cancellation, ChatOptions
+from raf.agent.tools import (
+    ApprovalRequiredTool,
+    FunctionTool,
+    Tool,
+    ToolRegistry,
+    ToolResult,
+    ToolSchemaError,
+    tool,
+)
 
 __all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "ApprovalRequiredTool",
     "AsyncChatClient",
     "AsyncChatClientDecorator",
+    "AsyncFunctionInvokingChatClient",
     "Cancellation",
     "ChatClient",
     "ChatClientDecorator",
     "ChatClientError",
     "ChatOptions",
+    "FunctionInvokingChatClient",
+    "FunctionTool",
     "HttpStatusError",
     "RequestFailedError",
+    "Tool",
+    "ToolLoop",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSchemaError",
     "innermost",
+    "tool",
 ]
