@@ -177,14 +177,20 @@ def schema_problems(value: JSONValue, validator: jsonschema.protocols.Validator)
     missing: list[str] = []
     wrong: dict[str, str] = {}
     other: list[tuple[str, str]] = []
-    for error in validator.iter_errors(value):
+    for found in validator.iter_errors(value):
+        error = _deepest(found)
         path = list(error.absolute_path)
         if error.validator == "required" and not path:
             key = _missing_key(error)
             if key is not None:
                 missing.append(key)
                 continue
-        if error.validator == "type" and len(path) == 1 and isinstance(path[0], str):
+        if (
+            error is found
+            and error.validator == "type"
+            and len(path) == 1
+            and isinstance(path[0], str)
+        ):
             key = path[0]
             wrong[key] = WRONG_TYPE.format(
                 key=key,
@@ -201,6 +207,15 @@ def schema_problems(value: JSONValue, validator: jsonschema.protocols.Validator)
     problems.extend(wrong[key] for key in value if key in wrong)
     problems.extend(text for _, text in sorted(other))
     return problems
+
+
+def _deepest(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """The most relevant error under an ``anyOf``/``oneOf`` failure: among the branches'
+    errors the deepest, a wrong type last (the branch of the value's own type went further),
+    so the model reads what is wrong inside."""
+    while error.context:
+        error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
+    return error
 
 
 def _missing_key(error: jsonschema.ValidationError) -> str | None:
@@ -391,7 +406,7 @@ TRANSITION_NOTES: Final[dict[tuple[State, type], str]] = {
     (
         State.STREAMING,
         ModelCallFailed,
-    ): "Fail before any update, else Error(http_error | transport_error)",
+    ): "Fail before any update, else Error(http_error or transport_error)",
     (State.STREAMING, Cancel): "Error(cancelled)",
     (State.RUNNING, ToolsDone): "ToolCalled per call; CallModel or Finish(max_rounds)",
     (State.RUNNING, Cancel): "Error(cancelled)",
