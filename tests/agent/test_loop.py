@@ -4,11 +4,17 @@ state machine itself (its table, the docs drawn from it)."""
 
 from __future__ import annotations
 
+import itertools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from raf.agent.invoking import FunctionInvokingChatClient
 from raf.agent.loop import (
@@ -26,8 +32,8 @@ from raf.agent.loop import (
     ToolLoop,
     state_table,
 )
-from raf.agent.options import ChatOptions
-from raf.agent.tools import ToolRegistry, ToolResult, tool
+from raf.agent.options import Cancellation, ChatOptions
+from raf.agent.tools import FunctionTool, ToolRegistry, ToolResult, tool
 from raf.model import blocks, updates
 from raf.model.messages import ChatMessage, MessageRole, ToolApprovalResponse, ToolCall
 from raf.model.updates import AgentResponseUpdate
@@ -450,9 +456,9 @@ def test_the_docs_draw_the_transition_table() -> None:
     ]
     table = [r for r in rows if len(r) == 4]
     assert table == state_table()
-    for (state, event), targets in TRANSITIONS.items():
+    for (state, kind), targets in TRANSITIONS.items():
         for target in targets:
-            assert f"{state.value} --> {target.value}: {event.__name__}" in doc
+            assert f"{state.value} --> {target.value}: {kind.__name__}" in doc
 
 
 def test_the_docs_list_every_error_text() -> None:
@@ -464,3 +470,276 @@ def test_the_docs_list_every_error_text() -> None:
     }
     for _, constant, template in ERROR_TEXTS:
         assert rows.get(constant) == "`" + template.replace("\n", "\\n").replace("|", "\\|") + "`"
+
+
+# -- the loop's invariants over generated conversations ------------------------------------
+
+
+HANG = 10.0
+USER_MESSAGES = (ChatMessage.user("hi"),)
+CANCELLED = updates.Error(error_code="cancelled", message="Agent run cancelled")
+BEHAVIOURS = ("result", "failure", "raise", "unknown", "invalid")
+RUNS = frozenset({"result", "failure", "raise"})
+
+
+@dataclass(frozen=True)
+class GenCall:
+    number: int
+    id: str | None
+    explicit: bool
+    behaviour: str
+    fragments: int
+
+    @property
+    def name(self) -> str:
+        return {"result": "ok", "failure": "fails", "raise": "boom", "invalid": "ok"}.get(
+            self.behaviour, f"nope_{self.number}"
+        )
+
+    @property
+    def arguments(self) -> str:
+        return f'{{"n": {self.number}' + ("" if self.behaviour == "invalid" else "}")
+
+
+@dataclass(frozen=True)
+class GenRound:
+    calls: tuple[GenCall, ...]
+    finish_order: tuple[int, ...]  # the order the running calls finish in
+    text: str
+    reason: str
+    usage_update: bool
+
+    def updates(self, n: int) -> list[AgentResponseUpdate]:
+        out: list[AgentResponseUpdate] = [updates.ResponseMetadata(id=f"resp_{n}", model="m")]
+        if self.text:
+            out.append(updates.TextDelta(delta=self.text))
+        for index, call in enumerate(self.calls):
+            text = call.arguments
+            cut = max(1, len(text) // call.fragments)
+            pieces = [text[i : i + cut] for i in range(0, len(text), cut)]
+            if call.explicit:
+                assert call.id is not None
+                out.append(updates.ToolCallStart(id=call.id, name=call.name))
+                out.extend(updates.ToolCallArgs(id=call.id, args_delta=p) for p in pieces)
+                out.append(updates.ToolCallEnd(id=call.id))
+            else:
+                out.append(updates.ToolCallDelta(index=index, id=call.id, name=call.name))
+                out.extend(updates.ToolCallDelta(index=index, arguments_delta=p) for p in pieces)
+        if self.usage_update:
+            out.append(updates.Usage(usage=usage(n)))
+        out.append(
+            updates.Finish(
+                finish_reason=self.reason, usage=None if self.usage_update else usage(n + 100)
+            )
+        )
+        return out
+
+
+@st.composite
+def gen_rounds(draw: st.DrawFn) -> tuple[GenRound, ...]:
+    rounds: list[GenRound] = []
+    number = 0
+    for _ in range(draw(st.integers(0, 4))):
+        calls = []
+        for _ in range(draw(st.integers(1, 3))):
+            has_id = draw(st.booleans())
+            calls.append(
+                GenCall(
+                    number=number,
+                    id=f"call_{number}" if has_id else None,
+                    explicit=has_id and draw(st.booleans()),
+                    behaviour=draw(st.sampled_from(BEHAVIOURS)),
+                    fragments=draw(st.integers(1, 3)),
+                )
+            )
+            number += 1
+        rounds.append(
+            GenRound(
+                calls=tuple(calls),
+                finish_order=tuple(draw(st.permutations(range(len(calls))))),
+                text=draw(st.sampled_from(["", "Checking."])),
+                reason=draw(st.sampled_from(["tool_calls", "stop"])),
+                usage_update=draw(st.booleans()),
+            )
+        )
+    return tuple(rounds)
+
+
+class Gates:
+    """Tools that finish in a chosen order (each waits for its predecessor's event), and a
+    count of the running ones so the test can wait until every thread it started is done."""
+
+    def __init__(self, rounds: Sequence[GenRound]) -> None:
+        self.events: dict[int, threading.Event] = {}
+        self.after: dict[int, int] = {}
+        for gen in rounds:
+            running = [gen.calls[i] for i in gen.finish_order if gen.calls[i].behaviour in RUNS]
+            for call in running:
+                self.events[call.number] = threading.Event()
+            for before, call in itertools.pairwise(running):
+                self.after[call.number] = before.number
+        self.active = 0
+        self.changed = threading.Condition()
+
+    def tools(self) -> list[FunctionTool]:
+        def enter(n: int) -> None:
+            with self.changed:
+                self.active += 1
+            before = self.after.get(n)
+            if before is not None:
+                assert self.events[before].wait(HANG), "the calls did not run concurrently"
+
+        def leave(n: int) -> None:
+            self.events[n].set()
+            with self.changed:
+                self.active -= 1
+                self.changed.notify_all()
+
+        def ok(n: int) -> str:
+            enter(n)
+            try:
+                return f"ok {n}"
+            finally:
+                leave(n)
+
+        def fails(n: int) -> ToolResult:
+            enter(n)
+            try:
+                return ToolResult.failure(f"failed {n}")
+            finally:
+                leave(n)
+
+        def boom(n: int) -> str:
+            enter(n)
+            try:
+                raise ValueError(f"boom {n}")
+            finally:
+                leave(n)
+
+        return [FunctionTool(f) for f in (ok, fails, boom)]
+
+    def release(self) -> None:
+        for gate in self.events.values():
+            gate.set()
+        with self.changed:
+            assert self.changed.wait_for(lambda: self.active == 0, HANG)
+
+
+LOOP_ONLY = (updates.RoundFinished, updates.ToolCalled, updates.ToolApprovalRequest)
+
+
+@given(
+    rounds=gen_rounds(),
+    max_rounds=st.integers(0, 6) | st.just(10),
+    cancel_at=st.none() | st.integers(0, 80),
+)
+def test_the_loops_invariants_over_generated_conversations(
+    rounds: tuple[GenRound, ...], max_rounds: int, cancel_at: int | None
+) -> None:
+    turns = [gen.updates(n) for n, gen in enumerate(rounds)]
+    turns.append(text_turn("All done.", n=len(rounds)))
+    client = ScriptedClient(turns)
+    gates = Gates(rounds)
+    fi = FunctionInvokingChatClient(client, gates.tools(), max_rounds=max_rounds)
+    cancellation = Cancellation()
+    loop, stream = fi.loop(USER_MESSAGES, ChatOptions(cancellation=cancellation))
+    out: list[AgentResponseUpdate] = []
+    calls_at_cancel: int | None = None
+    try:
+        for update in stream:
+            out.append(update)
+            if cancel_at is not None and len(out) == cancel_at + 1:
+                cancellation.cancel()
+                calls_at_cancel = len(client.requests)
+    finally:
+        gates.release()
+
+    requests = client.requests
+    event(f"tool rounds generated: {len(rounds)}; max_rounds: {max_rounds}")
+    event(f"model calls: {len(requests)}")
+    for gen in rounds:
+        event(f"calls in a round: {len(gen.calls)}")
+        for call in gen.calls:
+            event(f"call: {call.behaviour}")
+            event(
+                f"call form: {'explicit' if call.explicit else 'legacy'}, id {call.id is not None}"
+            )
+    cancelled = bool(out) and out[-1] == CANCELLED
+    last = out[-1] if out else None
+    ending = last.finish_reason if isinstance(last, updates.Finish) else "other"
+    event(f"ended: {'cancelled' if cancelled else ending}")
+    if cancel_at is not None:
+        event(f"cancel: {'set during the run' if calls_at_cancel is not None else 'past the end'}")
+
+    # No model call after max_rounds, nor after the cancellation.
+    assert len(requests) <= max_rounds
+    if calls_at_cancel is not None:
+        assert len(requests) == calls_at_cancel
+    # Every request extends the previous one by the round's assistant message and one tool
+    # message per call, answering every call of the message exactly once, in call order, by id.
+    assert loop.messages == [*USER_MESSAGES, *loop.transcript]
+    for earlier, later in itertools.pairwise(requests):
+        assert later[: len(earlier)] == earlier
+        assistant, *answers = later[len(earlier) :]
+        ids = [b.id for b in assistant.blocks if isinstance(b, blocks.ToolCall)]
+        assert len(set(ids)) == len(ids)
+        assert [m.tool_call_id for m in answers] == ids
+        assert [m.blocks[0].call_id for m in answers] == ids  # type: ignore[union-attr]
+    for request in requests:
+        assert list(request) == loop.messages[: len(request)]
+    # What was forwarded is the model's updates as they came, the Finish of each tool round
+    # replaced by RoundFinished with its reason and usage; the tool rounds' ToolCalled match the
+    # tool messages that were sent.
+    forwarded = [
+        u
+        for u in out
+        if not isinstance(u, LOOP_ONLY)
+        and u != CANCELLED
+        and u != updates.Finish(finish_reason="max_rounds")
+    ]
+    expected: list[AgentResponseUpdate] = []
+    for n in range(len(requests)):
+        turn = turns[n]
+        expected.extend(turn if n == len(rounds) else turn[:-1])
+    if calls_at_cancel is None:
+        assert forwarded == expected
+    else:
+        assert forwarded == expected[: len(forwarded)]
+    marks = [u for u in out if isinstance(u, updates.RoundFinished)]
+    for mark in marks:
+        gen, turn = rounds[mark.round], turns[mark.round]
+        finish = turn[-1]
+        assert isinstance(finish, updates.Finish)
+        assert mark.finish_reason == gen.reason
+        assert mark.usage == (usage(mark.round) if gen.usage_update else finish.usage)
+    answered = [m for m in loop.transcript if m.role is MessageRole.TOOL]
+    reported = [u for u in out if isinstance(u, updates.ToolCalled)]
+    assert [(u.id, u.result or u.error, u.error is not None) for u in reported] == [
+        (m.tool_call_id, m.content, m.blocks[0].is_error)  # type: ignore[union-attr]
+        for m in answered
+    ]
+    # Each call got the answer its behaviour calls for, in call order.
+    behaviours = [c for gen in rounds[: len(reported)] for c in gen.calls][: len(reported)]
+    for call, update in zip(behaviours, reported, strict=False):
+        if call.id is not None:
+            assert update.id == call.id
+        text = update.result or update.error or ""
+        prefix = {
+            "result": f"ok {call.number}",
+            "failure": '{"ok":false,"error":"failed',
+            "raise": '{"data":null,"error":"Framework error: ValueError: boom',
+            "unknown": f"Tool 'nope_{call.number}' not found",
+            "invalid": "Tool 'ok' was called with invalid JSON arguments",
+        }[call.behaviour]
+        assert text.startswith(prefix)
+        assert (update.error is not None) == (call.behaviour in {"raise", "unknown", "invalid"})
+    # How the run ended.
+    if calls_at_cancel is None:
+        if len(rounds) < max_rounds:
+            assert len(requests) == len(rounds) + 1
+            assert out[-1] == turns[len(rounds)][-1]
+        else:
+            assert len(requests) == max_rounds
+            assert out[-1] == updates.Finish(finish_reason="max_rounds")
+    else:
+        assert cancelled or isinstance(out[-1], updates.Finish)
