@@ -37,6 +37,7 @@ from raf.agent.loop import (
     Raised,
     Returned,
     RunTools,
+    State,
     ToolLoop,
     ToolsDone,
 )
@@ -249,6 +250,17 @@ class AsyncFunctionInvokingChatClient(AsyncChatClientDecorator):
         return self.loop(messages, options)[1]
 
     async def _drive(
+        self, loop: ToolLoop, options: ChatOptions, cancellation: Cancellation | None
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        try:
+            async for update in self._steps(loop, options, cancellation):
+                yield update
+        except asyncio.CancelledError:
+            if loop.state is not State.DONE:
+                loop.feed(Cancel())  # the run is over; nothing more can be emitted
+            raise
+
+    async def _steps(
         self, loop: ToolLoop, options: ChatOptions, cancellation: Cancellation | None
     ) -> AsyncIterator[AgentResponseUpdate]:
         def cancelled() -> bool:

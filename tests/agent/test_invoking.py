@@ -13,6 +13,7 @@ import pytest
 
 from raf.agent.errors import HttpStatusError
 from raf.agent.invoking import AsyncFunctionInvokingChatClient, FunctionInvokingChatClient
+from raf.agent.loop import State
 from raf.agent.options import Cancellation, ChatOptions
 from raf.agent.tools import tool
 from raf.model import updates
@@ -242,13 +243,13 @@ def test_cancelling_the_task_cancels_the_tools_and_propagates() -> None:
             return "never"
 
         client = AsyncScriptedClient([call_turn(("c1", "slow", "{}"))])
-        task = asyncio.create_task(
-            collect(AsyncFunctionInvokingChatClient(client, [slow]).stream(USER))
-        )
+        loop, stream = AsyncFunctionInvokingChatClient(client, [slow]).loop(USER)
+        task = asyncio.create_task(collect(stream))
         await asyncio.wait_for(started.wait(), HANG)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        assert loop.state is State.DONE
 
     asyncio.run(main())
     assert seen == ["tool cancelled"]

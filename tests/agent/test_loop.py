@@ -250,6 +250,29 @@ def test_explicit_and_legacy_updates_of_one_call_run_it_once() -> None:
     ]
 
 
+def test_calls_are_answered_by_the_id_the_message_gives_them() -> None:
+    """A provider id that arrives after the call started is the id the call has in the
+    message (and the answer's); a call without any id gets the converter's ``__tc_<n>``,
+    counted across the run's rounds as a converter downstream counts them."""
+    late: list[AgentResponseUpdate] = [
+        updates.ToolCallDelta(index=0, name="get", arguments_delta='{"q":'),
+        updates.ToolCallDelta(index=0, id="call_late", arguments_delta="1}"),
+        updates.Finish(finish_reason="tool_calls"),
+    ]
+    anonymous: list[AgentResponseUpdate] = [
+        updates.ToolCallDelta(index=0, name="get", arguments_delta='{"q":2}'),
+        updates.Finish(finish_reason="tool_calls"),
+    ]
+    out, client, _ = run([late, anonymous, text_turn("done")])
+    assert [u.id for u in out if isinstance(u, updates.ToolCalled)] == ["call_late", "__tc_1"]
+    sent = client.requests[2][1:]
+    assert [[b.id for b in m.blocks if isinstance(b, blocks.ToolCall)] for m in sent[::2]] == [
+        ["call_late"],
+        ["__tc_1"],
+    ]
+    assert [m.tool_call_id for m in sent[1::2]] == ["call_late", "__tc_1"]
+
+
 def test_a_turn_without_a_finish_reason_runs_nothing_and_ends() -> None:
     error = updates.Error(error_code="stream_truncated", message="cut")
     turn = [*call_turn(("c1", "get", '{"q":1}'))[:-1], error]
