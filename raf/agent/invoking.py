@@ -42,7 +42,7 @@ from raf.agent.loop import (
     ToolsDone,
 )
 from raf.agent.options import Cancellation, ChatOptions
-from raf.agent.tools import Tool, ToolRegistry
+from raf.agent.tools import Tool, ToolRegistry, ToolResult
 from raf.model.messages import ChatMessage
 from raf.model.updates import AgentResponseUpdate
 
@@ -82,11 +82,12 @@ def _prepare(
     return loop, inner, options.cancellation
 
 
-def _outcome(future: Future[object]) -> Outcome:
-    error = future.exception()
-    if error is not None:
-        return Raised(error)
-    return Returned(future.result())  # type: ignore[arg-type]
+def _outcome(done: Future[ToolResult | str] | asyncio.Future[ToolResult | str]) -> Outcome:
+    """What a finished tool invocation (a thread's future or a task) gave."""
+    if done.cancelled():
+        return Raised(asyncio.CancelledError("the tool was cancelled"))
+    error = done.exception()
+    return Returned(done.result()) if error is None else Raised(error)
 
 
 class FunctionInvokingChatClient(ChatClientDecorator):
@@ -195,9 +196,9 @@ class FunctionInvokingChatClient(ChatClientDecorator):
         workers = min(len(invocations), self.max_concurrency or len(invocations))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="raf-tool")
         try:
-            futures: list[Future[object]] = []
+            futures: list[Future[ToolResult | str]] = []
             for invocation in invocations:
-                future: Future[object] = pool.submit(invocation.tool.invoke, invocation.arguments)
+                future = pool.submit(invocation.tool.invoke, invocation.arguments)
                 future.add_done_callback(lambda _f: progress.set())
                 futures.append(future)
             while not all(f.done() for f in futures):
@@ -309,7 +310,7 @@ class AsyncFunctionInvokingChatClient(AsyncChatClientDecorator):
     ) -> tuple[Outcome, ...] | None:
         limit = asyncio.Semaphore(self.max_concurrency or len(invocations))
 
-        async def run(invocation: Invocation) -> object:
+        async def run(invocation: Invocation) -> ToolResult | str:
             async with limit:
                 return await invocation.tool.ainvoke(invocation.arguments)
 
@@ -322,10 +323,7 @@ class AsyncFunctionInvokingChatClient(AsyncChatClientDecorator):
                 _, pending = await asyncio.wait(
                     pending, timeout=POLL_SECONDS if cancellation is not None else None
                 )
-            return tuple(
-                Raised(t.exception()) if t.exception() is not None else Returned(t.result())  # type: ignore[arg-type]
-                for t in tasks
-            )
+            return tuple(_outcome(t) for t in tasks)
         finally:
             running = [t for t in tasks if not t.done()]
             for task in running:

@@ -627,14 +627,13 @@ class ToolLoop:
         self._running = [c for c in self._calls if c.run]
         if self._running:
             self.state = running
-            return [
-                RunTools(
-                    tuple(
-                        Invocation(call_id=c.id, tool=c.tool, arguments=c.arguments)  # type: ignore[arg-type]
-                        for c in self._running
-                    )
+            invocations = []
+            for call in self._running:
+                assert call.tool is not None  # a call runs only when its tool was found
+                invocations.append(
+                    Invocation(call_id=call.id, tool=call.tool, arguments=call.arguments)
                 )
-            ]
+            return [RunTools(tuple(invocations))]
         return self._answer()
 
     def _answer(self) -> list[Action]:
