@@ -18,13 +18,27 @@ from raf.agent.chat_client import (
 )
 from raf.agent.errors import ChatClientError, HttpStatusError, RequestFailedError
 from raf.agent.http_client import AsyncHttpChatClient, HttpChatClient
+from raf.agent.invoking import AsyncFunctionInvokingChatClient, FunctionInvokingChatClient
+from raf.agent.loop import DEFAULT_MAX_ROUNDS, ToolLoop
 from raf.agent.middleware import AsyncLoggingChatClient, CallReport, LoggingChatClient
 from raf.agent.options import Cancellation, ChatOptions
 from raf.agent.retry import RetryPolicy
+from raf.agent.tools import (
+    ApprovalRequiredTool,
+    FunctionTool,
+    Tool,
+    ToolRegistry,
+    ToolResult,
+    ToolSchemaError,
+    tool,
+)
 
 __all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "ApprovalRequiredTool",
     "AsyncChatClient",
     "AsyncChatClientDecorator",
+    "AsyncFunctionInvokingChatClient",
     "AsyncHttpChatClient",
     "AsyncLoggingChatClient",
     "CallReport",
@@ -33,10 +47,18 @@ __all__ = [
     "ChatClientDecorator",
     "ChatClientError",
     "ChatOptions",
+    "FunctionInvokingChatClient",
+    "FunctionTool",
     "HttpChatClient",
     "HttpStatusError",
     "LoggingChatClient",
     "RequestFailedError",
     "RetryPolicy",
+    "Tool",
+    "ToolLoop",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSchemaError",
     "innermost",
+    "tool",
 ]
