@@ -178,7 +178,18 @@ class ResponseCollector:
         self._tool_messages: list[tuple[int, ChatMessage]] = []
         self._round_usage: Usage | None = None
         self._fresh = False
-        self._pending = {call.id: call.name for call in pending_calls}
+        self._pending: dict[str, ToolCall] = {}
+        self.add_pending_calls(pending_calls)
+
+    def add_pending_calls(self, calls: Iterable[ToolCall]) -> None:
+        """Calls of an earlier run this run may answer (the ``pending_calls`` argument)."""
+        for call in calls:
+            self._pending[call.id] = call
+
+    @property
+    def pending_calls(self) -> tuple[ToolCall, ...]:
+        """The calls of an earlier run this run may answer."""
+        return tuple(self._pending.values())
 
     def add(self, result: AgentResponseResult) -> None:
         """Take one streamed result into account."""
@@ -525,7 +536,8 @@ class ResponseCollector:
         else:
             part = self._calls.get(call_id)
             slot = len(self._marks) if part is not None else _EARLIER
-        name: str | None = self._pending.get(call_id)
+        pending = self._pending.get(call_id)
+        name = None if pending is None else pending.name
         if part is not None:
             call_id, name = part.id, part.name  # the id the provider knows the call by
         result, error = content.result, content.error

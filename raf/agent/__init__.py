@@ -9,6 +9,7 @@ threads, tasks, files) are thin shells over them. docs/agent.md describes the wh
 
 from __future__ import annotations
 
+from raf.agent.agent import AgentRun, AsyncAgentRun, AsyncChatClientAgent, ChatClientAgent
 from raf.agent.chat_client import (
     AsyncChatClient,
     AsyncChatClientDecorator,
@@ -16,18 +17,54 @@ from raf.agent.chat_client import (
     ChatClientDecorator,
     innermost,
 )
+from raf.agent.context import (
+    AsyncContextProvider,
+    Context,
+    ContextProvider,
+    InMemoryHistoryProvider,
+    InvokedContext,
+    InvokingContext,
+)
 from raf.agent.errors import ChatClientError, HttpStatusError, RequestFailedError
 from raf.agent.options import Cancellation, ChatOptions
+from raf.agent.session import (
+    AgentSession,
+    CorruptSessionError,
+    FileSystemSessionStore,
+    InMemorySessionStore,
+    NotASessionFileError,
+    SessionStore,
+    SessionStoreError,
+    UnknownSchemaVersionError,
+)
 
 __all__ = [
+    "AgentRun",
+    "AgentSession",
+    "AsyncAgentRun",
     "AsyncChatClient",
+    "AsyncChatClientAgent",
     "AsyncChatClientDecorator",
+    "AsyncContextProvider",
     "Cancellation",
     "ChatClient",
+    "ChatClientAgent",
     "ChatClientDecorator",
     "ChatClientError",
     "ChatOptions",
+    "Context",
+    "ContextProvider",
+    "CorruptSessionError",
+    "FileSystemSessionStore",
     "HttpStatusError",
+    "InMemoryHistoryProvider",
+    "InMemorySessionStore",
+    "InvokedContext",
+    "InvokingContext",
+    "NotASessionFileError",
     "RequestFailedError",
+    "SessionStore",
+    "SessionStoreError",
+    "UnknownSchemaVersionError",
     "innermost",
 ]
