@@ -32,7 +32,7 @@ import msgspec
 from raf.agent.options import ChatOptions
 from raf.agent.session import AgentSession
 from raf.agent.tools import Tool
-from raf.model.messages import ChatMessage, MessageSource
+from raf.model.messages import ChatMessage, MessageRole, MessageSource
 from raf.model.response import AgentResponse
 
 __all__ = [
@@ -183,7 +183,9 @@ class InMemoryHistoryProvider:
       signatures, reasoning items: what the provider needs back next time), and the tool
       messages. A run that failed or was interrupted stores nothing, so the caller can run
       the same messages again. A run paused for approval ends on the assistant message with
-      its calls, which a resumed run (``ChatOptions.tool_approval_responses``) answers.
+      its calls, which a resumed run (``ChatOptions.tool_approval_responses``) answers: the
+      tool messages of that resume are stored right after it, before the caller's new
+      messages of the resumed run, as the tool loop sent them.
 
     Args:
         messages: the history to start from, for runs without a session.
@@ -211,5 +213,13 @@ class InMemoryHistoryProvider:
         if not context.completed or context.response is None:
             return
         stored = self.history(context.session)
+        transcript = context.response.turn_transcript
+        # Tool messages before the run's first assistant message answer calls of the stored
+        # history (a resumed approval): they go right after it, before the caller's new
+        # messages, where the tool loop put them in the request.
+        answers = 0
+        while answers < len(transcript) and transcript[answers].role == MessageRole.TOOL:
+            answers += 1
+        stored.extend(transcript[:answers])
         stored.extend(m for m in context.new_messages if m.source not in _NOT_STORED)
-        stored.extend(context.response.turn_transcript)
+        stored.extend(transcript[answers:])

@@ -337,6 +337,31 @@ def test_an_approval_pause_and_its_resume_keep_the_conversation() -> None:
     assert answer_message.blocks[0].name == "delete_file"  # type: ignore[union-attr]
 
 
+def test_a_resume_with_a_new_message_stores_the_answers_right_after_their_calls() -> None:
+    history = InMemoryHistoryProvider()
+    delete = [
+        *call("d1", "delete_file", '{"path": "/tmp/x"}'),
+        updates.RoundFinished(round=0, finish_reason="tool_calls"),
+        updates.ToolApprovalRequest(call_id="d1", name="delete_file", arguments={}),
+        updates.Finish(finish_reason="awaiting_approval"),
+    ]
+    resumed = [updates.ToolCalled(id="d1", error="Rejected: not now"), *answer("Kept it.")]
+    agent = ChatClientAgent(ScriptedClient([delete, resumed]), context_providers=[history])
+    agent.run_to_response("Delete /tmp/x")
+    reject = ChatOptions(
+        tool_approval_responses=(ToolApprovalResponse(call_id="d1", approved=False),)
+    )
+    agent.run_to_response("Actually, keep it.", options=reject)
+    assert [(m.role, m.content) for m in history.messages] == [
+        ("user", "Delete /tmp/x"),
+        ("assistant", ""),
+        ("tool", "Rejected: not now"),
+        ("user", "Actually, keep it."),
+        ("assistant", "Kept it."),
+    ]
+    assert history.messages[2].blocks[0].is_error  # type: ignore[union-attr]
+
+
 # -- async ------------------------------------------------------------------------------------
 
 
