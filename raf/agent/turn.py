@@ -20,7 +20,7 @@ which calls still streaming are reported ``tool_call_incomplete``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from raf.agent.context import Context, InvokedContext, InvokingContext, with_source
 from raf.agent.errors import ChatClientError, HttpStatusError
@@ -127,7 +127,7 @@ class AgentTurn:
         self.request_messages: tuple[ChatMessage, ...] = ()
         self.request_options: ChatOptions = self.options
         self.collector = ResponseCollector()
-        self._keep: list[Callable[[AgentResponseResult], None]] = [self.collector.add]
+        self._collectors: list[ResponseCollector] = [self.collector]
         self._converter = AgentResponseConverter(
             agent_id=agent_id, executor_id=agent_id, properties=self.options.properties
         )
@@ -176,7 +176,9 @@ class AgentTurn:
             provider_tools=(*options.provider_tools, *self._added_tools),
         )
         if options.tool_approval_responses:
-            self.collector.add_pending_calls(pending_calls(self.request_messages))
+            pending = pending_calls(self.request_messages)
+            for collector in self._collectors:
+                collector.add_pending_calls(pending)
         return self.request_messages, self.request_options
 
     @property
@@ -187,10 +189,11 @@ class AgentTurn:
     # -- the results ---------------------------------------------------------------------------
 
     def keep(self, collector: ResponseCollector) -> None:
-        """Also add every result to ``collector`` (the caller's), pending calls included."""
-        if collector is not self.collector:
+        """Also add every result to ``collector`` (the caller's), and the calls a resumed
+        approval answers."""
+        if collector not in self._collectors:
             collector.add_pending_calls(self.collector.pending_calls)
-            self._keep.append(collector.add)
+            self._collectors.append(collector)
 
     def feed(self, update: AgentResponseUpdate) -> list[AgentResponseResult]:
         """The results of one update of the client."""
@@ -243,7 +246,7 @@ class AgentTurn:
         )
 
     def _kept(self, results: list[AgentResponseResult]) -> list[AgentResponseResult]:
-        for keep in self._keep:
+        for collector in self._collectors:
             for result in results:
-                keep(result)
+                collector.add(result)
         return results

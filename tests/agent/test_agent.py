@@ -34,6 +34,7 @@ from raf.model import (
     ToolApprovalResponse,
     ToolCall,
     ToolSpec,
+    blocks,
     contents,
     updates,
 )
@@ -323,6 +324,9 @@ def test_an_approval_pause_and_its_resume_keep_the_conversation() -> None:
     )
     done = agent.run_to_response([], session, approve)
     assert done.text == "Done."
+    assert done.tool_messages[0].blocks == (
+        blocks.ToolResult(call_id="d1", content="deleted", name="delete_file"),
+    )
     # The resumed run was sent the history, its assistant message with the call last.
     sent = client.calls[1].messages
     assert sent[-1].tool_calls == (the_call,)
