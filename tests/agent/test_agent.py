@@ -433,3 +433,19 @@ def test_cancelling_an_async_run_closes_the_turn_and_propagates() -> None:
     (invoked,) = recorder.invoked
     assert isinstance(invoked.error, asyncio.CancelledError)
     assert client.calls[0].closed
+
+
+def test_the_async_agent_ends_a_failed_request_with_an_error_result() -> None:
+    async def main() -> list[AgentResponseResult]:
+        failed = HttpStatusError("500", status=500, reason="Internal Server Error", body="oops")
+        client = AsyncScriptedClient([[failed]])
+        return [r async for r in AsyncChatClientAgent(client).run("Hello")]
+
+    results = asyncio.run(main())
+    (error,) = results[0].contents
+    assert isinstance(error, contents.Error)
+    assert (error.error_code, error.message) == (
+        "http_error",
+        "HTTP 500 Internal Server Error: 'oops'",
+    )
+    assert results[-1].finish_reason is None

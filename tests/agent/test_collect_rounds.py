@@ -115,7 +115,7 @@ def test_a_call_then_the_answer_gives_both_rounds_summed_usage_and_the_conversat
 
 
 def test_parallel_calls_are_answered_in_call_order_and_a_failed_tool_is_an_error() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         *call("a", "lookup", '{"q": 1}'),
         *call("b", "lookup", '{"q": 2}'),
         updates.RoundFinished(round=0, finish_reason="tool_calls"),
@@ -138,7 +138,7 @@ def test_parallel_calls_are_answered_in_call_order_and_a_failed_tool_is_an_error
 
 
 def test_a_result_is_preferred_to_an_error_when_a_loop_sets_both() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         *call("a", "f", "{}"),
         updates.RoundFinished(round=0),
         updates.ToolCalled(id="a", result="fine", error="ignored"),
@@ -149,7 +149,7 @@ def test_a_result_is_preferred_to_an_error_when_a_loop_sets_both() -> None:
 
 
 def test_an_approval_pause_ends_on_the_assistant_message_with_its_calls() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.TextDelta(delta="I will delete it."),
         *call("d1", "delete_file", '{"path": "/tmp/x"}'),
         updates.RoundFinished(round=0, finish_reason="tool_calls", usage=U0),
@@ -194,7 +194,7 @@ def test_max_rounds_ends_after_the_last_rounds_tool_messages() -> None:
 
 
 def test_a_call_id_reused_in_a_later_round_is_another_call() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         *call("call_0", "f", '{"n": 1}'),
         updates.RoundFinished(round=0, finish_reason="tool_calls"),
         updates.ToolCalled(id="call_0", result="first"),
@@ -214,7 +214,7 @@ def test_a_call_id_reused_in_a_later_round_is_another_call() -> None:
 
 def test_a_resumed_approval_answers_the_earlier_call_first() -> None:
     pending = ToolCall(id="d1", name="delete_file", arguments={"path": "/tmp/x"})
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.ToolCalled(id="d1", result="deleted"),
         updates.TextDelta(delta="Deleted."),
         updates.Finish(finish_reason="stop", usage=U2),
@@ -231,7 +231,7 @@ def test_a_resumed_approval_answers_the_earlier_call_first() -> None:
 
 
 def test_a_stream_without_rounds_is_collected_as_before() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.TextDelta(delta="Hi"),
         updates.Usage(usage=U0),
         updates.Finish(finish_reason="stop", usage=U1),
@@ -244,7 +244,7 @@ def test_a_stream_without_rounds_is_collected_as_before() -> None:
 
 
 def test_a_run_cancelled_between_rounds_has_no_final_round() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         *call("a", "f", "{}"),
         updates.RoundFinished(round=0, finish_reason="tool_calls", usage=U0),
         updates.ToolCalled(id="a", result="x"),
@@ -257,7 +257,7 @@ def test_a_run_cancelled_between_rounds_has_no_final_round() -> None:
 
 
 def test_a_round_without_usage_on_its_mark_keeps_the_usage_it_streamed() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         *call("a", "f", "{}"),
         updates.Usage(usage=U0),
         updates.RoundFinished(round=0, finish_reason="tool_calls"),

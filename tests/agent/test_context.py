@@ -24,7 +24,7 @@ from raf.agent import (
 )
 from raf.model import ChatMessage, MessageRole, MessageSource, blocks, updates
 from raf.model.updates import AgentResponseUpdate
-from tests.agent.scripted import ScriptedClient, answer, call, usage
+from tests.agent.scripted import Script, ScriptedClient, answer, call, usage
 
 
 @dataclass
@@ -148,7 +148,7 @@ def test_the_history_keeps_every_round_with_its_blocks_for_the_next_run() -> Non
 def test_a_failed_or_cut_run_stores_nothing_so_it_can_be_run_again() -> None:
     history = InMemoryHistoryProvider()
     failed = HttpStatusError("503", status=503, reason="Service Unavailable")
-    truncated = [
+    truncated: list[AgentResponseUpdate] = [
         updates.TextDelta(delta="Par"),
         updates.Error(error_code="stream_truncated", message="the stream ended early"),
     ]
@@ -190,10 +190,10 @@ def test_the_history_lives_in_the_session_when_there_is_one() -> None:
 def test_the_history_is_the_completed_runs_in_order_without_duplicates(
     runs: list[tuple[int, bool, str]],
 ) -> None:
-    scripts: list[list[AgentResponseUpdate] | list[BaseException]] = []
+    scripts: list[Script] = []
     expected: list[str] = []
     history = InMemoryHistoryProvider()
-    agent = ChatClientAgent(ScriptedClient(scripts), context_providers=[history])  # type: ignore[arg-type]
+    agent = ChatClientAgent(ScriptedClient(scripts), context_providers=[history])
     for n, (count, resend, outcome) in enumerate(runs):
         event(outcome)
         new = [ChatMessage.user(f"run {n} message {k}") for k in range(count)]

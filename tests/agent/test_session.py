@@ -210,10 +210,11 @@ def test_the_memory_store_keeps_copies() -> None:
     session = AgentSession(id="s", state={"seen": [1]})
     store.save(session)
     session.messages.append(ChatMessage.user("later"))
-    session.state["seen"].append(2)  # type: ignore[union-attr]
+    session.state["seen"].append(2)
     loaded = store.load("s")
     assert loaded == AgentSession(id="s", state={"seen": [1]})
-    loaded.messages.append(ChatMessage.user("mine"))  # type: ignore[union-attr]
+    assert loaded is not None
+    loaded.messages.append(ChatMessage.user("mine"))
     assert store.load("s") == AgentSession(id="s", state={"seen": [1]})
     store.delete("s")
     assert (store.load("s"), store.list()) == (None, [])
