@@ -181,10 +181,9 @@ class ChatClientAgent(_Agent):
         ``collector``, an interrupted run's partial response is in it; an exception of the
         client is raised as :class:`raf.errors.AgentResponseError` holding the response so
         far)."""
+        run = self.run(messages, session, options)
         return collect_agent_response(
-            self.run(messages, session, options),
-            raise_on_error=raise_on_error,
-            collector=collector,
+            run, raise_on_error=raise_on_error, collector=collector or run.collector
         )
 
     def _results(self, turn: AgentTurn) -> Generator[AgentResponseResult, None, None]:
@@ -278,10 +277,9 @@ class AsyncChatClientAgent(_Agent):
         collector: ResponseCollector | None = None,
     ) -> AgentResponse:
         """The response of one run (see :meth:`ChatClientAgent.run_to_response`)."""
+        run = self.run(messages, session, options)
         return await acollect_agent_response(
-            self.run(messages, session, options),
-            raise_on_error=raise_on_error,
-            collector=collector,
+            run, raise_on_error=raise_on_error, collector=collector or run.collector
         )
 
     async def _results(self, turn: AgentTurn) -> AsyncGenerator[AgentResponseResult, None]:
@@ -365,9 +363,16 @@ class AgentRun:
         """The response so far."""
         return self._turn.response
 
+    @property
+    def collector(self) -> ResponseCollector:
+        """The run's own collector (what the context providers' response comes from)."""
+        return self._turn.collector
+
     def collect_into(self, collector: ResponseCollector) -> bool:
         """Add every result to ``collector`` as it is produced (only before the first);
         whether the results now go there."""
+        if collector is self._turn.collector:
+            return True
         if self._started:
             return False
         self._turn.keep(collector)
@@ -399,8 +404,15 @@ class AsyncAgentRun:
         """The response so far."""
         return self._turn.response
 
+    @property
+    def collector(self) -> ResponseCollector:
+        """The run's own collector (what the context providers' response comes from)."""
+        return self._turn.collector
+
     def collect_into(self, collector: ResponseCollector) -> bool:
         """See :meth:`AgentRun.collect_into`."""
+        if collector is self._turn.collector:
+            return True
         if self._started:
             return False
         self._turn.keep(collector)
