@@ -183,7 +183,9 @@ class ChatClientAgent(_Agent):
         far)."""
         run = self.run(messages, session, options)
         return collect_agent_response(
-            run, raise_on_error=raise_on_error, collector=collector or run.collector
+            run,
+            raise_on_error=raise_on_error,
+            collector=run.collector if collector is None else collector,
         )
 
     def _results(self, turn: AgentTurn) -> Generator[AgentResponseResult, None, None]:
@@ -279,7 +281,9 @@ class AsyncChatClientAgent(_Agent):
         """The response of one run (see :meth:`ChatClientAgent.run_to_response`)."""
         run = self.run(messages, session, options)
         return await acollect_agent_response(
-            run, raise_on_error=raise_on_error, collector=collector or run.collector
+            run,
+            raise_on_error=raise_on_error,
+            collector=run.collector if collector is None else collector,
         )
 
     async def _results(self, turn: AgentTurn) -> AsyncGenerator[AgentResponseResult, None]:
