@@ -355,7 +355,11 @@ class FileSystemSessionStore:
         """See :class:`SessionStore`: the ids of the files named as this store names them
         (a hashed name's id is read from its file; one that cannot be read is left out)."""
         try:
-            names = [entry.name for entry in os.scandir(self.folder) if entry.is_file()]
+            names = [
+                entry.name
+                for entry in os.scandir(self.folder)
+                if entry.is_file(follow_symlinks=False)
+            ]
         except FileNotFoundError:
             return []
         except OSError as exc:
