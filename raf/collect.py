@@ -16,15 +16,22 @@ error, calls still streaming as ``tool_call_incomplete``), as with
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
-from typing import Protocol, runtime_checkable
+from typing import Final, Protocol, runtime_checkable
 
 from raf.errors import AgentResponseError
 from raf.model import blocks, contents, events
 from raf.model._base import JSONValue
 from raf.model.codes import NOTICE_CODES
-from raf.model.messages import ApprovalRequest, ChatMessage, HostedCall, MessageRole, ToolCall
-from raf.model.response import AgentResponse, AgentResponseResult
-from raf.model.usage import Usage
+from raf.model.messages import (
+    ApprovalRequest,
+    ChatMessage,
+    HostedCall,
+    MessageRole,
+    MessageSource,
+    ToolCall,
+)
+from raf.model.response import AgentResponse, AgentResponseResult, Round
+from raf.model.usage import FinishReason, Usage, add_usage
 
 __all__ = ["ResponseCollector", "acollect_agent_response", "collect_agent_response"]
 
@@ -40,8 +47,18 @@ _COLLECTED = frozenset(
         contents.HostedToolResult,
         contents.ToolApprovalRequest,
         contents.ToolCallStart,
+        contents.RoundFinished,
+        contents.ToolCalled,
     }
 )
+
+# The finish reasons the tool loop gives without calling the model again: a run that ends on
+# one of them after a tool round has no final model round.
+_LOOP_STOPS: Final = frozenset({FinishReason.AWAITING_APPROVAL, FinishReason.MAX_ROUNDS})
+
+# Where a tool message goes in the transcript when its call is of no round of this run (a
+# call of an earlier run answered now: a resumed approval): before the run's first message.
+_EARLIER = -1
 
 # The kinds of a part of the turn's message (_Part.kind).
 _TEXT_PART, _REASONING_PART, _CALL_PART, _HOSTED_PART, _RAW_PART = range(5)
@@ -105,7 +122,7 @@ class ResponseCollector:
     one entry per hosted call id, in first-seen order, with the output (or error) of the last
     ``HostedToolResult`` naming it (a result whose call never arrived gets an entry of its
     own, named after the result); ``approval_requests`` lists the ``ToolApprovalRequest``
-    contents in order. ``tool_messages`` stays empty (it belongs to the tool loop).
+    contents in order.
 
     ``turn_transcript`` (raf's deviation from RAF, which leaves it empty) holds the assistant
     message of the turn when anything arrived: its ``blocks`` in stream order (consecutive
@@ -114,9 +131,25 @@ class ResponseCollector:
     redacted reasoning, reasoning item and provider item id on the block it belongs to), its
     ``content`` the text, its ``tool_calls`` the response's. docs/converter.md, "The turn's
     message", has the rules.
+
+    A run of the tool loop (docs/agent.md) adds ``RoundFinished`` and ``ToolCalled``
+    contents. Then ``rounds`` holds one :class:`~raf.model.Round` per ``RoundFinished`` (its
+    finish reason and usage, else the last usage the round streamed) and, when the model was
+    called again after the last one, the final round (the response's finish reason, the last
+    usage since); ``usage`` is the sum of the rounds' usages; ``tool_messages`` holds one tool
+    message per ``ToolCalled``, in order; and ``turn_transcript`` is the conversation the loop
+    had with the provider: one assistant message per round (its blocks, text and calls),
+    each followed by the tool messages answering its calls, then the final round's message.
+    A stream without ``RoundFinished`` gives what it always gave (no ``rounds``, the last
+    usage, one message).
+
+    Args:
+        pending_calls: calls of an earlier run that this run may answer (the calls a resumed
+            approval executes, raf-spec 5.7): their tool messages are named after them and
+            come first in ``turn_transcript``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, pending_calls: Iterable[ToolCall] = ()) -> None:
         self._text: list[str] = []
         self._reasoning: list[str] = []
         self._tool_calls: list[ToolCall] = []
@@ -135,15 +168,41 @@ class ResponseCollector:
         self._open: _Part | None = None
         self._calls: dict[str, _Part] = {}
         self._hosted_parts: dict[str, _Part] = {}
+        # The tool loop's rounds: each finished round's Round and where it ends (parts, text
+        # deltas, tool calls); the calls of the last finished round (its ToolCalled contents
+        # follow); the tool messages with the round whose calls they answer; the usage seen
+        # since the last round ended; whether anything of a model round came since.
+        self._rounds: list[Round] = []
+        self._marks: list[tuple[int, int, int]] = []
+        self._finished_calls: dict[str, _Part] = {}
+        self._tool_messages: list[tuple[int, ChatMessage]] = []
+        self._round_usage: Usage | None = None
+        self._fresh = False
+        self._pending: dict[str, ToolCall] = {}
+        self.add_pending_calls(pending_calls)
+
+    def add_pending_calls(self, calls: Iterable[ToolCall]) -> None:
+        """Calls of an earlier run this run may answer (the ``pending_calls`` argument)."""
+        for call in calls:
+            self._pending[call.id] = call
+
+    @property
+    def pending_calls(self) -> tuple[ToolCall, ...]:
+        """The calls of an earlier run this run may answer."""
+        return tuple(self._pending.values())
 
     def add(self, result: AgentResponseResult) -> None:
         """Take one streamed result into account."""
         if result.id:
             self._id = result.id
+            self._fresh = True
         if result.model:
             self._model = result.model
+            self._fresh = True
         if result.finish_reason:
             self._finish = result.finish_reason
+            if result.finish_reason not in _LOOP_STOPS:
+                self._fresh = True
         for content in result.contents:
             kind = type(content)
             if kind is _TEXT:
@@ -315,13 +374,22 @@ class ResponseCollector:
             self._hosted_parts[call_id] = part
         return part
 
-    def _message(self) -> ChatMessage | None:
-        """The assistant message of the turn so far (``None`` when nothing arrived)."""
-        if not self._parts:
+    def _message(
+        self, start: tuple[int, int, int] | None = None, end: tuple[int, int, int] | None = None
+    ) -> ChatMessage | None:
+        """The assistant message of the turn so far, or of the round between ``start`` and
+        ``end`` (parts, text deltas, tool calls); ``None`` when nothing arrived."""
+        parts = self._parts
+        texts, reasonings = self._text, self._reasoning
+        text, tool_calls = texts, self._tool_calls
+        if start is not None and end is not None:
+            parts = parts[start[0] : end[0]]
+            text = texts[start[1] : end[1]]
+            tool_calls = tool_calls[start[2] : end[2]]
+        if not parts:
             return None
         out: list[blocks.Block] = []
-        texts, reasonings = self._text, self._reasoning
-        for part in self._parts:
+        for part in parts:
             kind = part.kind
             if kind == _TEXT_PART:
                 out.append(
@@ -366,8 +434,8 @@ class ResponseCollector:
                 )
         return ChatMessage(
             role=MessageRole.ASSISTANT,
-            content="".join(texts),
-            tool_calls=tuple(self._tool_calls) or None,
+            content="".join(text),
+            tool_calls=tuple(tool_calls) or None,
             blocks=tuple(out),
         )
 
@@ -388,6 +456,8 @@ class ResponseCollector:
         elif isinstance(content, contents.Usage):
             if self._usage is None or not _is_empty(content.usage):
                 self._usage = content.usage
+            if self._round_usage is None or not _is_empty(content.usage):
+                self._round_usage = content.usage
         elif isinstance(content, contents.Error):
             if content.error_code in NOTICE_CODES:
                 self._notices.append(content)
@@ -435,11 +505,96 @@ class ResponseCollector:
                     description=content.description,
                 )
             )
+        elif isinstance(content, contents.RoundFinished):
+            self._round_finished(content)
+        elif isinstance(content, contents.ToolCalled):
+            self._tool_called(content)
+
+    # -- the tool loop's rounds --------------------------------------------------------------
+
+    def _round_finished(self, content: contents.RoundFinished) -> None:
+        """A round of the tool loop ended: its message is complete, the next round's parts,
+        calls and usage start afresh."""
+        self._close()
+        usage = content.usage if content.usage is not None else self._round_usage
+        self._rounds.append(Round(finish_reason=content.finish_reason, usage=usage))
+        self._marks.append((len(self._parts), len(self._text), len(self._tool_calls)))
+        self._finished_calls = self._calls
+        self._calls = {}
+        self._hosted_parts = {}
+        self._round_usage = None
+        self._fresh = False
+
+    def _tool_called(self, content: contents.ToolCalled) -> None:
+        """The tool message answering a call: its text is the result, else the error (the
+        tool loop sets exactly one); it goes after the message of the round that made the
+        call."""
+        call_id = content.call_id
+        part = self._finished_calls.get(call_id)
+        if part is not None:
+            slot = len(self._marks) - 1
+        else:
+            part = self._calls.get(call_id)
+            slot = len(self._marks) if part is not None else _EARLIER
+        pending = self._pending.get(call_id)
+        name = None if pending is None else pending.name
+        if part is not None:
+            call_id, name = part.id, part.name  # the id the provider knows the call by
+        result, error = content.result, content.error
+        text = result if result is not None else error if error is not None else ""
+        block = blocks.ToolResult(
+            call_id=call_id, content=text, is_error=result is None and error is not None, name=name
+        )
+        message = ChatMessage(
+            role=MessageRole.TOOL,
+            content=text,
+            tool_call_id=call_id,
+            source=MessageSource.TOOL_RESULT,
+            blocks=(block,),
+        )
+        self._tool_messages.append((slot, message))
+
+    def _transcript(self) -> tuple[ChatMessage, ...]:
+        """The turn's messages: one per round, each followed by its tool messages."""
+        marks, answers = self._marks, self._tool_messages
+        if not marks and not answers:
+            message = self._message()
+            return () if message is None else (message,)
+        by_slot: dict[int, list[ChatMessage]] = {}
+        for slot, answer in answers:
+            by_slot.setdefault(slot, []).append(answer)
+        out = by_slot.get(_EARLIER, [])
+        start = (0, 0, 0)
+        ends = [*marks, (len(self._parts), len(self._text), len(self._tool_calls))]
+        for slot, end in enumerate(ends):
+            message = self._message(start, end)
+            if message is not None:
+                out.append(message)
+            out.extend(by_slot.get(slot, ()))
+            start = end
+        return tuple(out)
+
+    def _final_round(self) -> Round | None:
+        """The last model round, when the model was called after the last finished round:
+        anything of its turn arrived (a part, a usage, an id or model, the provider's finish
+        reason)."""
+        if not (
+            self._fresh or len(self._parts) > self._marks[-1][0] or self._round_usage is not None
+        ):
+            return None
+        return Round(finish_reason=self._finish, usage=self._round_usage)
 
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
         reasoning = "".join(self._reasoning)
-        message = self._message()
+        usage = self._usage
+        rounds: tuple[Round, ...] = ()
+        if self._rounds:
+            final = self._final_round()
+            rounds = (*self._rounds, final) if final is not None else tuple(self._rounds)
+            usage = None
+            for each in rounds:
+                usage = add_usage(usage, each.usage)
         return AgentResponse(
             id=self._id,
             model=self._model,
@@ -448,12 +603,14 @@ class ResponseCollector:
             tool_calls=tuple(self._tool_calls),
             hosted_tool_calls=tuple(self._hosted.values()),
             approval_requests=tuple(self._approvals),
-            turn_transcript=() if message is None else (message,),
+            tool_messages=tuple(message for _, message in self._tool_messages),
+            turn_transcript=self._transcript(),
             finish_reason=self._finish,
-            usage=self._usage,
+            usage=usage,
             source_agent_id=self._source_agent_id,
             errors=tuple(self._errors),
             notices=tuple(self._notices),
+            rounds=rounds,
         )
 
     def finish(self, *, raise_on_error: bool) -> AgentResponse:

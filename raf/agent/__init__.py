@@ -9,12 +9,21 @@ threads, tasks, files) are thin shells over them. docs/agent.md describes the wh
 
 from __future__ import annotations
 
+from raf.agent.agent import AgentRun, AsyncAgentRun, AsyncChatClientAgent, ChatClientAgent
 from raf.agent.chat_client import (
     AsyncChatClient,
     AsyncChatClientDecorator,
     ChatClient,
     ChatClientDecorator,
     innermost,
+)
+from raf.agent.context import (
+    AsyncContextProvider,
+    Context,
+    ContextProvider,
+    InMemoryHistoryProvider,
+    InvokedContext,
+    InvokingContext,
 )
 from raf.agent.errors import ChatClientError, HttpStatusError, RequestFailedError
 from raf.agent.http_client import AsyncHttpChatClient, HttpChatClient
@@ -23,6 +32,16 @@ from raf.agent.loop import DEFAULT_MAX_ROUNDS, ToolLoop
 from raf.agent.middleware import AsyncLoggingChatClient, CallReport, LoggingChatClient
 from raf.agent.options import Cancellation, ChatOptions
 from raf.agent.retry import RetryPolicy
+from raf.agent.session import (
+    AgentSession,
+    CorruptSessionError,
+    FileSystemSessionStore,
+    InMemorySessionStore,
+    NotASessionFileError,
+    SessionStore,
+    SessionStoreError,
+    UnknownSchemaVersionError,
+)
 from raf.agent.tools import (
     ApprovalRequiredTool,
     FunctionTool,
@@ -35,30 +54,48 @@ from raf.agent.tools import (
 
 __all__ = [
     "DEFAULT_MAX_ROUNDS",
+    "AgentRun",
+    "AgentSession",
     "ApprovalRequiredTool",
+    "AsyncAgentRun",
     "AsyncChatClient",
+    "AsyncChatClientAgent",
     "AsyncChatClientDecorator",
+    "AsyncContextProvider",
     "AsyncFunctionInvokingChatClient",
     "AsyncHttpChatClient",
     "AsyncLoggingChatClient",
     "CallReport",
     "Cancellation",
     "ChatClient",
+    "ChatClientAgent",
     "ChatClientDecorator",
     "ChatClientError",
     "ChatOptions",
+    "Context",
+    "ContextProvider",
+    "CorruptSessionError",
+    "FileSystemSessionStore",
     "FunctionInvokingChatClient",
     "FunctionTool",
     "HttpChatClient",
     "HttpStatusError",
+    "InMemoryHistoryProvider",
+    "InMemorySessionStore",
+    "InvokedContext",
+    "InvokingContext",
     "LoggingChatClient",
+    "NotASessionFileError",
     "RequestFailedError",
     "RetryPolicy",
+    "SessionStore",
+    "SessionStoreError",
     "Tool",
     "ToolLoop",
     "ToolRegistry",
     "ToolResult",
     "ToolSchemaError",
+    "UnknownSchemaVersionError",
     "innermost",
     "tool",
 ]
