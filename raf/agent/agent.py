@@ -45,6 +45,7 @@ from typing import Any, TypeVar
 from raf.agent.chat_client import AsyncChatClient, ChatClient
 from raf.agent.context import AsyncContextProvider, ContextProvider
 from raf.agent.errors import ChatClientError
+from raf.agent.invoking import AsyncFunctionInvokingChatClient, FunctionInvokingChatClient
 from raf.agent.options import ChatOptions
 from raf.agent.session import AgentSession
 from raf.agent.tools import Tool
@@ -148,11 +149,6 @@ class ChatClientAgent(_Agent):
         """The client runs go through: ``client``, wrapped in the tool loop with tools."""
 
     def _loop(self, tools: Sequence[Tool]) -> ChatClient:
-        # Imported when needed: an agent without tools never loads the tool loop (nor jsonschema).
-        from raf.agent.invoking import (  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: PLC0415
-            FunctionInvokingChatClient,
-        )
-
         loop: ChatClient = FunctionInvokingChatClient(
             self.client, tools=tools, max_rounds=self.max_rounds
         )
@@ -249,11 +245,6 @@ class AsyncChatClientAgent(_Agent):
         """The client runs go through: ``client``, wrapped in the tool loop with tools."""
 
     def _loop(self, tools: Sequence[Tool]) -> AsyncChatClient:
-        # Imported when needed: an agent without tools never loads the tool loop (nor jsonschema).
-        from raf.agent.invoking import (  # type: ignore[import-untyped, import-not-found, unused-ignore]  # noqa: PLC0415
-            AsyncFunctionInvokingChatClient,
-        )
-
         loop: AsyncChatClient = AsyncFunctionInvokingChatClient(
             self.client, tools=tools, max_rounds=self.max_rounds
         )
