@@ -54,6 +54,7 @@ __all__ = [
     "approval_responses",
     "load_scenarios",
     "replay",
+    "scenarios_table",
 ]
 
 BEHAVIOURS: Final = ("text", "result", "failure", "raise")
@@ -132,6 +133,12 @@ class ScriptedTool:
 
     async def ainvoke(self, arguments: JSONValue) -> ToolResult | str:
         return self.invoke(arguments)
+
+    def take_calls(self) -> list[JSONValue]:
+        """The arguments of the calls run since the last time, in the order they ran."""
+        with self._lock:
+            taken, self.calls = self.calls, []
+        return taken
 
 
 @dataclass(frozen=True)
@@ -290,6 +297,42 @@ def load_scenarios(path: Path | None = None) -> dict[str, Scenario]:
     return out
 
 
+def _runs_text(scenario: Scenario) -> str:
+    parts = []
+    for run in scenario.runs:
+        expect = run.expect
+        what = f"{expect['requests']} request(s), {expect['finish_reason']}"
+        if run.approve is not None:
+            approve = run.approve if isinstance(run.approve, str) else " ".join(run.approve)
+            what = f"approve {approve}: {what}"
+        parts.append(what)
+    return "; then ".join(parts)
+
+
+def scenarios_table(scenarios: Mapping[str, Scenario]) -> str:
+    """The Markdown table of the scenarios (docs/agent.md has it, checked by a test)."""
+    lines = [
+        "| scenario (`raf chat --cassette`) | kind | recording | max rounds | runs |",
+        "|---|---|---|---|---|",
+    ]
+    for name, scenario in scenarios.items():
+        where = (
+            f"`conformance/tool_loops/{scenario.case}.yaml`"
+            if scenario.recording == "tool_loops"
+            else f"`cassettes/{scenario.case}.yaml`"
+        )
+        approval = (
+            f" ({', '.join(scenario.requires_approval)} requires approval)"
+            if scenario.requires_approval
+            else ""
+        )
+        lines.append(
+            f"| `{name}` | {scenario.kind}{approval} | {where} | {scenario.max_rounds} | "
+            f"{_runs_text(scenario)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 # -- running -----------------------------------------------------------------------------------
 
 
@@ -308,12 +351,14 @@ class RequestVerdict:
 @dataclass
 class RunReport:
     """One run of a scenario: the results as they streamed, the response collected from them,
-    the approval responses it was given, and every request it sent."""
+    the approval responses it was given, every request it sent, and the arguments of every
+    call each tool ran (by tool name, in the order they ran)."""
 
     results: list[AgentResponseResult]
     response: AgentResponse
     approvals: tuple[ToolApprovalResponse, ...]
     requests: list[RequestVerdict]
+    invocations: dict[str, list[JSONValue]] = field(default_factory=dict)
 
 
 def approval_responses(
@@ -414,6 +459,13 @@ def _options(scenario: Scenario, approvals: tuple[ToolApprovalResponse, ...]) ->
     )
 
 
+def _invocations(setup: _Setup) -> dict[str, list[JSONValue]]:
+    out: dict[str, list[JSONValue]] = {}
+    for tool in setup.tools:
+        out[tool.name] = tool.take_calls()
+    return out
+
+
 def _runs(setup: _Setup) -> Iterator[tuple[int, str | Sequence[str] | None]]:
     for n, run in enumerate(setup.scenario.runs):
         yield n, (run.approve if setup.approve is None else setup.approve)
@@ -451,7 +503,9 @@ def _replay(setup: _Setup) -> list[RunReport]:
                 if setup.on_result is not None:
                     setup.on_result(n, result)
             previous = collect_agent_response(results)
-            report = RunReport(results, previous, approvals, _verdicts(server, mark))
+            report = RunReport(
+                results, previous, approvals, _verdicts(server, mark), _invocations(setup)
+            )
             reports.append(report)
             if setup.on_run is not None:
                 setup.on_run(n, report)
@@ -492,7 +546,9 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
                 if setup.on_result is not None:
                     setup.on_result(n, result)
             previous = collect_agent_response(results)
-            report = RunReport(results, previous, approvals, _verdicts(server, mark))
+            report = RunReport(
+                results, previous, approvals, _verdicts(server, mark), _invocations(setup)
+            )
             reports.append(report)
             if setup.on_run is not None:
                 setup.on_run(n, report)

@@ -19,7 +19,7 @@ from raf.cassettes import load
 from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.scrub import scrub_cassette
 from raf.shared.bundled import bundled
-from raf.testing.agent_replay import Scenario, load_scenarios
+from raf.testing.agent_replay import Scenario, load_scenarios, scenarios_table
 from tests.agent import recorded_turns as rt
 
 SUITE = bundled()
@@ -250,3 +250,9 @@ def test_the_scenario_file_is_bundled_data_with_unique_names() -> None:
     document = yaml.safe_load(SUITE.tool_loop_scenarios.read_text(encoding="utf-8"))
     names = [s["name"] for s in document["scenarios"]]
     assert len(names) == len(set(names)) == len(SCENARIOS)
+
+
+def test_docs_agent_md_lists_the_scenarios_as_the_data_has_them() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
+    shown = text.split("<!-- scenarios:begin -->\n", 1)[1].split("<!-- scenarios:end -->", 1)[0]
+    assert shown == scenarios_table(SCENARIOS)
