@@ -126,13 +126,13 @@ class _Printer:
                 f"({escape(_json(content.arguments))})"
             )
         elif isinstance(content, contents.ToolCalled):
+            # a multi-line text (the loop's error texts) indented under its call
             if content.error is not None:
-                self.line(f"[red]  error[/red] {escape(content.call_id)}: {escape(content.error)}")
+                text = escape(content.error).replace("\n", "\n    ")
+                self.line(f"[red]  error[/red] {escape(content.call_id)}: {text}")
             else:
-                self.line(
-                    f"[green]  result[/green] {escape(content.call_id)}: "
-                    f"{escape(content.result or '')}"
-                )
+                text = escape(content.result or "").replace("\n", "\n    ")
+                self.line(f"[green]  result[/green] {escape(content.call_id)}: {text}")
         elif isinstance(content, contents.RoundFinished):
             self.line(
                 f"[bold]round {content.round + 1} finished[/bold]: "

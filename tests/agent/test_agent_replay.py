@@ -46,13 +46,15 @@ def test_the_agent_replays_the_scenario(scenario: Scenario, asynchronous: bool) 
     reports = replay(scenario, asynchronous=asynchronous)
     assert len(reports) == len(scenario.runs)
     answered = 0
+    previous: RunReport | None = None
     for report, run in zip(reports, scenario.runs, strict=True):
         expect = dict(run.expect)
         _check_requests(report, expect, answered)
         answered += expect["requests"]
         _check_stream(report, expect)
         _check_response(report, expect)
-        _check_tools_ran(scenario, report, expect)
+        _check_tools_ran(scenario, report, expect, previous)
+        previous = report
 
 
 def _check_requests(report: RunReport, expect: dict[str, Any], answered: int) -> None:
@@ -150,11 +152,20 @@ def _check_transcript(report: RunReport, expect: dict[str, Any]) -> None:
     assert report.response.turn_transcript[-1].content == expect["text"]
 
 
-def _check_tools_ran(scenario: Scenario, report: RunReport, expect: dict[str, Any]) -> None:
+def _check_tools_ran(
+    scenario: Scenario, report: RunReport, expect: dict[str, Any], previous: RunReport | None
+) -> None:
     """Each tool ran once per call that reached it (known, arguments valid, not waiting for
-    approval), with the call's arguments, in call order."""
+    approval; on a resumed run, the approved calls of the run before), with the call's
+    arguments, in call order."""
     tools = {t.name: t for t in scenario.agent.tools}
     want: dict[str, list[Any]] = {name: [] for name in tools}
+    if report.approvals:
+        assert previous is not None
+        approved = {a.call_id for a in report.approvals if a.approved}
+        for asked in previous.response.approval_requests:
+            if asked.call_id in approved:
+                want[asked.name].append(asked.arguments)
     if expect["finish_reason"] != "awaiting_approval":
         for call in report.response.tool_calls:
             tool = tools.get(call.name)
@@ -162,9 +173,4 @@ def _check_tools_ran(scenario: Scenario, report: RunReport, expect: dict[str, An
                 continue
             if jsonschema.Draft202012Validator(dict(tool.parameters)).is_valid(call.arguments):
                 want[call.name].append(call.arguments)
-        if report.approvals:
-            for approval in report.approvals:
-                assert approval.approved
-    if report.approvals:  # a resumed run executes the calls of the run before
-        return
     assert report.invocations == want
