@@ -324,3 +324,43 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
             if "functionCall" in p
         ],
     }
+
+
+def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool definitions of a request body: name, description, parameter schema."""
+    out = []
+    for entry in body.get("tools", ()):
+        if dialect == "gemini":
+            out.extend(
+                {
+                    "name": d["name"],
+                    "description": d.get("description", ""),
+                    "parameters": d["parametersJsonSchema"],
+                }
+                for d in entry["functionDeclarations"]
+            )
+            continue
+        if dialect == "anthropic_messages":
+            schema = entry["input_schema"]
+        elif dialect == "openai_responses":
+            schema = entry["parameters"]
+        else:
+            entry = entry["function"]  # noqa: PLW2901 - the definition inside
+            schema = entry["parameters"]
+        out.append(
+            {
+                "name": entry["name"],
+                "description": entry.get("description", ""),
+                "parameters": schema,
+            }
+        )
+    return out
+
+
+def first_user_text(dialect: str, body: dict[str, Any]) -> str:
+    """The text of the first message of a request (the user's question)."""
+    first = conversation(dialect, body)[0]
+    if dialect == "gemini":
+        return "".join(p.get("text", "") for p in first["parts"])
+    content = first["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)

@@ -81,6 +81,18 @@ def test_approval_pauses_and_resumes_and_a_rejection_is_a_request_that_differs()
     assert lines[-1] == "2 request(s) sent, 1 differ from the recording"
 
 
+def test_approving_some_calls_by_id_rejects_the_others() -> None:
+    name = "anthropic_messages/thinking_tool_use_follow_up/approval"
+    code, lines, err = chat("--cassette", name, "--approve", "toolu_01D7FbxTg3oR9JqZb6WnK2mE")
+    assert (code, err) == (1, "")
+    assert (
+        "approvals given: toolu_01D7FbxTg3oR9JqZb6WnK2mE approved, "
+        "toolu_01Q4vLp8sY2nXcH5tM9aJ3dF rejected"
+    ) in lines
+    assert "✓ request 1 (interaction 0): matches the recorded request" in lines
+    assert "✗ request 2 (interaction 1): differs from the recorded request" in lines
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -256,3 +256,38 @@ def test_docs_agent_md_lists_the_scenarios_as_the_data_has_them() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
     shown = text.split("<!-- scenarios:begin -->\n", 1)[1].split("<!-- scenarios:end -->", 1)[0]
     assert shown == scenarios_table(SCENARIOS)
+
+
+@pytest.mark.parametrize(("name", "scenario"), _scenario_cases(), ids=list(SCENARIOS))
+def test_the_agent_of_the_scenario_is_the_recorded_one(name: str, scenario: Scenario) -> None:
+    """Its tools are the definitions the recording sent, its question the recorded one, its
+    model the recorded one."""
+    first = load(scenario.path).interactions[0].request
+    body = json.loads(first.body or "{}")
+    assert rt.recorded_tools(scenario.dialect, body) == [
+        {"name": t.name, "description": t.description, "parameters": t.parameters}
+        for t in scenario.agent.tools
+    ]
+    assert [m["content"] for m in scenario.agent.messages] == [
+        rt.first_user_text(scenario.dialect, body)
+    ]
+    model = body.get("model") or first.uri.split("/models/")[1].split(":")[0]
+    assert model == scenario.agent.model
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.parent.name)
+def test_the_header_expectation_is_the_last_interaction_s(path: Path) -> None:
+    info = load(path).info
+    assert info is not None
+    assert info.expect is not None
+    last = _turns(path)[-1]
+    assert info.expect.text == last.text
+    assert (info.expect.reasoning or "") == last.reasoning
+    assert info.expect.finish_reason == last.finish_reason
+    assert info.expect.tool_calls == ()
+    assert info.expect.usage is not None
+    assert {
+        "prompt_tokens": info.expect.usage.prompt_tokens,
+        "completion_tokens": info.expect.usage.completion_tokens,
+        "total_tokens": info.expect.usage.total_tokens,
+    } == last.usage
