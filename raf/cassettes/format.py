@@ -136,7 +136,10 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The ``raf`` block of a cassette."""
+    """The ``raf`` block of a cassette. ``run`` (optional) is the agent run a multi-round
+    recording of ``conformance/tool_loops`` replays: its messages, model, tools and what each
+    does, and what the run must produce (docs/agent.md, "Recordings and replay"); raf's
+    agent tests read it, the conformance suite does not."""
 
     scenario: str
     dialect: str = "openai_chat"
@@ -145,6 +148,7 @@ class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     reproduces: tuple[str, ...] = ()
     notes: str = ""
     expect: Expectation | None = None
+    run: dict[str, Any] | None = None
 
 
 class Request(msgspec.Struct, kw_only=True):

@@ -1,7 +1,7 @@
 """Where the bundled suite is: the cassettes, goldens and schemas raf ships. Reads nothing.
 
 The repository holds one copy, in ``cassettes/`` and ``conformance/``; the wheel packages
-them as ``raf/_bundled/{cassettes,goldens,schema}`` (``pyproject.toml``), so
+them as ``raf/_bundled/{cassettes,goldens,schema,tool_loops}`` (``pyproject.toml``), so
 ``pip install raf && raf conform`` works from any folder. In a checkout (or an editable
 install) the repository's own folders are used. Below every shell: ``raf serve`` serves
 these cassettes by default, ``raf conform`` judges against these goldens.
@@ -11,6 +11,8 @@ these cassettes by default, ``raf conform`` judges against these goldens.
     suite = bundled()
     suite.cassettes  # Path of the cassette folder (<dialect>/<scenario>.yaml)
     suite.goldens    # Path of the golden folder (<dialect>/<scenario>.json)
+    suite.tool_loops  # Path of the agent's multi-round recordings (<format>/<scenario>.yaml)
+    suite.tool_loop_scenarios  # Path of the scenarios that replay them (docs/agent.md)
 """
 
 from __future__ import annotations
@@ -26,11 +28,16 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 @dataclass(frozen=True)
 class BundledSuite:
-    """The folders of the bundled suite."""
+    """The folders of the bundled suite. ``tool_loops`` holds the agent's multi-round
+    recordings (not conformance cases: ``raf conform`` does not read them) and
+    ``tool_loop_scenarios`` the file of the agent scenarios that replay them and the bundled
+    follow-up recordings (``raf chat``, docs/agent.md)."""
 
     cassettes: Path
     goldens: Path
     schema: Path
+    tool_loops: Path
+    tool_loop_scenarios: Path
 
 
 def bundled() -> BundledSuite:
@@ -41,13 +48,21 @@ def bundled() -> BundledSuite:
     """
     packaged = _PACKAGE / "_bundled"
     if (packaged / "cassettes").is_dir():
-        return BundledSuite(packaged / "cassettes", packaged / "goldens", packaged / "schema")
+        return BundledSuite(
+            packaged / "cassettes",
+            packaged / "goldens",
+            packaged / "schema",
+            packaged / "tool_loops",
+            packaged / "tool_loop_scenarios.yaml",
+        )
     repository = _PACKAGE.parent
     if (repository / "cassettes").is_dir() and (repository / "conformance" / "goldens").is_dir():
         return BundledSuite(
             repository / "cassettes",
             repository / "conformance" / "goldens",
             repository / "conformance" / "schema",
+            repository / "conformance" / "tool_loops",
+            repository / "conformance" / "tool_loop_scenarios.yaml",
         )
     raise FileNotFoundError(f"the bundled cassettes are missing from {packaged} (reinstall raf)")
 

@@ -1,0 +1,366 @@
+"""An independent reading of the agent's recordings, for the tests that check their data: each
+response body parsed here by hand (SSE, JSON lines, per format), not by raf's pipeline, and
+each recorded request read for the tool results it sends back and what it echoes of the turn
+before. What the tests compare raf's data with."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+Usage3 = dict[str, int]
+
+
+@dataclass
+class Call:
+    id: str | None
+    name: str
+    arguments: Any
+    signature: str | None = None
+
+
+@dataclass
+class Turn:
+    """One response: its text, reasoning (with what must be echoed), calls, finish, usage."""
+
+    text: str = ""
+    reasoning: str = ""
+    signatures: list[str] = field(default_factory=list)
+    encrypted: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    provider_finish: str | None = None
+    usage: Usage3 = field(default_factory=dict)
+
+    @property
+    def finish_reason(self) -> str:
+        return "tool_calls" if self.calls else "stop"
+
+
+@dataclass
+class Answer:
+    """A tool result a recorded request sends back."""
+
+    call_id: str | None
+    name: str | None
+    content: str
+    is_error: bool
+
+
+def _usage(prompt: int, completion: int, total: int | None = None) -> Usage3:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion if total is None else total,
+    }
+
+
+def _sse(body: str) -> list[tuple[str | None, Any]]:
+    out: list[tuple[str | None, Any]] = []
+    for block in body.replace("\r\n", "\n").split("\n\n"):
+        name, data = None, []
+        for line in block.split("\n"):
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+        if data and data != ["[DONE]"]:
+            out.append((name, json.loads("\n".join(data))))
+    return out
+
+
+def read_turn(dialect: str, body: str) -> Turn:
+    return _READERS[dialect](body)
+
+
+def _openai_chat(body: str) -> Turn:
+    turn = Turn()
+    by_index: dict[int, dict[str, Any]] = {}
+    for _, chunk in _sse(body):
+        if chunk.get("usage"):
+            u = chunk["usage"]
+            turn.usage = _usage(u["prompt_tokens"], u["completion_tokens"], u["total_tokens"])
+        for choice in chunk.get("choices") or ():
+            delta = choice.get("delta") or {}
+            turn.text += delta.get("content") or ""
+            turn.reasoning += delta.get("reasoning_content") or ""
+            for call in delta.get("tool_calls") or ():
+                slot = by_index.setdefault(call["index"], {"id": None, "name": "", "args": ""})
+                slot["id"] = call.get("id") or slot["id"]
+                function = call.get("function") or {}
+                slot["name"] = function.get("name") or slot["name"]
+                slot["args"] += function.get("arguments") or ""
+            turn.provider_finish = choice.get("finish_reason") or turn.provider_finish
+    turn.calls = [
+        Call(s["id"], s["name"], json.loads(s["args"])) for _, s in sorted(by_index.items())
+    ]
+    return turn
+
+
+def _anthropic(body: str) -> Turn:
+    turn = Turn()
+    blocks: dict[int, dict[str, Any]] = {}
+    prompt = output = 0
+    for _, event in _sse(body):
+        kind = event["type"]
+        if kind == "message_start":
+            u = event["message"]["usage"]
+            prompt = (
+                u["input_tokens"]
+                + (u.get("cache_creation_input_tokens") or 0)
+                + (u.get("cache_read_input_tokens") or 0)
+            )
+            output = u.get("output_tokens", 0)
+        elif kind == "content_block_start":
+            blocks[event["index"]] = {**event["content_block"], "json": ""}
+        elif kind == "content_block_delta":
+            block, delta = blocks[event["index"]], event["delta"]
+            if delta["type"] == "text_delta":
+                turn.text += delta["text"]
+            elif delta["type"] == "thinking_delta":
+                turn.reasoning += delta["thinking"]
+            elif delta["type"] == "signature_delta":
+                turn.signatures.append(delta["signature"])
+            elif delta["type"] == "input_json_delta":
+                block["json"] += delta["partial_json"]
+        elif kind == "message_delta":
+            turn.provider_finish = event["delta"].get("stop_reason")
+            output = event.get("usage", {}).get("output_tokens", output)
+    for _, block in sorted(blocks.items()):
+        if block["type"] == "tool_use":
+            arguments = json.loads(block["json"]) if block["json"] else block["input"]
+            turn.calls.append(Call(block["id"], block["name"], arguments))
+    turn.usage = _usage(prompt, output)
+    return turn
+
+
+def _gemini(body: str) -> Turn:
+    turn = Turn()
+    for _, chunk in _sse(body):
+        for candidate in chunk.get("candidates") or ():
+            for part in (candidate.get("content") or {}).get("parts") or ():
+                if "thoughtSignature" in part:
+                    turn.signatures.append(part["thoughtSignature"])
+                if "functionCall" in part:
+                    call = part["functionCall"]
+                    turn.calls.append(
+                        Call(
+                            call.get("id"),
+                            call["name"],
+                            call.get("args", {}),
+                            part.get("thoughtSignature"),
+                        )
+                    )
+                elif part.get("thought"):
+                    turn.reasoning += part.get("text", "")
+                elif "text" in part:
+                    turn.text += part["text"]
+            turn.provider_finish = candidate.get("finishReason") or turn.provider_finish
+        if "usageMetadata" in chunk:
+            u = chunk["usageMetadata"]
+            prompt, total = u.get("promptTokenCount", 0), u.get("totalTokenCount", 0)
+            turn.usage = _usage(prompt, total - prompt, total)
+    return turn
+
+
+def _responses(body: str) -> Turn:
+    turn = Turn()
+    for _, event in _sse(body):
+        if event["type"] == "response.output_item.done":
+            item = event["item"]
+            if item["type"] == "reasoning":
+                turn.reasoning += "".join(s["text"] for s in item.get("summary", ()))
+                turn.encrypted.append(item["encrypted_content"])
+            elif item["type"] == "function_call":
+                turn.calls.append(
+                    Call(item["call_id"], item["name"], json.loads(item["arguments"]))
+                )
+            elif item["type"] == "message":
+                turn.text += "".join(c.get("text", "") for c in item["content"])
+        elif event["type"] == "response.completed":
+            u = event["response"]["usage"]
+            turn.usage = _usage(u["input_tokens"], u["output_tokens"], u["total_tokens"])
+            turn.provider_finish = event["response"]["status"]
+    return turn
+
+
+def _ollama(body: str) -> Turn:
+    turn = Turn()
+    for line in body.splitlines():
+        if not line.strip():
+            continue
+        chunk = json.loads(line)
+        message = chunk.get("message") or {}
+        turn.text += message.get("content") or ""
+        turn.reasoning += message.get("thinking") or ""
+        for call in message.get("tool_calls") or ():
+            function = call["function"]
+            turn.calls.append(Call(call.get("id"), function["name"], function["arguments"]))
+        if chunk.get("done"):
+            turn.provider_finish = chunk.get("done_reason")
+            turn.usage = _usage(chunk.get("prompt_eval_count", 0), chunk.get("eval_count", 0))
+    return turn
+
+
+_READERS = {
+    "openai_chat": _openai_chat,
+    "anthropic_messages": _anthropic,
+    "gemini": _gemini,
+    "openai_responses": _responses,
+    "ollama_chat": _ollama,
+}
+
+
+def name_calls(turns: list[Turn]) -> None:
+    """Give the calls without a provider id raf's name for them: ``__tc_<n>``, ``n`` counting
+    the calls of the run from 0 (docs/converter.md, "Stable call ids")."""
+    ordinal = 0
+    for turn in turns:
+        for call in turn.calls:
+            if call.id is None:
+                call.id = f"__tc_{ordinal}"
+            ordinal += 1
+
+
+# -- the requests ------------------------------------------------------------------------------
+
+
+def conversation(dialect: str, body: dict[str, Any]) -> list[Any]:
+    """The conversation items of a request body."""
+    key = {"gemini": "contents", "openai_responses": "input"}.get(dialect, "messages")
+    items = body[key]
+    assert isinstance(items, list)
+    return items
+
+
+def answers(dialect: str, items: list[Any]) -> list[Answer]:
+    """The tool results at the end of a conversation (after its last assistant turn)."""
+    out: list[Answer] = []
+    if dialect in ("openai_chat", "ollama_chat"):
+        for message in reversed(items):
+            if message["role"] != "tool":
+                break
+            out.insert(
+                0,
+                Answer(
+                    message.get("tool_call_id"),
+                    message.get("tool_name"),
+                    message["content"],
+                    False,
+                ),
+            )
+    elif dialect == "anthropic_messages":
+        out.extend(
+            Answer(block["tool_use_id"], None, block["content"], bool(block.get("is_error")))
+            for block in items[-1]["content"]
+        )
+    elif dialect == "gemini":
+        for part in items[-1]["parts"]:
+            answer = part["functionResponse"]
+            response = answer["response"]
+            is_error = "error" in response
+            out.append(
+                Answer(
+                    answer.get("id"),
+                    answer["name"],
+                    response["error" if is_error else "result"],
+                    is_error,
+                )
+            )
+    elif dialect == "openai_responses":
+        for item in reversed(items):
+            if item.get("type") != "function_call_output":
+                break
+            out.insert(0, Answer(item["call_id"], None, item["output"], False))
+    return out
+
+
+def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
+    """What the request echoes of the assistant turn before its ``answered`` tool results:
+    its reasoning text, signatures or encrypted items, and its calls (id, name, arguments)."""
+    if dialect == "openai_responses":
+        turn = items[: len(items) - answered]
+        calls, reasoning = [], []
+        for item in reversed(turn):
+            if item.get("type") == "function_call":
+                calls.insert(0, item)
+            elif item.get("type") == "reasoning":
+                reasoning.insert(0, item)
+            else:
+                break
+        return {
+            "reasoning": "".join(s["text"] for r in reasoning for s in r["summary"]),
+            "encrypted": [r["encrypted_content"] for r in reasoning],
+            "calls": [(c["call_id"], c["name"], json.loads(c["arguments"])) for c in calls],
+        }
+    if dialect in ("openai_chat", "ollama_chat"):
+        message = items[len(items) - answered - 1]
+        assert message["role"] == "assistant"
+        calls = []
+        for call in message["tool_calls"]:
+            arguments = call["function"]["arguments"]
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments)
+            calls.append((call.get("id"), call["function"]["name"], arguments))
+        return {
+            "reasoning": message.get("reasoning_content") or message.get("thinking") or "",
+            "calls": calls,
+        }
+    message = items[-2]
+    if dialect == "anthropic_messages":
+        content = message["content"]
+        return {
+            "reasoning": "".join(b["thinking"] for b in content if b["type"] == "thinking"),
+            "signatures": [b["signature"] for b in content if b["type"] == "thinking"],
+            "calls": [(b["id"], b["name"], b["input"]) for b in content if b["type"] == "tool_use"],
+        }
+    parts = message["parts"]
+    return {
+        "reasoning": "".join(p["text"] for p in parts if p.get("thought")),
+        "signatures": [p["thoughtSignature"] for p in parts if "thoughtSignature" in p],
+        "calls": [
+            (p["functionCall"].get("id"), p["functionCall"]["name"], p["functionCall"]["args"])
+            for p in parts
+            if "functionCall" in p
+        ],
+    }
+
+
+def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool definitions of a request body: name, description, parameter schema."""
+    out = []
+    for entry in body.get("tools", ()):
+        if dialect == "gemini":
+            out.extend(
+                {
+                    "name": d["name"],
+                    "description": d.get("description", ""),
+                    "parameters": d["parametersJsonSchema"],
+                }
+                for d in entry["functionDeclarations"]
+            )
+            continue
+        if dialect == "anthropic_messages":
+            schema = entry["input_schema"]
+        elif dialect == "openai_responses":
+            schema = entry["parameters"]
+        else:
+            entry = entry["function"]  # noqa: PLW2901 - the definition inside
+            schema = entry["parameters"]
+        out.append(
+            {
+                "name": entry["name"],
+                "description": entry.get("description", ""),
+                "parameters": schema,
+            }
+        )
+    return out
+
+
+def first_user_text(dialect: str, body: dict[str, Any]) -> str:
+    """The text of the first message of a request (the user's question)."""
+    first = conversation(dialect, body)[0]
+    if dialect == "gemini":
+        return "".join(p.get("text", "") for p in first["parts"])
+    content = first["content"]
+    return content if isinstance(content, str) else "".join(p["text"] for p in content)
