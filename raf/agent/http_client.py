@@ -110,7 +110,9 @@ class _Leaf:
     ) -> Conversation:
         """The conversation a call sends: the messages, ``options.tools``, the model, the
         token limit and the sampling options (per call over the client's defaults), the
-        format's usage request, then ``options.extra_body`` over all of them.
+        format's usage request, then ``options.extra_body`` over all of them. Without a token
+        limit from the call or the client, the format's ``default_max_tokens`` is sent (4,096
+        for Anthropic, which requires one).
 
         Raises:
             ValueError: an option is set that the format has no place for
@@ -139,8 +141,8 @@ class _Leaf:
             options=RequestOptions(
                 model=options.model or self.model,
                 stream=True,
-                max_tokens=(
-                    self._defaults.max_tokens if options.max_tokens is None else options.max_tokens
+                max_tokens=_first(
+                    options.max_tokens, self._defaults.max_tokens, self._api.default_max_tokens
                 ),
                 extra=extra,
             ),
@@ -420,3 +422,8 @@ async def _ahead(response: httpx.Response) -> bytes:
     except httpx.HTTPError:
         pass  # the status is the error; a body cut short is still worth quoting
     return bytes(body[:MAX_ERROR_BODY_BYTES])
+
+
+def _first(*values: int | None) -> int | None:
+    """The first of ``values`` that is not ``None``."""
+    return next((value for value in values if value is not None), None)

@@ -48,12 +48,12 @@ class ChatOptions:
 
     ``model``, ``max_tokens``, ``temperature``, ``top_p`` and ``stop`` override the client's
     defaults; ``tool_choice`` and ``parallel_tool_calls`` are sent as the format names them;
-    ``extra_body`` is merged into the request's top level last (it may override anything but
-    the messages and the tools). ``tools`` are the definitions sent to the model;
-    ``provider_tools`` executable tools given for this call only (the tool loop runs them);
-    ``tool_approval_responses`` answer the approval requests of the previous run (the loop
-    resumes with them, raf-spec 5.7); ``cancellation`` cancels the run; ``properties`` are
-    copied into every content's metadata.
+    ``extra_body`` is merged into the request's top level last: it overrides any field of the
+    same name, those the format builds included (so it is no place for messages or tools).
+    ``tools`` are the definitions sent to the model; ``provider_tools`` executable tools given
+    for this call only (the tool loop runs them); ``tool_approval_responses`` answer the
+    approval requests of the previous run (the loop resumes with them, raf-spec 5.7);
+    ``cancellation`` cancels the run; ``properties`` are copied into every content's metadata.
     """
 
     model: str | None = None

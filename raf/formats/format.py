@@ -181,6 +181,9 @@ class HttpApi:
             ``tool_choice``, ``parallel_tool_calls``) go in the body, as a dotted path, for
             those not sent under their own name at the top level (Gemini's
             ``generationConfig.topP``); ``None``: the format has no place for the option.
+        default_max_tokens: the output token limit sent when neither the call nor the client
+            sets one, for an API that requires it (Anthropic's ``max_tokens``); ``None``: the
+            field is left out.
     """
 
     base_url: str
@@ -190,6 +193,7 @@ class HttpApi:
     headers: Mapping[str, str] = field(default_factory=dict)
     usage_request: Mapping[str, Any] = field(default_factory=dict)
     options: Mapping[str, str | None] = field(default_factory=dict)
+    default_max_tokens: int | None = None
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,9 @@ class AgentResponse(Value, frozen=True, kw_only=True):
     output, and ``approval_requests`` (not in RAF) the calls that wait for a person's approval;
     neither is a call the client runs.
 
-    ``rounds`` (not in RAF) holds, for a run of the tool loop, one entry per model round in
-    order (the last is the final round), each with its finish reason and usage; ``usage`` is
+    ``rounds`` (not in RAF) holds, for a run of the tool loop, one entry per model call in
+    order, each with its finish reason and usage (a run that paused for approval, ran out of
+    rounds or was cancelled between rounds ends with its last tool round); ``usage`` is
     then their sum (:func:`raf.model.usage.add_usage`), and ``tool_messages`` the tool
     messages the loop sent back, in order. A run without a tool round has no ``rounds`` and its
     ``usage`` is the turn's (docs/agent.md).

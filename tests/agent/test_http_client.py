@@ -463,3 +463,20 @@ def test_async_body_that_fails_after_200_is_not_retried_and_ends_in_band() -> No
 
     assert_cut_after_first_chunk(asyncio.run(go()))
     assert (route.call_count, sleeps.waits) == (1, [])
+
+
+@respx.mock
+def test_anthropic_gets_its_required_token_limit_when_none_is_set() -> None:
+    """The Messages API rejects a request without ``max_tokens``: the leaf sends the format's
+    default (4,096) unless the call or the client sets one."""
+    route = respx.post(WIRE["anthropic_messages"][0]).mock(return_value=httpx.Response(200))
+    list(client(format="anthropic_messages").stream(MESSAGES))
+    assert sent(route)["max_tokens"] == 4096
+    list(client(format="anthropic_messages", max_tokens=100).stream(MESSAGES))
+    assert sent(route)["max_tokens"] == 100
+    list(client(format="anthropic_messages").stream(MESSAGES, ChatOptions(max_tokens=7)))
+    assert sent(route)["max_tokens"] == 7
+    chat = respx.post(CHAT_URL).mock(return_value=httpx.Response(200))
+    list(client().stream(MESSAGES))
+    assert "max_completion_tokens" not in sent(chat)
+    assert "max_tokens" not in sent(chat)

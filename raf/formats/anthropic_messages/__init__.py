@@ -53,6 +53,8 @@ FORMAT = Format(
         auth_scheme="",
         headers={"anthropic-version": "2023-06-01"},
         options={"stop": "stop_sequences", "parallel_tool_calls": None},
+        # The Messages API rejects a request without max_tokens.
+        default_max_tokens=4096,
     ),
 )
 """The ``anthropic_messages`` format."""
