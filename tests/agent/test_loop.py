@@ -4,6 +4,7 @@ state machine itself (its table, the docs drawn from it)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from raf.agent.invoking import FunctionInvokingChatClient
+from raf.agent.invoking import AsyncFunctionInvokingChatClient, FunctionInvokingChatClient
 from raf.agent.loop import (
     ERROR_TEXTS,
     TRANSITIONS,
@@ -37,7 +38,7 @@ from raf.agent.tools import FunctionTool, ToolRegistry, ToolResult, tool
 from raf.model import blocks, updates
 from raf.model.messages import ChatMessage, MessageRole, ToolApprovalResponse, ToolCall
 from raf.model.updates import AgentResponseUpdate
-from tests.agent.fakes import ScriptedClient, call_turn, text_turn, usage
+from tests.agent.fakes import AsyncScriptedClient, ScriptedClient, call_turn, text_turn, usage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -651,29 +652,52 @@ class Gates:
 LOOP_ONLY = (updates.RoundFinished, updates.ToolCalled, updates.ToolApprovalRequest)
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
 @given(
     rounds=gen_rounds(),
     max_rounds=st.integers(0, 6) | st.just(10),
     cancel_at=st.none() | st.integers(0, 80),
 )
 def test_the_loops_invariants_over_generated_conversations(
-    rounds: tuple[GenRound, ...], max_rounds: int, cancel_at: int | None
+    mode: str, rounds: tuple[GenRound, ...], max_rounds: int, cancel_at: int | None
 ) -> None:
+    """The same invariants for the sync loop (tools in a thread pool) and the async one
+    (tools in worker threads under asyncio, the stream an async iterator)."""
     turns = [gen.updates(n) for n, gen in enumerate(rounds)]
     turns.append(text_turn("All done.", n=len(rounds)))
-    client = ScriptedClient(turns)
+    client = ScriptedClient(turns) if mode == "sync" else AsyncScriptedClient(turns)
     gates = Gates(rounds)
-    fi = FunctionInvokingChatClient(client, gates.tools(), max_rounds=max_rounds)
     cancellation = Cancellation()
-    loop, stream = fi.loop(USER_MESSAGES, ChatOptions(cancellation=cancellation))
+    options = ChatOptions(cancellation=cancellation)
     out: list[AgentResponseUpdate] = []
     calls_at_cancel: int | None = None
+
+    def seen(update: AgentResponseUpdate) -> None:
+        nonlocal calls_at_cancel
+        out.append(update)
+        if cancel_at is not None and len(out) == cancel_at + 1:
+            cancellation.cancel()
+            calls_at_cancel = len(client.requests)
+
     try:
-        for update in stream:
-            out.append(update)
-            if cancel_at is not None and len(out) == cancel_at + 1:
-                cancellation.cancel()
-                calls_at_cancel = len(client.requests)
+        if mode == "sync":
+            fi = FunctionInvokingChatClient(client, gates.tools(), max_rounds=max_rounds)
+            loop, stream = fi.loop(USER_MESSAGES, options)
+            for update in stream:
+                seen(update)
+        else:
+            afi = AsyncFunctionInvokingChatClient(
+                client,  # type: ignore[arg-type]
+                gates.tools(),
+                max_rounds=max_rounds,
+            )
+            loop, astream = afi.loop(USER_MESSAGES, options)
+
+            async def drain() -> None:
+                async for update in astream:
+                    seen(update)
+
+            asyncio.run(drain())
     finally:
         gates.release()
 
