@@ -32,7 +32,6 @@ import yaml
 from raf.agent.options import ChatOptions
 from raf.agent.tools import ToolResult
 from raf.cassettes.persister import load
-from raf.collect import collect_agent_response
 from raf.model._base import JSONValue
 from raf.model.messages import ChatMessage, ToolApprovalResponse
 from raf.model.response import AgentResponse, AgentResponseResult
@@ -496,13 +495,14 @@ def _replay(setup: _Setup) -> list[RunReport]:
             messages = scenario.agent.chat_messages() if n == 0 else []
             mark = server.journal.count
             results: list[AgentResponseResult] = []
-            for result in agent.run(
-                messages, session=session, options=_options(scenario, approvals)
-            ):
+            run = agent.run(messages, session=session, options=_options(scenario, approvals))
+            for result in run:
                 results.append(result)
                 if setup.on_result is not None:
                     setup.on_result(n, result)
-            previous = collect_agent_response(results)
+            # The run's own response: it knows the calls a resumed approval answers (their
+            # tool names), which the results alone do not carry.
+            previous = run.response
             report = RunReport(
                 results, previous, approvals, _verdicts(server, mark), _invocations(setup)
             )
@@ -539,13 +539,12 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
             messages = scenario.agent.chat_messages() if n == 0 else []
             mark = server.journal.count
             results: list[AgentResponseResult] = []
-            async for result in agent.run(
-                messages, session=session, options=_options(scenario, approvals)
-            ):
+            arun = agent.run(messages, session=session, options=_options(scenario, approvals))
+            async for result in arun:
                 results.append(result)
                 if setup.on_result is not None:
                     setup.on_result(n, result)
-            previous = collect_agent_response(results)
+            previous = arun.response
             report = RunReport(
                 results, previous, approvals, _verdicts(server, mark), _invocations(setup)
             )

@@ -216,7 +216,22 @@ def test_every_expected_value_of_the_scenario_agrees_with_the_recording(
         elif "usage" in expect:
             assert expect["usage"] == last.usage
         if "tool_messages" in expect:
-            answered = [
+            # A resumed run first answers the calls the previous run paused on, in its first
+            # request; then each of its own rounds' calls, in the request after the round.
+            resumed = (
+                list(
+                    zip(
+                        turns[first - 1].calls,
+                        rt.answers(
+                            scenario.dialect, rt.conversation(scenario.dialect, bodies[first])
+                        ),
+                        strict=True,
+                    )
+                )
+                if run.approve is not None and first > 0
+                else []
+            )
+            answered = resumed + [
                 (call, answer)
                 for n, turn in enumerate(used[:-1] if not last.calls else used)
                 if first + n + 1 < len(bodies)
