@@ -343,7 +343,9 @@ class FunctionTool:
         return self._requires_approval
 
     def _call(self, arguments: JSONValue) -> Any:
-        values = msgspec.convert(arguments, type=self._struct)
+        # Not strict: JSON Schema counts 2.0 as an integer, and the loop has already checked the
+        # arguments against the schema, so only what the schema accepts reaches here.
+        values = msgspec.convert(arguments, type=self._struct, strict=False)
         return self.func(**{f: getattr(values, f) for f in self._struct.__struct_fields__})
 
     def invoke(self, arguments: JSONValue) -> ToolResult | str:

@@ -7,6 +7,7 @@ import asyncio
 import threading
 from typing import Any, Literal
 
+import jsonschema
 import msgspec
 import pytest
 
@@ -243,3 +244,16 @@ def test_approval_required_tool_delegates_everything_else() -> None:
     )
     assert wrapped.invoke({}) == "a"
     assert asyncio.run(wrapped.ainvoke({})) == "a"
+
+
+def test_an_integral_number_reaches_an_int_parameter_as_json_schema_allows() -> None:
+    """JSON Schema counts ``2.0`` as an integer, so the loop's check lets it through: the
+    function gets ``2``, not a framework error."""
+
+    @tool
+    def repeat(word: str, times: int) -> str:
+        """Repeat a word."""
+        return " ".join([word] * times)
+
+    jsonschema.validate({"word": "hi", "times": 2.0}, dict(repeat.parameters))
+    assert repeat.invoke({"word": "hi", "times": 2.0}) == "hi hi"
