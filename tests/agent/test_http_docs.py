@@ -23,8 +23,8 @@ def http_table() -> str:
     """One row per format: the URL a chat client POSTs to, its key, its headers, the fields
     that ask for usage, and where options go."""
     lines = [
-        "| format | URL (base URL + path) | API key | other headers | usage request | options placed |",
-        "|---|---|---|---|---|---|",
+        "| format | URL (base URL + path) | API key | other headers | usage request | options placed | token limit when none is set |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name in formats.names():
         api = formats.get(name).http
@@ -39,8 +39,10 @@ def http_table() -> str:
             )
             or "-"
         )
+        limit = "-" if api.default_max_tokens is None else f"{api.default_max_tokens:,}"
         lines.append(
-            f"| `{name}` | `{api.base_url}` + `{api.path}` | {key} | {headers} | {usage} | {placed} |"
+            f"| `{name}` | `{api.base_url}` + `{api.path}` | {key} | {headers} | {usage} | {placed} "
+            f"| {limit} |"
         )
     return "\n".join(lines)
 
