@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 from raf.agent.chat_client import (
     AsyncChatClient,
@@ -46,10 +47,7 @@ from raf.agent.tools import Tool, ToolRegistry, ToolResult
 from raf.model.messages import ChatMessage
 from raf.model.updates import AgentResponseUpdate
 
-__all__ = ["POLL_SECONDS", "AsyncFunctionInvokingChatClient", "FunctionInvokingChatClient"]
-
-POLL_SECONDS = 0.05
-"""How often a shell waiting for tools looks at the run's ``Cancellation`` flag."""
+__all__ = ["AsyncFunctionInvokingChatClient", "FunctionInvokingChatClient"]
 
 
 def _registry(tools: ToolRegistry | Iterable[Tool]) -> ToolRegistry:
@@ -192,7 +190,8 @@ class FunctionInvokingChatClient(ChatClientDecorator):
         self, invocations: Sequence[Invocation], cancellation: Cancellation | None
     ) -> tuple[Outcome, ...] | None:
         """The outcomes of the invocations in order, or ``None`` when cancelled first."""
-        progress = threading.Event()
+        progress = threading.Event()  # set when a tool finishes or the run is cancelled
+        stop_watching = cancellation.add_callback(progress.set) if cancellation else None
         workers = min(len(invocations), self.max_concurrency or len(invocations))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="raf-tool")
         try:
@@ -204,10 +203,12 @@ class FunctionInvokingChatClient(ChatClientDecorator):
             while not all(f.done() for f in futures):
                 if cancellation is not None and cancellation.cancelled:
                     return None
-                progress.wait(POLL_SECONDS if cancellation is not None else None)
+                progress.wait()
                 progress.clear()
             return tuple(_outcome(f) for f in futures)
         finally:
+            if stop_watching is not None:
+                stop_watching()
             pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -315,16 +316,29 @@ class AsyncFunctionInvokingChatClient(AsyncChatClientDecorator):
                 return await invocation.tool.ainvoke(invocation.arguments)
 
         tasks = [asyncio.ensure_future(run(i)) for i in invocations]
+        # The cancellation may come from any thread: it wakes this loop through its own event.
+        woken = asyncio.Event()
+        event_loop = asyncio.get_running_loop()
+
+        def wake() -> None:
+            event_loop.call_soon_threadsafe(woken.set)
+
+        stop_watching = cancellation.add_callback(wake) if cancellation is not None else None
+        waiter = asyncio.ensure_future(woken.wait())
         try:
-            pending = set(tasks)
+            pending: set[asyncio.Future[Any]] = set(tasks)
             while pending:
                 if cancellation is not None and cancellation.cancelled:
                     return None
                 _, pending = await asyncio.wait(
-                    pending, timeout=POLL_SECONDS if cancellation is not None else None
+                    pending | {waiter}, return_when=asyncio.FIRST_COMPLETED
                 )
+                pending.discard(waiter)
             return tuple(_outcome(t) for t in tasks)
         finally:
+            if stop_watching is not None:
+                stop_watching()
+            waiter.cancel()
             running = [t for t in tasks if not t.done()]
             for task in running:
                 task.cancel()

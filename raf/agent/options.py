@@ -4,7 +4,7 @@ cancels a run. Values only, no IO."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,17 +20,26 @@ __all__ = ["Cancellation", "ChatOptions"]
 
 class Cancellation:
     """A flag a caller sets to cancel a run (RAF's shared ``cancelled`` flag): the tool loop
-    checks it between rounds and while tools run (docs/agent.md). Safe to set from any thread.
+    checks it before each model call and between a round's updates, and is woken by it while
+    tools run (docs/agent.md). Safe to set from any thread.
     """
 
-    __slots__ = ("_event",)
+    __slots__ = ("_callbacks", "_event", "_lock")
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
 
     def cancel(self) -> None:
-        """Ask the run to stop."""
-        self._event.set()
+        """Ask the run to stop (the callbacks run once, in the thread that cancels)."""
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
 
     @property
     def cancelled(self) -> bool:
@@ -40,6 +49,21 @@ class Cancellation:
     def wait(self, timeout: float | None = None) -> bool:
         """Block until cancelled or ``timeout`` seconds passed; whether it was cancelled."""
         return self._event.wait(timeout)
+
+    def add_callback(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` once when the run is cancelled (at once if it already is); returns
+        the function that removes it (what a waiter calls when it stops waiting)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return lambda: self._remove(callback)
+        callback()
+        return lambda: None
+
+    def _remove(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            if callback in self._callbacks:
+                self._callbacks.remove(callback)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -272,3 +272,22 @@ def test_a_sync_tool_in_the_async_client_runs_in_a_thread() -> None:
     out = asyncio.run(main())
     assert called(out) == [updates.ToolCalled(id="c1", result="here")]
     assert tool_thread != loop_thread
+
+
+def test_a_cancellation_calls_each_callback_once_and_at_once_when_already_cancelled() -> None:
+    """What wakes a shell waiting for tools: a callback registered before the cancellation
+    runs once when it comes (from the cancelling thread); one registered after runs at once;
+    a removed one never runs."""
+    cancellation = Cancellation()
+    calls: list[str] = []
+    cancellation.add_callback(lambda: calls.append("first"))
+    remove = cancellation.add_callback(lambda: calls.append("removed"))
+    remove()
+    other = threading.Thread(target=cancellation.cancel)
+    other.start()
+    other.join()
+    cancellation.cancel()  # a second cancel calls nothing again
+    assert calls == ["first"]
+    cancellation.add_callback(lambda: calls.append("late"))
+    assert calls == ["first", "late"]
+    assert cancellation.cancelled
