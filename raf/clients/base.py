@@ -29,11 +29,14 @@ import msgspec
 from raf import formats
 from raf.dialects.tables import finish_reason as _mapped
 from raf.shared.client_response import ClientResponse, ClientToolCall, ClientUsage
+from raf.cassettes.tool_loops import ToolLoopSpec
 
 __all__ = [
     "Adapter",
     "ClientCase",
     "ClientRaised",
+    "ToolLoopAdapter",
+    "ToolLoopCase",
     "arguments",
     "finish_reason",
     "usage",
@@ -125,6 +128,88 @@ class Adapter:
     def missing(self) -> str | None:
         """Why the library cannot be used here (not installed, fails to import), or
         ``None``."""
+        try:
+            importlib.import_module(self.module or self.distribution.replace("-", "_"))
+        except Exception as exc:  # an optional library that is absent or broken
+            return f"{self.distribution} is not installed ({type(exc).__name__}: {exc})"
+        return None
+
+
+@dataclass(frozen=True)
+class ToolLoopCase:
+    """One run of a library's own tool loop over a tool-loop recording
+    (:class:`~raf.cassettes.tool_loops.ToolLoopSpec`).
+
+    The library is given the conversation (``spec.messages``), the tools (``spec.tools``, each
+    a function of the library's own kind whose body is :meth:`tool_result`), the model
+    (``spec.model``) and the base URL, and runs its loop as its documentation shows until it
+    hands its user the final answer; the adapter maps that answer (the last round's response:
+    text, reasoning, calls, finish reason, usage as the library reports them) to a
+    :class:`~raf.shared.client_response.ClientResponse`. Every request the loop made is in
+    the server's journal under the run's name (``/r/<run>`` in ``prefix``); the matrix judges
+    them.
+
+    Attributes:
+        spec: the recording.
+        server: ``http://127.0.0.1:PORT``.
+        prefix: the run's path prefix (``/s/<dialect>/<scenario>/c/<chunking>/r/<run>``).
+        timeout: seconds the whole run may take.
+    """
+
+    spec: ToolLoopSpec
+    server: str
+    prefix: str
+    timeout: float = 30.0
+
+    @property
+    def dialect(self) -> str:
+        return self.spec.dialect
+
+    @property
+    def scenario(self) -> str:
+        return self.spec.scenario
+
+    @property
+    def base_url(self) -> str:
+        return self.server + self.prefix
+
+    @property
+    def model(self) -> str:
+        return self.spec.model
+
+    def tool_result(self, name: str, args: Any) -> tuple[str, bool]:
+        """What the tool ``name`` returns when called with ``args`` (parsed JSON, or the
+        JSON text): the recorded result's text and whether it is an error. A call the
+        recording never made gets an error text naming it (the loop goes on, and the judge
+        sees a request the recording does not have)."""
+        parsed = arguments(args) if isinstance(args, str | bytes) else args
+        found = self.spec.result_for(name, parsed)
+        if found is None:
+            return f"raf: the recording has no result for {name}({parsed!r})", True
+        return found.content, found.is_error
+
+
+@dataclass(frozen=True)
+class ToolLoopAdapter:
+    """One client library's own tool loop, as the matrix's tool-loop section runs it: like
+    :class:`Adapter`, with ``run`` taking a :class:`ToolLoopCase`. ``how`` says which of the
+    library's loops is driven and how (the documented way), in one paragraph."""
+
+    name: str
+    distribution: str
+    dialects: tuple[str, ...]
+    capabilities: tuple[str, ...]
+    how: str
+    run: Callable[[ToolLoopCase], ClientResponse]
+    module: str = ""
+
+    def version(self) -> str | None:
+        try:
+            return importlib.metadata.version(self.distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    def missing(self) -> str | None:
         try:
             importlib.import_module(self.module or self.distribution.replace("-", "_"))
         except Exception as exc:  # an optional library that is absent or broken

@@ -12,7 +12,7 @@ checks).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -54,6 +54,10 @@ Pure: no IO."""
 ErrorDocument = Callable[[int, str], object]
 """Builds the JSON document a provider of the format answers an HTTP error ``status`` with,
 around a ``message`` (the shape its clients parse). Pure: no IO."""
+
+RuleCheck = Callable[[Mapping[str, Any], Sequence[Any]], Iterable[tuple[str, str]]]
+"""A request rule's check in one format (:data:`raf.formats.request_rules.RuleCheck`):
+``(body, prior)`` → ``(field, message)`` for each place the body breaks the rule."""
 
 
 @dataclass(frozen=True)
@@ -234,6 +238,8 @@ class Format:
         read_request: the request half, reading a body (:data:`ReadRequest`).
         http: how a client calls the API (:class:`HttpApi`; ``None``: raf's chat client
             cannot call it).
+        request_rules: the checks of the request rules that apply to the format, by rule id
+            (:mod:`raf.formats.request_rules`; the code is the format's ``rules.py``).
     """
 
     name: str
@@ -256,6 +262,7 @@ class Format:
     build_request: BuildRequest | None = None
     read_request: ReadRequest | None = None
     http: HttpApi | None = None
+    request_rules: Mapping[str, RuleCheck] = field(default_factory=dict)
 
     @cached_property
     def _recorded(self) -> re.Pattern[str]:

@@ -325,6 +325,7 @@ async def _case(request: web.Request) -> web.StreamResponse:
     config.journal.update(
         journal_entry,
         case=route.case,
+        run=route.run,
         chunking=route.chunking,
         faults=[f.name for f in faults],
         interaction=number,

@@ -2,7 +2,8 @@
 
 A case is chosen by a path prefix, so that setting a client's base URL is enough::
 
-    /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>[+<fault>...]][/i/<interaction>]<provider path>
+    /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>[+<fault>...]][/i/<interaction>]
+        [/r/<run>]<provider path>
 
 The options come in any order, each at most once; the first segment that is not an option
 starts the provider path the client appends (``/v1/chat/completions``, ``/chat/completions``,
@@ -36,7 +37,7 @@ __all__ = [
 
 MAX_PATH_CHARS: Final = SERVE_MAX_PATH_CHARS
 
-_OPTIONS: Final = {"c": "chunking", "f": "fault", "i": "interaction"}
+_OPTIONS: Final = {"c": "chunking", "f": "fault", "i": "interaction", "r": "run"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,10 @@ class Route:
         chunking: the chunking named in the path (``None``: the server's default).
         faults: the faults named in the path, in order.
         interaction: the interaction named with ``/i/<n>`` (``None``: the next in order).
+        run: the conversation named with ``/r/<run>`` (``None``: none): the requests of one
+            run of a client's tool loop, with their own order of interactions (as an
+            ``x-raf-session`` header gives) and marked with it in the journal. A name by the
+            cassette rule.
         provider_path: what follows the options (``/v1/chat/completions``).
     """
 
@@ -59,6 +64,7 @@ class Route:
     interaction: int | None = None
     provider_path: str = ""
     prefix: str = field(default="", compare=False)
+    run: str | None = None
 
     @property
     def case(self) -> str:
@@ -100,6 +106,7 @@ def parse(raw_path: str) -> Route | RouteError:
     chunking: str | None = None
     faults: tuple[Fault, ...] = ()
     interaction: int | None = None
+    run: str | None = None
     seen: set[str] = set()
     rest = decoded[2:]
     consumed = 2
@@ -118,6 +125,10 @@ def parse(raw_path: str) -> Route | RouteError:
                 faults = parse_faults(value)
             except FaultError as exc:
                 return RouteError(404, str(exc))
+        elif key == "r":
+            if not is_file_name(value):
+                return RouteError(404, f"/r/ takes a run name ({NAME_RULE}), not {value!r}")
+            run = value
         elif not value.isdigit() or len(value) > 6:
             return RouteError(404, f"/i/ takes an interaction number, not {value!r}")
         else:
@@ -126,7 +137,7 @@ def parse(raw_path: str) -> Route | RouteError:
         consumed += 2
     provider_path = "/" + "/".join(rest) if rest else ""
     prefix = "/s/" + "/".join(segments[:consumed])
-    return Route(dialect, scenario, chunking, faults, interaction, provider_path, prefix)
+    return Route(dialect, scenario, chunking, faults, interaction, provider_path, prefix, run)
 
 
 def provider_path_problem(dialect: str, method: str, provider_path: str) -> str | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format, HttpApi
-from raf.formats.openai_chat import dialect, request
+from raf.formats.openai_chat import dialect, request, rules
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -32,6 +32,7 @@ FORMAT = Format(
     recorded_uri=r"/chat/completions$",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     placeholder_uri="https://recorded.invalid/v1/chat/completions",
     http=HttpApi(
         base_url="https://api.openai.com/v1",
