@@ -18,9 +18,9 @@ import importlib
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:  # pragma: no cover
-    from raf.clients.base import Adapter
+    from raf.clients.base import Adapter, ToolLoopAdapter
 
-__all__ = ["ADAPTERS", "adapter", "names"]
+__all__ = ["ADAPTERS", "TOOL_LOOP_ADAPTERS", "adapter", "names", "tool_loop_adapter"]
 
 ADAPTERS: Final[dict[str, str]] = {
     "raf": "raf.clients.raf_httpx",
@@ -38,6 +38,11 @@ ADAPTERS: Final[dict[str, str]] = {
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 
+TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {}
+"""Every tool-loop adapter (:class:`~raf.clients.base.ToolLoopAdapter`: a library's own tool
+loop), by its name in the matrix's tool-loop section, and the module that defines it as
+``TOOL_LOOP_ADAPTER``."""
+
 
 def names() -> list[str]:
     """The adapters' names, in the matrix's column order."""
@@ -50,4 +55,15 @@ def adapter(name: str) -> Adapter:
         raise KeyError(f"unknown client {name!r}; use one of {', '.join(ADAPTERS)}")
     module = importlib.import_module(ADAPTERS[name])
     found: Adapter = module.ADAPTER
+    return found
+
+
+def tool_loop_adapter(name: str) -> ToolLoopAdapter:
+    """The tool-loop adapter called ``name``; ``KeyError`` (listing the names) for an unknown
+    one."""
+    if name not in TOOL_LOOP_ADAPTERS:
+        known = ", ".join(TOOL_LOOP_ADAPTERS)
+        raise KeyError(f"unknown tool-loop client {name!r}; use one of {known}")
+    module = importlib.import_module(TOOL_LOOP_ADAPTERS[name])
+    found: ToolLoopAdapter = module.TOOL_LOOP_ADAPTER
     return found

@@ -27,9 +27,9 @@ from typing import Any
 import msgspec
 
 from raf import formats
+from raf.cassettes.tool_loops import ToolLoopSpec
 from raf.dialects.tables import finish_reason as _mapped
 from raf.shared.client_response import ClientResponse, ClientToolCall, ClientUsage
-from raf.cassettes.tool_loops import ToolLoopSpec
 
 __all__ = [
     "Adapter",
