@@ -65,6 +65,14 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _same(signature: Any) -> Any:
+    """A signature as bytes go: the same in base64 and in base64url (a client's SDK may
+    decode the bytes and encode them the other way), padding aside."""
+    if not isinstance(signature, str):
+        return signature
+    return signature.replace("-", "+").replace("_", "/").rstrip("=")
+
+
 def _name(call: Mapping[str, Any]) -> str:
     return _text(call.get("name")) or "?"
 
@@ -181,7 +189,7 @@ def call_signature_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
         for (k, call), (j, _) in zip(mine, theirs, strict=False):
             want = _text(streamed_parts[j].get(_SIGNATURE))
             got = parts[k].get(_SIGNATURE) if isinstance(parts[k], dict) else None
-            if want is not None and got != want:
+            if want is not None and _same(got) != _same(want):
                 yield (
                     f"contents[{at}].parts[{k}].{_SIGNATURE}",
                     f"the call of {_name(call)} was streamed with a thoughtSignature; send it "
@@ -198,28 +206,19 @@ def call_signature_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
 
 def text_signature_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``gemini.text_signature_kept``: a ``thoughtSignature`` streamed on a text (or thought)
-    part is sent back on a text part of that turn, unchanged."""
+    part is sent back with that turn, unchanged (Gemini accepts it on a neighbouring part of
+    the turn, as clients that merge parts put it)."""
     for at, content, streamed in _pairs(body, prior):
-        sent = {
-            _text(s)
-            for _, s in _signed(_parts(content))
-            if isinstance(s, str)
-        }
-        sent_on_text = {
-            _text(p.get(_SIGNATURE))
-            for p in _parts(content)
-            if isinstance(p, dict) and "text" in p
-        }
+        sent = {_same(s) for _, s in _signed(_parts(content)) if isinstance(s, str)}
         for j, part in enumerate(_parts(streamed)):
             signature = _text(part.get(_SIGNATURE)) if isinstance(part, dict) else None
             if signature is None or "text" not in part:
                 continue
-            if signature not in sent_on_text:
-                where = "is on another part" if signature in sent else "is missing"
+            if _same(signature) not in sent:
                 yield (
                     f"contents[{at}].parts",
-                    f"the signature streamed on text part {j} of this turn {where}; keep it on "
-                    "its text part (an empty one included)",
+                    f"the signature streamed on text part {j} of this turn is missing; send it "
+                    "back on its text part (an empty one included)",
                 )
 
 

@@ -18,6 +18,7 @@ MISTRAL_MODELS: Final = re.compile(
 """The model names of Mistral's models (a router's ``mistralai/...`` included)."""
 
 _MISTRAL_ID: Final = re.compile(r"[a-zA-Z0-9]{9}")
+_DEEPSEEK: Final = re.compile(r"(?i)deepseek")
 
 Found = Iterator[tuple[str, str]]
 
@@ -137,7 +138,11 @@ def arguments_json_string(body: Mapping[str, Any], prior: Sequence[Any]) -> Foun
 
 def reasoning_content_sent_back(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``chat.reasoning_content_sent_back``: the ``reasoning_content`` streamed with a turn
-    that called tools is sent back with that assistant message (DeepSeek's thinking mode)."""
+    that called tools is sent back with that assistant message (DeepSeek's thinking mode: the
+    rule applies to DeepSeek's models)."""
+    model = body.get("model")
+    if not isinstance(model, str) or _DEEPSEEK.search(model) is None:
+        return
     reasoned: dict[str, Any] = {}
     for turn in _turns(prior):
         if isinstance(turn.get("reasoning_content"), str) and turn["reasoning_content"]:
