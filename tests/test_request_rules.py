@@ -119,7 +119,8 @@ def test_rule_ids_are_unique_and_in_their_family() -> None:
 
 @pytest.mark.parametrize("found", rules(), ids=lambda r: r.id)
 def test_a_rule_is_whole(found: RequestRule) -> None:
-    assert found.statement and found.why
+    assert found.statement
+    assert found.why
     assert found.formats
     assert found.severity in SEVERITIES
     assert found.docs or found.bugs
@@ -130,12 +131,14 @@ def test_a_rule_is_whole(found: RequestRule) -> None:
     for dialect in found.formats:
         assert dialect in DIALECTS
         assert found.id in formats.get(dialect).request_rules, (found.id, dialect)
-        assert dialect in found.breaks and dialect in found.keeps, (found.id, dialect)
+        assert dialect in found.breaks, (found.id, dialect)
+        assert dialect in found.keeps, (found.id, dialect)
     assert set(found.breaks) == set(found.formats) == set(found.keeps)
     if found.severity == "rejected":
         assert found.error is not None, found.id
         assert 400 <= found.error.status < 500
-        assert found.error.message and found.error.mirrors
+        assert found.error.message
+        assert found.error.mirrors
     else:
         assert found.error is None, found.id
 
@@ -155,17 +158,51 @@ def test_the_severities_of_altered_and_invalid_thinking_differ() -> None:
 
 # ------------------------------------------------------------------- never raising on JSON
 
-KEYS = (
-    "messages contents input role content parts tool_calls tool_call_id id call_id type name "
-    "arguments function functionCall functionResponse thoughtSignature thinking signature data "
-    "tool_use_id previous_response_id store encrypted_content reasoning_content model text "
-    "thought args response output"
-).split()
+KEYS = [
+    "messages",
+    "contents",
+    "input",
+    "role",
+    "content",
+    "parts",
+    "tool_calls",
+    "tool_call_id",
+    "id",
+    "call_id",
+    "type",
+    "name",
+    "arguments",
+    "function",
+    "functionCall",
+    "functionResponse",
+    "thoughtSignature",
+    "thinking",
+    "signature",
+    "data",
+    "tool_use_id",
+    "previous_response_id",
+    "store",
+    "encrypted_content",
+    "reasoning_content",
+    "model",
+    "text",
+    "thought",
+    "args",
+    "response",
+    "output",
+]
 ROLES = ("user", "assistant", "tool", "model", "system")
-KINDS = (
-    "tool_use tool_result thinking redacted_thinking text function_call "
-    "function_call_output reasoning message"
-).split()
+KINDS = [
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "text",
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "message",
+]
 
 scalars = (
     st.none()
@@ -177,8 +214,10 @@ scalars = (
 )
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=6)
+    ),
     max_leaves=40,
 )
 priors = st.lists(
@@ -194,7 +233,8 @@ priors = st.lists(
 def _checked(dialect: str, body: Any, prior: Any) -> list[Broken]:
     out = check_rules(dialect, body, prior)
     for broken in out:
-        assert isinstance(broken.field, str) and isinstance(broken.message, str)
+        assert isinstance(broken.field, str)
+        assert isinstance(broken.message, str)
     return out
 
 
@@ -235,7 +275,9 @@ def _mutate(value: Any, data: st.DataObject) -> Any:
 
 def _mutated_prior(prior: Prior, data: st.DataObject) -> Prior:
     turn = _mutate(list(prior.turn), data)
-    return Prior(turn=tuple(turn) if isinstance(turn, list) else (turn,), response_id=prior.response_id)
+    return Prior(
+        turn=tuple(turn) if isinstance(turn, list) else (turn,), response_id=prior.response_id
+    )
 
 
 @settings(max_examples=300, deadline=None)
