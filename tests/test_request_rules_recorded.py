@@ -108,3 +108,117 @@ def test_no_rule_fires_on_a_recorded_follow_up_of_the_shared_corpus() -> None:
     print(f"corpus follow-ups judged: {dict(judged)}; rules fired: {len(fired)}")
     assert sum(judged.values()) > 0
     assert fired == []
+
+
+# ------------------------------------------------- the recorded follow-ups, broken on purpose
+
+
+def _follow_up(dialect: str, name: str) -> tuple[dict[str, Any], list[Prior]]:
+    """The recorded follow-up of ``cassettes/<dialect>/<name>.yaml`` and its earlier round,
+    read from the recorded stream as ``raf serve`` reads it."""
+    cassette = import_file(REPO / "cassettes" / dialect / f"{name}.yaml")
+    first, second = cassette.interactions[0], cassette.interactions[1]
+    body = json.loads(second.request.body or b"")
+    return body, [prior_of(dialect, respond([first.response.body], dialect))]
+
+
+def _blocks(body: dict[str, Any]) -> list[Any]:
+    content: list[Any] = body["messages"][1]["content"]
+    return content
+
+
+def _no_redacted(body: dict[str, Any]) -> None:
+    body["messages"][1]["content"] = [b for b in _blocks(body) if b["type"] != "redacted_thinking"]
+
+
+def _blank_signature(body: dict[str, Any]) -> None:
+    _blocks(body)[0]["signature"] = ""
+
+
+def _altered_thinking(body: dict[str, Any]) -> None:
+    _blocks(body)[0]["thinking"] += " (edited)"
+
+
+def _signature_moved(body: dict[str, Any]) -> None:
+    parts = body["contents"][1]["parts"]
+    parts[2]["thoughtSignature"] = parts[1].pop("thoughtSignature")
+
+
+def _reasoning_dropped(body: dict[str, Any]) -> None:
+    body["input"] = [i for i in body["input"] if i.get("type") != "reasoning"]
+
+
+def _encrypted_dropped(body: dict[str, Any]) -> None:
+    for item in body["input"]:
+        item.pop("encrypted_content", None)
+
+
+def _encrypted_cut(body: dict[str, Any]) -> None:
+    for item in body["input"]:
+        if "encrypted_content" in item:
+            item["encrypted_content"] = item["encrypted_content"][:-8]
+
+
+def _reasoning_content_dropped(body: dict[str, Any]) -> None:
+    del body["messages"][1]["reasoning_content"]
+
+
+BROKEN_ON_PURPOSE = [
+    ("anthropic_messages", "thinking_tool_use_follow_up", _no_redacted, "anthropic.thinking_kept"),
+    (
+        "anthropic_messages",
+        "thinking_tool_use_follow_up",
+        _blank_signature,
+        "anthropic.thinking_signed",
+    ),
+    (
+        "anthropic_messages",
+        "thinking_tool_use_follow_up",
+        _altered_thinking,
+        "anthropic.thinking_unchanged",
+    ),
+    (
+        "gemini",
+        "parallel_calls_thought_signature_follow_up",
+        _signature_moved,
+        "gemini.call_signature_kept",
+    ),
+    (
+        "openai_responses",
+        "reasoning_function_call_follow_up",
+        _reasoning_dropped,
+        "responses.item_with_its_reasoning",
+    ),
+    (
+        "openai_responses",
+        "reasoning_function_call_follow_up",
+        _encrypted_dropped,
+        "responses.encrypted_reasoning_when_not_stored",
+    ),
+    (
+        "openai_responses",
+        "reasoning_function_call_follow_up",
+        _encrypted_cut,
+        "responses.encrypted_content_unchanged",
+    ),
+    (
+        "openai_chat",
+        "deepseek_reasoning_tool_call_follow_up",
+        _reasoning_content_dropped,
+        "chat.reasoning_content_sent_back",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "name", "breaking", "rule_id"),
+    BROKEN_ON_PURPOSE,
+    ids=[f"{case[1]}:{case[3]}" for case in BROKEN_ON_PURPOSE],
+)
+def test_a_recorded_follow_up_broken_as_a_reported_bug_breaks_the_rule(
+    dialect: str, name: str, breaking: Any, rule_id: str
+) -> None:
+    body, prior = _follow_up(dialect, name)
+    assert check_rules(dialect, body, prior) == []
+    breaking(body)
+    assert rule_id in {b.rule for b in check_rules(dialect, body, prior)}
