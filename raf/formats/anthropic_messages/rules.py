@@ -187,9 +187,10 @@ def thinking_first(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     if mode == "adaptive" and not thought:
         return  # adaptive thinking may skip it: nothing to send back
     if not content or _kind(content[0]) not in _THINKING:
+        found = _text(_kind(content[0])) if content else "no block"
         yield (
             f"messages[{at}].content[0]",
-            f"found {_kind(content[0]) if content else 'no block'} where the turn that called "
+            f"found {found} where the turn that called "
             f"{', '.join(i for _, i in _uses(message))} must start with its thinking block",
         )
 
