@@ -5,6 +5,7 @@ docs/requests.md's table is the catalogue's."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from raf import formats
 from raf.formats.request_rules import (
+    MESSAGE_LISTS,
     SEVERITIES,
     Broken,
     Prior,
@@ -25,6 +27,8 @@ from raf.formats.request_rules import (
     rules_for,
     rules_table,
 )
+from raf.model.messages import MessageRole
+from raf.model.request import Conversation
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "requests.md"
 BUG = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+#[1-9][0-9]*")
@@ -322,3 +326,31 @@ def test_the_table_links_each_rules_bugs_and_docs() -> None:
             assert f"https://github.com/{repo}/issues/{number}" in table
         if found.error is not None:
             assert f"{found.error.status}: " in table
+
+
+# ------------------------------------------------------------ raf's own builder keeps them
+
+BUILT = ("openai_chat", "ollama_chat", "anthropic_messages", "gemini")
+"""The formats whose generated conversations are tool loops a provider accepts (the
+strategies of ``openai_responses`` also draw reasoning items that end a turn and repeated
+item ids, which the Responses API refuses: the rules rightly fire on those)."""
+
+
+@pytest.mark.parametrize("dialect", BUILT)
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_a_follow_up_raf_builds_breaks_no_rule(dialect: str, data: st.DataObject) -> None:
+    fmt = formats.get(dialect)
+    assert fmt.build_request is not None
+    strategies = importlib.import_module(f"raf.formats.{dialect}.request_strategies")
+    conversation = data.draw(strategies.requests())
+    body = fmt.build_request(conversation)
+    # drawn independently of the turns' reasoning: a turn without thinking under
+    # thinking "enabled" is refused (anthropic.thinking_first), rightly
+    body.pop("thinking", None)
+    prior = [
+        Prior(turn=tuple(fmt.build_request(Conversation(messages=(m,)))[MESSAGE_LISTS[dialect]]))
+        for m in conversation.messages
+        if m.role is MessageRole.ASSISTANT
+    ]
+    assert check_rules(dialect, body, prior) == []
