@@ -47,6 +47,7 @@ BROKEN_AT: dict[str, str] = {
     "chat.ollama_arguments_object": "messages[1].tool_calls[0].function.arguments",
     "anthropic.tool_use_answered": "messages[1].content[1]",
     "anthropic.tool_result_answers_previous": "messages[2].content[1].tool_use_id",
+    "anthropic.tool_use_id_form": "messages[1].content[0].id",
     "anthropic.tool_results_first": "messages[2].content[0]",
     "anthropic.tool_result_once": "messages[2].content[1]",
     "anthropic.thinking_first": "messages[1].content[0]",

@@ -7,6 +7,7 @@ tools, the assistant message of the body that sends it back: the one holding its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -16,6 +17,7 @@ __all__ = ["CHECKS"]
 
 Found = Iterator[tuple[str, str]]
 _THINKING: Final = ("thinking", "redacted_thinking")
+_ID_FORM: Final = re.compile(r"[a-zA-Z0-9_-]+")
 
 
 def _messages(body: Mapping[str, Any]) -> list[Any]:
@@ -112,6 +114,18 @@ def tool_use_answered(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
                 yield (
                     f"messages[{at}].content[{k}]",
                     f"tool_use {use_id} has no tool_result in the next message",
+                )
+
+
+def tool_use_id_form(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
+    """``anthropic.tool_use_id_form``: a ``tool_use`` id is made of ``[a-zA-Z0-9_-]``."""
+    for at, message in enumerate(_messages(body)):
+        for k, use_id in _uses(message):
+            if _ID_FORM.fullmatch(use_id) is None:
+                yield (
+                    f"messages[{at}].content[{k}].id",
+                    f"tool_use id {use_id} has characters outside [a-zA-Z0-9_-]; map ids of "
+                    "another provider to that form (the same way in the tool_result)",
                 )
 
 
@@ -301,6 +315,7 @@ def omitted_thinking_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Foun
 CHECKS: Final[Mapping[str, RuleCheck]] = {
     "anthropic.tool_use_answered": tool_use_answered,
     "anthropic.tool_result_answers_previous": tool_result_answers_previous,
+    "anthropic.tool_use_id_form": tool_use_id_form,
     "anthropic.tool_results_first": tool_results_first,
     "anthropic.tool_result_once": tool_result_once,
     "anthropic.thinking_first": thinking_first,
