@@ -278,18 +278,23 @@ def thinking_unchanged(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
 
 
 def _missing(message: Any, thinking: list[dict[str, Any]], empty: bool) -> list[str]:
-    """The streamed thinking blocks (the empty signed ones, or the others) the message lacks."""
+    """The streamed thinking blocks (the empty signed ones, or the others) the message lacks:
+    a block sent with its signature or its text is there (a broken signature or an edited
+    text is another rule's)."""
     sent = [b for b in _blocks(message) if _kind(b) in _THINKING]
-    signatures = {_text(b.get("signature")) for b in sent}
-    data = {_text(b.get("data")) for b in sent}
+    signatures = {_text(b.get("signature")) for b in sent} - {None}
+    texts = {_text(b.get("thinking")) for b in sent if _kind(b) == "thinking"} - {None}
+    data = {_text(b.get("data")) for b in sent} - {None}
     out: list[str] = []
     for block in thinking:
         if _kind(block) == "redacted_thinking":
             if not empty and _text(block.get("data")) not in data:
                 out.append("a redacted_thinking block")
-        elif (block.get("thinking") == "") == empty and _text(
-            block.get("signature")
-        ) not in signatures:
+            continue
+        text = _text(block.get("thinking"))
+        if (text == "") != empty:
+            continue
+        if _text(block.get("signature")) not in signatures and text not in texts:
             out.append("an empty signed thinking block" if empty else "a thinking block")
     return out
 
