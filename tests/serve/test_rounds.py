@@ -5,7 +5,10 @@ reads them."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -332,3 +335,20 @@ def test_no_request_body_makes_the_matcher_or_the_rules_raise(
 
 
 _ROUNDS: dict[str, Rounds] = {d: rounds_of(d, _loop(d)) for d in FORMATS}
+
+
+# The docs
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "serve.md"
+
+
+def test_the_docs_show_each_format_s_error_document_and_every_mode_and_match() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    for name in formats.names():
+        document = json.dumps(formats.get(name).error_document(400, "MESSAGE"))
+        assert f"| `{name}` | `{document}` |" in text, name
+    modes = text.split("| mode | a request that breaks a rule |", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(r"^\| `(\w+)`", modes, flags=re.MULTILINE) == list(verdicts.MODES)
+    matches = text.split("| the request | gets | `matched` |", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"\| `(\w+)` \|$", matches, flags=re.MULTILINE)
+    assert sorted(set(listed)) == sorted(rounds_module.MATCHED)
