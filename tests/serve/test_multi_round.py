@@ -225,6 +225,26 @@ def test_each_format_refuses_in_the_document_its_clients_parse(
     assert message == "the provider's own words"
 
 
+SECRET = "sk-proj-" + "Q1" * 20
+
+
+def test_the_rules_a_journal_entry_and_the_header_list_are_scrubbed(
+    server: ReplayServer, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def quoting(dialect: str, body: Mapping[str, Any], prior: Sequence[Prior] = ()) -> list[Broken]:
+        return [Broken("fake.rule", f"messages.{SECRET}", f"the key {SECRET} is not answered")]
+
+    monkeypatch.setattr(verdicts, "check_rules", quoting)
+    mark = server.journal.count
+    response = httpx.post(url, content=_sent(0))
+    assert response.status_code == 200  # not a rule the catalogue has: nothing refused
+    assert SECRET not in response.headers["x-raf-rules"]
+    assert response.headers["x-raf-rules"].startswith("fake.rule messages.")
+    (entry,) = server.journal.since(mark)
+    assert SECRET not in json.dumps(entry)
+    assert entry["rules"][0]["message"].startswith("the key ")
+
+
 def test_a_check_that_raises_is_logged_and_journaled_and_the_request_answered(
     server: ReplayServer, url: str, monkeypatch: pytest.MonkeyPatch, capfd: Any
 ) -> None:
