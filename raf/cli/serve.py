@@ -35,7 +35,8 @@ def add_parser(sub: Any) -> None:
         "serve",
         help="replay cassettes over HTTP on 127.0.0.1, with chunkings, timing and faults",
         description="Serve every cassette of the folders (the bundled ones by default) over "
-        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>], followed "
+        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>][/r/<run>], "
+        "followed "
         "by the path a client appends (/v1/chat/completions, /v1/messages, ...): set a "
         "client's base URL to a case and it gets the recorded stream, cut as asked, with the "
         "faults asked; a tool loop's follow-up gets the round after the calls it answers. "
@@ -88,9 +89,11 @@ def add_parser(sub: Any) -> None:
         "--rules",
         choices=MODES,
         default=DEFAULT_MODE,
-        help="a request that breaks a request rule (docs/requests.md) the provider refuses: "
-        "reject answers the provider's error (the default), report answers the recorded "
-        "response and lists the rules in the journal, off checks nothing",
+        metavar="MODE",
+        help="what a request that breaks a request rule (docs/requests.md) gets: reject (the "
+        "default) answers the provider's error when the provider refuses the rule, report "
+        "answers the recorded response, both listing the rules in the journal; off checks "
+        "nothing",
     )
     serve.add_argument(
         "--max-streams",
