@@ -287,12 +287,14 @@ class ReplayServer:
         chunking: str | None = None,
         faults: Sequence[str] = (),
         interaction: int | None = None,
+        run: str | None = None,
     ) -> str:
-        """The base URL of a case (a client appends its provider path)."""
+        """The base URL of a case (a client appends its provider path); ``run`` names one
+        run of a tool loop (``/r/<run>``: an order of its own, ``run`` in the journal)."""
         path = case_path(
             dialect, scenario, chunking=chunking, faults=list(faults), interaction=interaction
         )
-        return self.url + path
+        return self.url + path + (f"/r/{run}" if run is not None else "")
 
     def start(self) -> str:
         """Start listening and serving; return :attr:`url`. ``OSError`` if the address

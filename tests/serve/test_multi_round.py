@@ -103,7 +103,8 @@ def test_two_runs_interleaved_on_one_prefix_without_a_session_each_get_their_rou
     assert _answers(server, url, [0, 0, 1, 1, 2, 2, 3, 3]) == [0, 0, 1, 1, 2, 2, 3, 3]
     # And each under a run of its own (/r/<run>), the journal marking which is which.
     mark = server.journal.count
-    runs = {run: server.url + f"/s/openai_chat/two_tools/r/{run}/v1{CHAT}" for run in ("a", "b")}
+    runs = {run: server.case_url("openai_chat", "two_tools", run=run) + CHAT for run in "ab"}
+    assert runs["a"] == server.url + "/s/openai_chat/two_tools/r/a" + CHAT
     for run, n in [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 2), ("b", 2)]:
         assert _answers(server, runs[run], [n]) == [n]
     assert [(e["run"], e["interaction"]) for e in server.journal.since(mark)] == [
