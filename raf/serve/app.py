@@ -52,7 +52,7 @@ from raf.serve.request_check import check_request, read_body
 from raf.serve.rounds import Answer, Match, Rounds, RoundsCache, answer_of, match
 from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
 from raf.serve.shared_chunks import SharedChunks
-from raf.serve.verdicts import DEFAULT_MODE, HEADER, Mode, Verdict, header_value, judge
+from raf.serve.verdicts import DEFAULT_MODE, HEADER, MODES, Mode, Verdict, header_value, judge
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -117,6 +117,8 @@ class ServeConfig:
     peak: int = 0
 
     def __post_init__(self) -> None:
+        if self.rules not in MODES:
+            raise ValueError(f"rules takes one of {', '.join(MODES)}, not {self.rules!r}")
         self.catalog = Catalog(self.folders)
 
 

@@ -142,6 +142,17 @@ def test_every_format_s_follow_ups_are_matched_by_what_they_answer(
         (3, by),
         (1, by),
     ]
+    # Two runs interleaved on one prefix, without a session: A0 B0 A1 B1 B2 A2 A3 B3.
+    httpx.post(server.url + "/_raf/reset")
+    mark = server.journal.count
+    for n in (0, 0, 1, 1, 2, 2, 3, 3):
+        recorded = cassette.interactions[n].request
+        assert isinstance(recorded.body, str)
+        parts = urlsplit(recorded.uri)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        response = httpx.post(server.case_url(dialect, "two_tools") + path, content=recorded.body)
+        assert response.content == cassette.interactions[n].response.content()
+    assert [e["interaction"] for e in server.journal.since(mark)] == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
 def test_a_follow_up_that_leaves_a_call_unanswered_gets_openai_s_400(
