@@ -16,7 +16,9 @@ a journal page asked with a bad number, 404 for unknown paths, scenarios and int
 (and for path traversal), 405 with ``Allow`` for a method the path does not take, 413 for a
 body over the limit, 500 for a cassette that cannot be replayed (unreadable, or a body whose
 ``content-encoding`` does not decode), 503 when the server is at its limit of concurrent
-streams or of open connections.
+streams or of open connections. A request that breaks a request rule the provider refuses
+gets the provider's own error instead (raf.serve.verdicts: the rule's status and the format's
+error document, with ``x-raf-rules``), before any fault of its path.
 """
 
 from __future__ import annotations
