@@ -23,6 +23,7 @@ from raf.limits import (
     SERVE_MAX_STREAMS,
 )
 from raf.serve.faults import FAULTS
+from raf.serve.verdicts import DEFAULT_MODE, MODES
 from raf.shared.bundled import bundled
 
 __all__ = ["add_parser", "run"]
@@ -34,11 +35,13 @@ def add_parser(sub: Any) -> None:
         "serve",
         help="replay cassettes over HTTP on 127.0.0.1, with chunkings, timing and faults",
         description="Serve every cassette of the folders (the bundled ones by default) over "
-        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>], followed "
+        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>][/r/<run>], "
+        "followed "
         "by the path a client appends (/v1/chat/completions, /v1/messages, ...): set a "
         "client's base URL to a case and it gets the recorded stream, cut as asked, with the "
-        "faults asked. GET /_raf/journal lists the requests received (scrubbed), each "
-        "checked against the recorded request. docs/serve.md has the URL scheme and faults.",
+        "faults asked; a tool loop's follow-up gets the round after the calls it answers. "
+        "GET /_raf/journal lists the requests received (scrubbed), each checked against the "
+        "recorded request and the request rules. docs/serve.md has the URL scheme and faults.",
         epilog="examples:\n"
         "  raf serve --port 0\n"
         "  raf serve --cassettes my_cassettes --journal requests.jsonl\n"
@@ -81,6 +84,16 @@ def add_parser(sub: Any) -> None:
         type=Path,
         metavar="FILE",
         help="also append every request to FILE (JSON lines)",
+    )
+    serve.add_argument(
+        "--rules",
+        choices=MODES,
+        default=DEFAULT_MODE,
+        metavar="MODE",
+        help="what a request that breaks a request rule (docs/requests.md) gets: reject (the "
+        "default) answers the provider's error when the provider refuses the rule, report "
+        "answers the recorded response, both listing the rules in the journal; off checks "
+        "nothing",
     )
     serve.add_argument(
         "--max-streams",
@@ -196,6 +209,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         header_timeout=args.header_timeout,
         body_timeout=args.body_timeout,
         journal=journal,
+        rules=args.rules,
     )
     try:
         sock = bind(args.host, args.port)

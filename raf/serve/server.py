@@ -35,6 +35,7 @@ from raf.cassettes.scrub import scrub_text
 from raf.serve.app import ServeConfig, make_app
 from raf.serve.connections import Connections, waiting_for
 from raf.serve.journal import Journal
+from raf.serve.verdicts import DEFAULT_MODE, Mode
 from raf.shared.case_paths import case_path
 
 __all__ = ["DEFAULT_HOST", "ReplayServer", "bind", "serve_forever"]
@@ -217,6 +218,9 @@ class ReplayServer:
         speed, chunking, max_body, max_streams, max_connections, header_timeout,
             body_timeout: as for ``raf serve`` (:class:`raf.serve.app.ServeConfig`).
         journal_file: also append every journal entry to this file.
+        rules: what a request that breaks a request rule gets: ``reject`` (the default:
+            the provider's error for a rule it refuses), ``report`` (the recorded answer, the
+            rules in the journal) or ``off`` (not checked); :mod:`raf.serve.verdicts`.
     """
 
     def __init__(
@@ -233,6 +237,7 @@ class ReplayServer:
         header_timeout: float | None = None,
         body_timeout: float | None = None,
         journal_file: Path | None = None,
+        rules: Mode = DEFAULT_MODE,
     ) -> None:
         if folders is None:
             from raf.shared.bundled import bundled  # noqa: PLC0415
@@ -242,6 +247,7 @@ class ReplayServer:
             folders=list(folders),
             speed=speed,
             chunking=chunking,
+            rules=rules,
             journal=Journal(file=journal_file),
         )
         if max_body is not None:
@@ -279,12 +285,14 @@ class ReplayServer:
         chunking: str | None = None,
         faults: Sequence[str] = (),
         interaction: int | None = None,
+        run: str | None = None,
     ) -> str:
-        """The base URL of a case (a client appends its provider path)."""
+        """The base URL of a case (a client appends its provider path); ``run`` names one
+        run of a tool loop (``/r/<run>``: an order of its own, ``run`` in the journal)."""
         path = case_path(
             dialect, scenario, chunking=chunking, faults=list(faults), interaction=interaction
         )
-        return self.url + path
+        return self.url + path + (f"/r/{run}" if run is not None else "")
 
     def start(self) -> str:
         """Start listening and serving; return :attr:`url`. ``OSError`` if the address
