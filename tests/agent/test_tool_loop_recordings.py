@@ -21,6 +21,9 @@ from raf.agent.tools import ToolResult
 from raf.cassettes import load
 from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.scrub import scrub_cassette
+from raf.cassettes.tool_loops import recorded_responses
+from raf.formats.request_rules import check_rules, prior_of
+from raf.serve.request_check import check_request
 from raf.shared.bundled import bundled
 from raf.testing.agent_replay import Scenario, load_scenarios, scenarios_table
 from tests.agent import recorded_turns as rt
@@ -499,3 +502,60 @@ def test_docs_agent_md_lists_every_other_recording() -> None:
     text = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
     rows = re.findall(r"^  \| `(\w+)` \| `(\w+)` \|", text, flags=re.MULTILINE)
     assert sorted(f"{f}/{name}" for f, name in rows) == sorted(SHAPES)
+
+
+# -- the request rules on the recorded requests ------------------------------------------------
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=_name)
+def test_no_request_rule_fires_on_a_recorded_request(path: Path) -> None:
+    """The recorded requests are what a correct client sends: none breaks a rule of the
+    catalogue (raf/formats/request_rules.yaml), each read after the rounds streamed before it."""
+    dialect = path.parent.name
+    responses = recorded_responses(dialect, load(path))
+    for n, body in enumerate(_bodies(path)):
+        prior = [prior_of(dialect, response) for response in responses[:n]]
+        assert check_rules(dialect, body, prior) == [], f"request {n}"
+
+
+ANSWER_KEYS = {
+    "openai_chat": "tool_call_id",
+    "anthropic_messages": "tool_use_id",
+    "openai_responses": "call_id",
+}
+"""Where a tool result names the call it answers, in the formats whose calls have ids."""
+WRONG_ID_RULES = {"openai_chat": "chat.tool_calls_answered"}
+"""The rule a follow-up that answers another id than its call's breaks, per format."""
+WITH_IDS = [p for p in RECORDINGS if p.parent.name in ANSWER_KEYS]
+
+
+def _first_answer(dialect: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The first tool result of a follow-up (the object holding the id it answers)."""
+    if dialect == "anthropic_messages":
+        block = body["messages"][-1]["content"][0]
+        assert isinstance(block, dict)
+        return block
+    items = rt.conversation(dialect, body)
+    return next(
+        i for i in items if i.get("role") == "tool" or i.get("type") == "function_call_output"
+    )
+
+
+@pytest.mark.parametrize("path", WITH_IDS, ids=_name)
+def test_an_answer_for_the_wrong_id_is_told_apart(path: Path) -> None:
+    """The negative case: the first follow-up with its first result answering an id of the
+    same form that no call has is not the recorded request (the replay server's request check
+    names the field), and breaks the format's rule where the catalogue has it."""
+    dialect = path.parent.name
+    cassette = load(path)
+    body = _bodies(path)[1]
+    answer = _first_answer(dialect, body)
+    key = ANSWER_KEYS[dialect]
+    right = answer[key]
+    answer[key] = right[:-4] + ("Zz99" if not right.endswith("Zz99") else "Yy88")
+    check = check_request(dialect, cassette.interactions[1].request.body, json.dumps(body).encode())
+    assert not check.ok
+    assert any(key in line for line in check.mismatches)
+    if dialect in WRONG_ID_RULES:
+        prior = [prior_of(dialect, recorded_responses(dialect, cassette)[0])]
+        assert WRONG_ID_RULES[dialect] in {b.rule for b in check_rules(dialect, body, prior)}
