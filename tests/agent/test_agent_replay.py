@@ -7,17 +7,25 @@ one with raf's request check (the server's journal)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from raf.model import contents
 from raf.model.blocks import ToolCall as ToolCallBlock
 from raf.model.blocks import ToolResult as ToolResultBlock
 from raf.model.messages import MessageRole
 from raf.model.usage import Usage
-from raf.testing.agent_replay import RunReport, Scenario, load_scenarios, replay
+from raf.testing.agent_replay import (
+    RunReport,
+    Scenario,
+    ScenarioError,
+    load_scenarios,
+    replay,
+)
 
 SCENARIOS = load_scenarios()
 
@@ -178,3 +186,38 @@ def _check_tools_ran(
             if jsonschema.Draft202012Validator(dict(tool.parameters)).is_valid(call.arguments):
                 want[call.name].append(call.arguments)
     assert report.invocations == want
+
+
+def test_a_scenario_sets_only_the_client_settings_it_may(tmp_path: Path) -> None:
+    """``client`` in a scenario's agent takes only CLIENT_SETTINGS; any other key is a
+    ScenarioError naming it, not a TypeError from the client."""
+    case = "openai_chat/tool_loop_follow_up_request"
+    agent = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "model": "m",
+        "tools": [],
+        "client": {"base_url": "http://elsewhere"},
+    }
+    path = tmp_path / "scenarios.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "agents": {case: agent},
+                "scenarios": [{"name": "x", "recording": "cassettes", "case": case, "runs": []}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    with pytest.raises(ScenarioError, match="base_url"):
+        load_scenarios(path)
+    agent["client"] = {"stream_usage": False}
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "agents": {case: agent},
+                "scenarios": [{"name": "x", "recording": "cassettes", "case": case, "runs": []}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert load_scenarios(path)["x"].agent.client == {"stream_usage": False}

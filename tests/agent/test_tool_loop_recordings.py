@@ -256,6 +256,11 @@ def _deepseek_three_rounds(path: Path, turns: Turns, bodies: Bodies) -> None:
 def _mistral_ids(path: Path, turns: Turns, bodies: Bodies) -> None:
     _parallel(path, turns, bodies)
     assert all(re.fullmatch(r"[a-zA-Z0-9]{9}", str(c.id)) for c in turns[0].calls)
+    # Mistral refuses stream_options (422 extra_forbidden): the run's client asks for none
+    assert all("stream_options" not in body for body in bodies)
+    run = load(path).info.run  # type: ignore[union-attr]
+    assert run is not None
+    assert run["client"] == {"stream_usage": False}
 
 
 SHAPES: dict[str, Callable[[Path, Turns, Bodies], None]] = {
