@@ -263,7 +263,11 @@ def _read_part(part: Any) -> Block:
             and isinstance(answer["response"], dict)
         ):
             return blocks.ToolResult(
-                call_id=answer.get("id", ""), content=answer["response"], name=answer["name"]
+                call_id=answer.get("id", ""),
+                content=answer["response"],
+                name=answer["name"],
+                # What the builder writes for an error, and Gemini's documented form of one.
+                is_error=answer["response"].keys() == {"error"},
             )
     image = _read_image(part) if signature is None else None
     return image if image is not None else blocks.Raw(value=part)
