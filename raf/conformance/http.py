@@ -27,6 +27,7 @@ __all__ = [
     "http_request",
     "recorded_call",
     "request_problems",
+    "run_entries",
 ]
 
 TRANSPORTS: Final = ("chunks", "http")
@@ -66,12 +67,16 @@ def recorded_call(case: Case) -> tuple[str, str, Any]:
     return recorded.method or "POST", path, _json(recorded.body)
 
 
-def http_request(case: Case, server_url: str) -> HttpRequest:
-    """The request ``case`` asks the client to make on the server at ``server_url``."""
+def http_request(case: Case, server_url: str, run: str | None = None) -> HttpRequest:
+    """The request ``case`` asks the client to make on the server at ``server_url``; with
+    ``run``, on the base URL of that run (``.../r/<run>``: its requests have their own order
+    of interactions, and are marked with it in the journal)."""
     method, path, body = recorded_call(case)
     base = server_url + case_path(
         case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
     )
+    if run is not None:
+        base += f"/r/{run}"
     headers = {"accept": "text/event-stream"}
     if body is not None:
         headers["content-type"] = "application/json"
@@ -98,3 +103,9 @@ def request_problems(journal: RequestLog, mark: int, case: Case) -> list[str]:
         return ["no request for this case reached raf serve"]
     check = entries[0].get("check") or {}
     return [str(m) for m in check.get("mismatches") or []]
+
+
+def run_entries(journal: RequestLog, mark: int, run: str) -> tuple[dict[str, Any], ...]:
+    """The journal entries after ``mark`` of the requests of ``run``, in the order they
+    arrived."""
+    return tuple(e for e in journal.since(mark) if e.get("run") == run)

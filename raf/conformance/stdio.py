@@ -29,6 +29,7 @@ import shlex
 import signal
 import subprocess
 import time
+import uuid
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,7 +39,8 @@ from typing import Literal
 
 from raf.conformance import protocol
 from raf.conformance.cases import Case
-from raf.conformance.http import CaseServer, http_request, request_problems
+from raf.conformance.http import CaseServer, http_request, request_problems, run_entries
+from raf.conformance.tool_loop import tool_loop_message
 from raf.conformance.implementation import Outcome
 from raf.conformance.protocol import (
     PROTOCOL,
@@ -543,11 +545,27 @@ class StdioImplementation:
             chunks=[] if self.server is not None else _base64(case.chunks()),
         )
         journal_mark = 0
+        run: str | None = None
         if self.server is not None:  # the client makes the request itself, on the server
             message.transport = "http"
-            message.request = http_request(case, self.server.url)
+            if case.loop is not None:  # its own run: its requests, in its own order
+                run = f"run-{uuid.uuid4().hex[:16]}"
+                message.tool_loop = tool_loop_message(case.loop)
+            message.request = http_request(case, self.server.url, run)
             journal_mark = self.server.journal.count
         process.send(encode(message))
+        outcome, ending = self._answer(process, case, mark, written)
+        if run is not None and self.server is not None:
+            outcome = replace(outcome, requests=run_entries(self.server.journal, journal_mark, run))
+        elif ending == "answered" and self.server is not None:
+            problems = tuple(request_problems(self.server.journal, journal_mark, case))
+            outcome = replace(outcome, request_problems=problems)
+        return outcome, ending
+
+    def _answer(
+        self, process: _Process, case: Case, mark: int, written: int
+    ) -> tuple[Outcome, _Ending]:
+        """The outcome of a case sent to ``process``, and how it ended."""
         try:
             line = self._receive(process, time.monotonic() + self.timeout)
         except TimeoutError:
@@ -585,11 +603,7 @@ class StdioImplementation:
         if answer.id != case.id:
             reason = f"wrong id: expected {case.id!r}, got {answer.id!r}"
             return self._fail(process, reason, mark), "other"
-        problems: tuple[str, ...] = ()
-        if self.server is not None:
-            problems = tuple(request_problems(self.server.journal, journal_mark, case))
-        outcome = Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
-        return outcome, "answered"
+        return Outcome(answer, stderr=process.stderr_since(mark)), "answered"
 
     # -- the process ----------------------------------------------------------------------
 
