@@ -32,7 +32,6 @@ from raf.cli._shell import (
     _Console,
     _InputError,
     _reason,
-    _replay_server,
     _seconds,
     _warn,
 )
@@ -52,6 +51,7 @@ from raf.conformance.severity import (
     parse_severity_overrides,
 )
 from raf.conformance.stdio import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, StdioImplementation
+from raf.conformance.tool_loop import load_tool_loop_cases
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError
 from raf.shared.bundled import bundled, owned_by_raf
@@ -312,6 +312,36 @@ def _rerun(args: argparse.Namespace) -> Callable[[str], str]:
 # -- the run ---------------------------------------------------------------------------------
 
 
+def _tool_loop_folders(cassettes_dir: Path) -> list[Path]:
+    """Where the tool-loop recordings of the suite are: the bundled ones with the bundled
+    cassettes, else those (cassettes with ``raf.run``) among the cassettes given."""
+    try:
+        default = bundled()
+    except FileNotFoundError:
+        return [cassettes_dir]
+    if cassettes_dir.resolve() == default.cassettes.resolve():
+        return [default.tool_loops]
+    return [cassettes_dir]
+
+
+@contextlib.contextmanager
+def _replay_server(folders: list[Path]) -> Iterator[Any]:
+    """``raf serve`` on ``folders`` (the first that has a case wins), on a free port of
+    127.0.0.1, with the request rules checked and a request that breaks one the provider
+    refuses answered with the provider's error (docs/serve.md)."""
+    from raf.serve.server import ReplayServer  # noqa: PLC0415 - aiohttp only when asked
+
+    server = ReplayServer(folders, rules="reject")
+    try:
+        server.start()
+    except OSError as exc:
+        raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @contextlib.contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
     """While the run goes on, SIGTERM (what ``timeout``, CI cancellation and ``docker stop``
@@ -379,6 +409,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     except CassetteError as exc:
         raise _InputError(str(exc)) from exc
+    loop_folders = _tool_loop_folders(cassettes_dir)
+    if args.transport == "http":  # a client's own tool loop needs the server
+        loops = load_tool_loop_cases(
+            loop_folders,
+            chunkings=args.chunking or STANDARD_CHUNKINGS,
+            select=args.select or (),
+            dialects=args.dialect or (),
+            served_first=[f for f in [cassettes_dir] if f not in loop_folders],
+        )
+        suite.cases += loops.cases
+        suite.problems += loops.problems
     if not suite.cases and not suite.problems:
         console.print("no cases matched")
         _warn("raf: no cases matched the selection")
@@ -394,7 +435,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     with contextlib.ExitStack() as stack:
         server = None
         if args.transport == "http":
-            server = stack.enter_context(_replay_server(cassettes_dir))
+            folders = list(dict.fromkeys([cassettes_dir, *loop_folders]))
+            server = stack.enter_context(_replay_server(folders))
         implementation: Implementation
         command = args.impl
         if command is None and server is not None:  # the reference, as a program, over HTTP
