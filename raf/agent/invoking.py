@@ -80,7 +80,10 @@ def _prepare(
     return loop, inner, options.cancellation
 
 
-def _outcome(done: Future[ToolResult | ToolText | str] | asyncio.Future[ToolResult | ToolText | str]) -> Outcome:
+_Returned = ToolResult | ToolText | str
+
+
+def _outcome(done: Future[_Returned] | asyncio.Future[_Returned]) -> Outcome:
     """What a finished tool invocation (a thread's future or a task) gave."""
     if done.cancelled():
         return Raised(asyncio.CancelledError("the tool was cancelled"))

@@ -40,7 +40,6 @@ from typing import Literal
 from raf.conformance import protocol
 from raf.conformance.cases import Case
 from raf.conformance.http import CaseServer, http_request, request_problems, run_entries
-from raf.conformance.tool_loop import tool_loop_message
 from raf.conformance.implementation import Outcome
 from raf.conformance.protocol import (
     PROTOCOL,
@@ -53,6 +52,7 @@ from raf.conformance.protocol import (
     decode_from_implementation,
     encode,
 )
+from raf.conformance.tool_loop import tool_loop_message
 from raf.errors import excerpt
 
 __all__ = [

@@ -130,7 +130,7 @@ def load_tool_loop_cases(
             why = "the last answer contradicts raf.expect: " + "; ".join(contradictions)
             suite.problems.append(Problem(scenario, dialect, path, why))
             continue
-        _add(suite, spec, cassette, output, chunkings, select)
+        _add(suite, spec, cassette, output, chunkings=chunkings, select=select)
     return suite
 
 
@@ -139,6 +139,7 @@ def _add(
     spec: ToolLoopSpec,
     cassette: Cassette,
     output: InteractionOutput,
+    *,
     chunkings: Sequence[str],
     select: Sequence[str],
 ) -> None:
