@@ -98,10 +98,8 @@ def request_line_mismatch(line: str, where: str, level: str) -> Mismatch:
     path, sep, rest = line.partition(": ")
     if not sep or " " in path:
         return Mismatch(where, "a request like the recorded one", line, level=level)
-    return Mismatch(
-        f"{where}.{path}",
-        "the recorded request",
-        rest,
-        field=f"{where}.{path}",
-        level=level,
-    )
+    expected, actual = "the recorded request", rest
+    said, got, value = rest.removeprefix("expected ").partition(", got ")
+    if rest.startswith("expected ") and got:  # "expected X, got Y": as the other levels say it
+        expected, actual = f"{said} (recorded)", value
+    return Mismatch(f"{where}.{path}", expected, actual, field=f"{where}.{path}", level=level)
