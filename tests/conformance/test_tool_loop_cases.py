@@ -15,8 +15,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from raf.cassettes.tool_loops import tool_loop_specs
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.cli import main as raf_main
@@ -130,7 +128,9 @@ def test_judge_requests_names_the_rule_and_the_field_and_counts_the_requests() -
     entries = [entry(n) for n in range(spec.requests)]
     assert judge_requests(spec, entries) == []
     broken = {"rule": "chat.tool_calls_answered", "field": "messages[1].tool_calls", "message": "x"}
-    entries[1] = entry(1, rules=[broken], lines=('messages[3].tool_call_id: expected "a", got "b"',))
+    entries[1] = entry(
+        1, rules=[broken], lines=('messages[3].tool_call_id: expected "a", got "b"',)
+    )
     found = judge_requests(spec, entries)
     assert [(m.key, m.kind, m.level) for m in found] == [
         ("requests[1].rule:chat.tool_calls_answered", "wrong", "requests"),
@@ -144,7 +144,7 @@ def test_judge_requests_names_the_rule_and_the_field_and_counts_the_requests() -
     assert [m.kind for m in judge_requests(spec, entries[:1])][-1] == "lost"
     assert [m.kind for m in judge_requests(spec, [*entries, entry(9)])][-1] == "invented"
     refused = {"seq": 1, "run": "r", "status": 503, "outcome": "refused: server busy"}
-    assert [m.key for m in judge_requests(spec, [refused])][0] == "requests[0].status"
+    assert next(m.key for m in judge_requests(spec, [refused])) == "requests[0].status"
 
 
 def test_a_run_with_no_request_fails_even_at_level_response() -> None:
