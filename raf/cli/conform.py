@@ -79,6 +79,7 @@ def add_parser(sub: Any) -> None:
         "  raf conform\n"
         "  raf conform --impl 'node examples/clients/node/client.js'\n"
         "  raf conform --impl 'python my_client.py' -k parallel -k 'missing_*' --html report.html\n"
+        "  raf conform --impl 'python my_client.py' --transport http --level requests\n"
         "  raf conform --impl 'python my_client.py' --write-baseline known.yaml\n"
         "  raf conform --impl 'python my_client.py' --baseline known.yaml --lf -x\n"
         "  raf conform --cassettes my_cassettes --update\n"
@@ -96,7 +97,8 @@ def add_parser(sub: Any) -> None:
         "--level",
         choices=LEVELS,
         help="what is compared (default: response with --impl; updates, the strictest, for "
-        "raf's own reference)",
+        "raf's own reference); requests: the response and every request a client sent, the "
+        "tool_loop cases of --transport http included (docs/conformance.md)",
     )
     conform_parser.add_argument(
         "--dialect",
@@ -156,8 +158,9 @@ def add_parser(sub: Any) -> None:
         default="chunks",
         help="chunks: each case's body is sent in the protocol message (default); http: raf "
         "serve replays the case on 127.0.0.1 and the implementation makes the request itself "
-        "with its own HTTP stack (capability http; docs/protocol.md). Without --impl, http "
-        "runs raf's reference as a program",
+        "with its own HTTP stack (capability http; docs/protocol.md); the tool loops are "
+        "cases too (capability tool_loop: the implementation runs its own loop). Without "
+        "--impl, http runs raf's reference as a program",
     )
     judging = conform_parser.add_argument_group("what fails")
     judging.add_argument(

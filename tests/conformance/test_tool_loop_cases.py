@@ -112,7 +112,9 @@ def test_a_tool_loop_case_is_skipped_where_it_cannot_be_judged() -> None:
 # -- the requests level ------------------------------------------------------------------------
 
 
-def entry(n: int, *, rules: list[dict[str, str]] | None = None, lines: tuple[str, ...] = ()):
+def entry(
+    n: int, *, rules: list[dict[str, str]] | None = None, lines: tuple[str, ...] = ()
+) -> dict[str, Any]:
     return {
         "seq": n + 1,
         "run": "r",
