@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from raf.cassettes.tool_loops import tool_loop_specs
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.cli import main as raf_main
@@ -170,7 +172,9 @@ def test_the_reference_passes_every_tool_loop_case_at_requests_under_every_chunk
     assert status == 0
 
 
-def test_a_client_answering_the_wrong_id_fails_at_requests_naming_the_rule(tmp_path: Path) -> None:
+def test_a_client_answering_the_wrong_id_fails_at_requests_naming_the_rule(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     command = shlex.join([sys.executable, str(CLIENTS / "wrong_id_client.py")])
     status, report = conform(
         tmp_path,
@@ -182,7 +186,16 @@ def test_a_client_answering_the_wrong_id_fails_at_requests_naming_the_rule(tmp_p
         "openai_chat",
         "-k",
         "two_tools#loop@whole",
+        "--junit",
+        str(tmp_path / "report.xml"),
+        "--html",
+        str(tmp_path / "report.html"),
     )
+    # every report names the rule and the place in the request
+    named = "requests[1].messages[1].tool_calls (rule chat.tool_calls_answered)"
+    assert named in capsys.readouterr().out
+    assert named in (tmp_path / "report.xml").read_text("utf-8")
+    assert "chat.tool_calls_answered" in (tmp_path / "report.html").read_text("utf-8")
     assert status == 1
     (case,) = report["cases"]
     assert case["status"] == "fail"
