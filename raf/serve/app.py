@@ -49,7 +49,7 @@ from raf.serve.catalog import Catalog, Order
 from raf.serve.connections import Connections
 from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request, read_body
-from raf.serve.rounds import Match, Rounds, RoundsCache, answer_of, match
+from raf.serve.rounds import Answer, Match, Rounds, RoundsCache, answer_of, match
 from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
 from raf.serve.shared_chunks import SharedChunks
 from raf.serve.verdicts import DEFAULT_MODE, HEADER, Mode, Verdict, header_value, judge
@@ -390,7 +390,9 @@ def _decide(
     count = len(cassette.interactions)
     try:
         rounds: Rounds = config.rounds.get(dialect, cassette)
-        chosen = match(rounds, answer_of(dialect, body), turn=attempt, pinned=pinned)
+        # One interaction or a pinned one: what the request answers changes nothing.
+        answer = answer_of(dialect, body) if count > 1 and pinned is None else Answer()
+        chosen = match(rounds, answer, turn=attempt, pinned=pinned)
         verdict = judge(dialect, body, rounds.prior(chosen.interaction), config.rules)
     except Exception as exc:  # a bug in raf: the client still gets its answer
         problem = f"the round or the rules could not be decided: {type(exc).__name__}: {exc}"

@@ -5,10 +5,12 @@ A cassette is found by its place: ``<folder>/<dialect>/<scenario>.yaml`` (the la
 cassette import`` writes and the bundled suite uses). Files are read on first use and kept,
 so starting the server costs a directory listing, not a parse of every cassette.
 
-Order: the n-th request to the same case (the same path prefix, and the same
-``x-raf-session`` header when a client sends one) gets interaction ``n`` modulo the number
-of interactions: a tool loop's follow-up request gets the recorded follow-up answer, and a
-load test may repeat a case forever. ``/i/<n>`` in the path pins an interaction;
+Order: the n-th request to the same case (the same path prefix, ``/r/<run>`` included, and
+the same ``x-raf-session`` header when a client sends one) has turn ``n``; a request that
+answers no recorded call gets interaction ``n`` modulo the number of interactions (among
+those that follow no call, when it answers nothing), so a load test may repeat a case
+forever. A follow-up that answers recorded calls gets the round after them whatever its
+turn (:mod:`raf.serve.rounds`). ``/i/<n>`` in the path pins an interaction;
 ``POST /_raf/reset`` starts every order again.
 """
 

@@ -2,12 +2,15 @@
 
 Each entry holds a sequence number (``seq``, from 1), the time, the method, path and query,
 the request headers, the body (its first :data:`MAX_BODY_BYTES` bytes), the case it named,
-the interaction answered, the status sent, the :mod:`request check
-<raf.serve.request_check>` and how the response ended. Every string of an entry is scrubbed
-by the rules of docs/secrets.md before it is kept: secret headers redacted
+the run (``/r/<run>``), the interaction answered and how it was matched
+(:mod:`raf.serve.rounds`), the status sent, the :mod:`request check
+<raf.serve.request_check>`, the request rules broken (``rules``: ``[{rule, field,
+message}]``, :mod:`raf.serve.verdicts`) and how the response ended. Every string of an entry
+is scrubbed by the rules of docs/secrets.md before it is kept: secret headers redacted
 (``authorization``, ``x-api-key``...), credential query parameters redacted by name
 (``key=``, ``api_key=``, ``access_token=``...), and tokens of a known shape and JSON members
-named as credentials removed wherever they are, the request check's mismatch lines included.
+named as credentials removed wherever they are, the request check's mismatch lines and the
+rules' messages included.
 
 The journal keeps in memory the newest entries within :data:`MAX_ENTRIES` entries and
 :data:`MAX_BYTES` bytes (each entry counted as its JSON line); :meth:`Journal.page` reads
@@ -86,15 +89,26 @@ def _kept_body(body: bytes) -> str:
     return encoded[:MAX_BODY_BYTES].decode("utf-8", "ignore")  # drops a cut last character
 
 
-def _scrubbed(value: Any) -> Any:
-    """A field of an entry with every string in it scrubbed: a string, or a list or mapping
-    of strings and scalars one or two levels deep (the request check's builtins)."""
+_SCRUB_DEPTH: Final = 8
+"""How deep the fields of an entry are scrubbed (the request check's builtins are two levels
+deep, the rules broken ``[{rule, field, message}]`` two); deeper values are kept as their
+scrubbed text."""
+
+
+def _scrubbed(value: Any, depth: int = 0) -> Any:
+    """A field of an entry with every string in it scrubbed, at every level of its lists and
+    mappings (keys included)."""
     if isinstance(value, str):
         return scrub_text(value)
-    if isinstance(value, list):
-        return [scrub_text(v) if isinstance(v, str) else v for v in value]
+    if isinstance(value, list | tuple | dict) and depth >= _SCRUB_DEPTH:
+        return scrub_text(str(value))
+    if isinstance(value, list | tuple):
+        return [_scrubbed(v, depth + 1) for v in value]
     if isinstance(value, dict):
-        return {k: _scrubbed(v) if isinstance(v, str | list) else v for k, v in value.items()}
+        return {
+            (scrub_text(k) if isinstance(k, str) else k): _scrubbed(v, depth + 1)
+            for k, v in value.items()
+        }
     return value
 
 
@@ -131,7 +145,10 @@ class Journal:
             "body": _kept_body(body),
             "body_bytes": len(body),
             "case": None,
+            "run": None,
             "interaction": None,
+            "matched": None,
+            "rules": None,
             "status": None,
             "check": None,
             "outcome": "pending",

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal, get_args
 
 from raf import formats
+from raf.cassettes.scrub import scrub_text
 from raf.formats.request_rules import Broken, Prior, check_rules, rule, rules_for
 
 __all__ = [
@@ -137,9 +138,9 @@ def _refusal(dialect: str, broken: Sequence[Broken]) -> Refusal | None:
 
 def header_value(broken: Sequence[Broken]) -> str:
     """The ``x-raf-rules`` value for ``broken``: ``<rule> <field>`` of each, joined with
-    ``; ``, in printable ASCII (anything else percent-encoded), at most
-    :data:`MAX_HEADER_CHARS` characters."""
-    text = "; ".join(f"{b.rule} {b.field}".strip() for b in broken)
+    ``; ``, scrubbed of secrets (docs/secrets.md), in printable ASCII (anything else
+    percent-encoded), at most :data:`MAX_HEADER_CHARS` characters."""
+    text = scrub_text("; ".join(f"{b.rule} {b.field}".strip() for b in broken))
     safe = "".join(c if " " <= c <= "~" and c != "%" else _escaped(c) for c in text)
     if len(safe) > MAX_HEADER_CHARS:
         safe = safe[: MAX_HEADER_CHARS - 3] + "..."
