@@ -268,6 +268,8 @@ def load_suite(
     dialects: Sequence[str] = (),
 ) -> Suite:
     """Every case of the cassettes under ``cassettes_dir`` (a folder, or cassette files).
+    A tool-loop recording (a cassette with ``raf.run``) gives none here: it is one
+    ``tool_loop`` case per chunking (:func:`raf.conformance.tool_loop.load_tool_loop_cases`).
 
     Args:
         cassettes_dir: where the cassettes are.

@@ -7,6 +7,10 @@ where to send what (the recorded request, to the case's prefix with its chunking
 interaction pinned), and the client answers with its result as before. Two more things are
 judged: that a request reached the server at all, and that it matches the recorded one
 (:mod:`raf.serve.request_check`); a mismatch fails the case, naming the field.
+
+A ``tool_loop`` case (:mod:`raf.conformance.tool_loop`) is sent on a run of its own
+(``.../r/<run>``, :func:`http_request`), and :func:`run_entries` reads the journal entries of
+its requests for the ``requests`` level.
 """
 
 from __future__ import annotations
