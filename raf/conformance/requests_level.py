@@ -8,9 +8,9 @@ the run; the first is the conversation's opening request):
   ``rules``) is a difference of kind ``wrong``, named by the rule's id and the field;
 - each difference the request check found from the recorded request it was matched with
   (the journal entry's ``check``, under the check's normalisation: docs/serve.md) is a
-  difference of kind ``wrong``;
-- a request the server answered with an error of its own (``status`` 4xx/5xx that the
-  recording does not have) is reported with its outcome.
+  difference of kind ``wrong``, named by its path (``requests[1].messages[3].tool_call_id``);
+- a request the server answered itself, without a round or a check (busy, a body that is not
+  JSON), is a difference of kind ``wrong`` at ``requests[n].status``, with its outcome.
 
 Then the count: fewer requests than the recording has is ``lost`` (the loop stopped early:
 its user never got the final answer); more is ``invented`` (the loop asked again).
