@@ -221,3 +221,19 @@ def test_the_wrong_client_passes_at_level_response_only_where_the_answer_is_righ
     assert case["level"] == "response"
     assert not any(".rule:" in d["field"] for d in case["differences"])  # not judged there
     assert case["status"] == "fail"  # but its user never got the answer: the 400 ended it
+
+
+def test_a_recording_whose_last_answer_contradicts_its_expect_gives_no_case(
+    tmp_path: Path,
+) -> None:
+    recording = SUITE.tool_loops / "openai_chat" / "two_tools.yaml"
+    text = recording.read_text("utf-8")
+    wrong = tmp_path / "openai_chat" / "two_tools.yaml"
+    wrong.parent.mkdir()
+    wrong.write_text(text.replace("finish_reason: stop", "finish_reason: length", 1), "utf-8")
+    suite = load_tool_loop_cases([tmp_path], chunkings=["whole"])
+    assert suite.cases == []
+    (problem,) = suite.problems
+    assert problem.id == "openai_chat/two_tools"
+    assert "contradicts raf.expect" in problem.message
+    assert "finish_reason" in problem.message
