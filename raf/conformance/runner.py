@@ -323,8 +323,8 @@ def judge(
             mismatches += compare_updates(
                 case.expected.updates, case.expected.results, result.updates, result.results
             )
-    if case.loop is not None:
-        mismatches += _run_mismatches(case, outcome, level)
+    if case.loop is not None:  # first: a request that broke a rule is why the answer differs
+        mismatches[:0] = _run_mismatches(case, outcome, level)
     mismatches += [request_line_mismatch(p, "request", "request") for p in outcome.request_problems]
     known: list[Entry] = []
     covering = (

@@ -199,6 +199,7 @@ def test_a_client_answering_the_wrong_id_fails_at_requests_naming_the_rule(
     assert status == 1
     (case,) = report["cases"]
     assert case["status"] == "fail"
+    assert case["reason"].startswith(named)  # the rule first: it is why the answer differs
     rules = [d for d in case["differences"] if ".rule:" in d["field"]]
     assert rules, case["differences"]
     assert rules[0]["field"] == "requests[1].rule:chat.tool_calls_answered"
