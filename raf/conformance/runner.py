@@ -8,9 +8,10 @@ runner judges its result at the level (docs/conformance.md): ``response`` compar
 aggregated response (with the golden's, or another reading the cassette accepts),
 ``lifecycle`` adds the rules of the streamed results, ``updates`` adds the canonical updates
 and results, ``requests`` adds to ``response`` every request of a ``tool_loop`` case's run
-(:func:`raf.conformance.requests_level.judge_requests`). Every difference has a kind, and its kind a severity under the run's
-:class:`~raf.conformance.severity.Policy`: a case fails on a difference that fails and that
-the baseline (:mod:`raf.conformance.baseline`) does not know; notices are kept and counted.
+(:func:`raf.conformance.requests_level.judge_requests`). Every difference has a kind, and
+its kind a severity under the run's :class:`~raf.conformance.severity.Policy`: a case fails
+on a difference that fails and that the baseline (:mod:`raf.conformance.baseline`) does not
+know; notices are kept and counted.
 
 A case the implementation could not answer (a timeout, a crash, a malformed line) fails with
 the reason and its stderr; a cassette that gives no case (unreadable, not blessed, no golden,
