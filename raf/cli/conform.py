@@ -413,16 +413,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     except CassetteError as exc:
         raise _InputError(str(exc)) from exc
     loop_folders = _tool_loop_folders(cassettes_dir)
+    loop_cases = 0
     if args.transport == "http":  # a client's own tool loop needs the server
         loops = load_tool_loop_cases(
             loop_folders,
             chunkings=args.chunking or STANDARD_CHUNKINGS,
             select=args.select or (),
             dialects=args.dialect or (),
-            served_first=[f for f in [cassettes_dir] if f not in loop_folders],
         )
         suite.cases += loops.cases
         suite.problems += loops.problems
+        loop_cases = len(loops.cases)
     if not suite.cases and not suite.problems:
         console.print("no cases matched")
         _warn("raf: no cases matched the selection")
@@ -437,9 +438,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         _warn(f"raf: {ordered}")
     with contextlib.ExitStack() as stack:
         server = None
+        loop_server = None
         if args.transport == "http":
-            folders = list(dict.fromkeys([cassettes_dir, *loop_folders]))
-            server = stack.enter_context(_replay_server(folders))
+            server = stack.enter_context(_replay_server([cassettes_dir]))
+            if loop_cases and loop_folders != [cassettes_dir]:  # names may be the cassettes'
+                loop_server = stack.enter_context(_replay_server(loop_folders))
         implementation: Implementation
         command = args.impl
         if command is None and server is not None:  # the reference, as a program, over HTTP
@@ -451,6 +454,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                     timeout=args.timeout,
                     server=server,
                     max_timeouts=args.max_timeouts,
+                    loop_server=loop_server,
                 )
             except ValueError as exc:
                 raise _InputError(f"--impl: {exc}") from exc

@@ -76,8 +76,9 @@ def http_request(case: Case, server_url: str, run: str | None = None) -> HttpReq
     ``run``, on the base URL of that run (``.../r/<run>``: its requests have their own order
     of interactions, and are marked with it in the journal)."""
     method, path, body = recorded_call(case)
+    scenario = case.scenario if case.loop is None else case.loop.scenario
     base = server_url + case_path(
-        case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
+        case.dialect, scenario, chunking=case.chunking, interaction=case.interaction
     )
     if run is not None:
         base += f"/r/{run}"

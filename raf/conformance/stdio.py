@@ -355,6 +355,8 @@ class StdioImplementation:
         server: a running ``raf serve`` (a :class:`~raf.serve.ReplayServer`): every case is
             sent as an ``http`` case on it (:mod:`raf.conformance.http`), and the request
             the program made is checked.
+        loop_server: the server of the ``tool_loop`` cases, when it is not ``server`` (their
+            recordings may have the names of cassettes ``server`` answers).
         max_timeouts: give up after this many timeouts in a row (a case that ends any other
             way starts the count again); ``0`` never gives up.
         hello_timeout: seconds the program has to start and answer hello.
@@ -375,8 +377,10 @@ class StdioImplementation:
         server: CaseServer | None = None,
         max_timeouts: int = DEFAULT_MAX_TIMEOUTS,
         hello_timeout: float = HELLO_TIMEOUT,
+        loop_server: CaseServer | None = None,
     ) -> None:
         self.server = server
+        self.loop_server = loop_server
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an empty command")
@@ -546,19 +550,21 @@ class StdioImplementation:
         )
         journal_mark = 0
         run: str | None = None
-        if self.server is not None:  # the client makes the request itself, on the server
+        server = self.server
+        if server is not None:  # the client makes the request itself, on the server
             message.transport = "http"
             if case.loop is not None:  # its own run: its requests, in its own order
+                server = self.loop_server or server
                 run = f"run-{uuid.uuid4().hex[:16]}"
                 message.tool_loop = tool_loop_message(case.loop)
-            message.request = http_request(case, self.server.url, run)
-            journal_mark = self.server.journal.count
+            message.request = http_request(case, server.url, run)
+            journal_mark = server.journal.count
         process.send(encode(message))
         outcome, ending = self._answer(process, case, mark, written)
-        if run is not None and self.server is not None:
-            outcome = replace(outcome, requests=run_entries(self.server.journal, journal_mark, run))
-        elif ending == "answered" and self.server is not None:
-            problems = tuple(request_problems(self.server.journal, journal_mark, case))
+        if run is not None and server is not None:
+            outcome = replace(outcome, requests=run_entries(server.journal, journal_mark, run))
+        elif ending == "answered" and server is not None:
+            problems = tuple(request_problems(server.journal, journal_mark, case))
             outcome = replace(outcome, request_problems=problems)
         return outcome, ending
 

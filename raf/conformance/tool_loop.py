@@ -3,7 +3,8 @@ tool-loop recording and chunking. Reads the recordings; runs nothing.
 
 A tool-loop recording (``conformance/tool_loops/<format>/<scenario>.yaml``, or any cassette
 with a ``raf.run`` header under ``raf conform --cassettes DIR``) holds one interaction per
-round. Its case (id ``<format>/<scenario>#loop@<chunking>``) gives the client, as an ``http``
+round. Its case (id ``<format>/<scenario>#loop@<chunking>``; its scenario in every report and
+baseline is ``<scenario>#loop``, apart from a cassette of the same name) gives the client, as an ``http``
 case of its own run on the server (``.../r/<run>``), the conversation, the tools and the
 canned result of every call (:class:`raf.cassettes.tool_loops.ToolLoopSpec`, sent as
 :class:`raf.conformance.protocol.ToolLoop`); the client sends the first request, runs the
@@ -107,28 +108,29 @@ def load_tool_loop_cases(
         ids = [loop_case_id(dialect, scenario, c) for c in chunkings]
         if not matches(select, scenario, *ids):
             continue
+        named = f"{scenario}#{LOOP}"  # apart from a cassette of the same name, in every report
         problem = blessing_problem(cassette)
         if problem is not None:
-            suite.problems.append(Problem(scenario, dialect, path, problem, unblessed=True))
+            suite.problems.append(Problem(named, dialect, path, problem, unblessed=True))
             continue
         shadow = next((f for f in first if (f / dialect / f"{scenario}.yaml").exists()), None)
         if shadow is not None:
             why = f"{shadow} has a cassette of the same name, which raf serve answers instead"
-            suite.problems.append(Problem(scenario, dialect, path, why))
+            suite.problems.append(Problem(named, dialect, path, why))
             continue
         try:
             spec = load_tool_loop(path)
             last = cassette.interactions[-1].response
             output = output_for(last.status, last.reason, [last.content()], dialect)
         except (ToolLoopError, BodyNotDecoded) as exc:
-            suite.problems.append(Problem(scenario, dialect, path, str(exc)))
+            suite.problems.append(Problem(named, dialect, path, str(exc)))
             continue
         expect = info.expect
         assert expect is not None  # blessed
         contradictions = expectation_problems(expect, output.response)
         if contradictions:
             why = "the last answer contradicts raf.expect: " + "; ".join(contradictions)
-            suite.problems.append(Problem(scenario, dialect, path, why))
+            suite.problems.append(Problem(named, dialect, path, why))
             continue
         _add(suite, spec, cassette, output, chunkings=chunkings, select=select)
     return suite
@@ -155,7 +157,7 @@ def _add(
         suite.cases.append(
             Case(
                 id=identifier,
-                scenario=spec.scenario,
+                scenario=f"{spec.scenario}#{LOOP}",
                 dialect=spec.dialect,
                 cassette=spec.path,
                 interaction=None,

@@ -57,7 +57,8 @@ def test_every_tool_loop_recording_is_one_case_per_chunking() -> None:
         loop_case_id(s.dialect, s.scenario, c) for s in SPECS for c in STANDARD_CHUNKINGS
     ]
     for case in cases:
-        assert case.id.endswith(f"#loop@{case.chunking}")
+        assert case.id == f"{case.dialect}/{case.scenario}@{case.chunking}"
+        assert case.scenario.endswith("#loop")
         assert case.loop is not None
         assert case.interaction is None
         assert "tool_loop" in case.requires
@@ -81,8 +82,36 @@ def test_a_recording_shadowed_by_a_cassette_of_the_same_name_is_a_problem(tmp_pa
     shadow.parent.mkdir()
     shadow.write_text("whatever", encoding="utf-8")
     suite = load_tool_loop_cases([SUITE.tool_loops], chunkings=["whole"], served_first=[tmp_path])
-    assert spec.case in {p.id for p in suite.problems}
-    assert spec.case not in {f"{c.dialect}/{c.scenario}" for c in suite.cases}
+    assert f"{spec.case}#loop" in {p.id for p in suite.problems}
+    assert f"{spec.case}#loop" not in {f"{c.dialect}/{c.scenario}" for c in suite.cases}
+
+
+def test_a_tool_loop_named_like_a_cassette_runs_on_a_server_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # raf conform serves the tool loops apart from the cassettes: a recording may have the
+    # name of a cassette (openai_chat/plain_text here), and each is answered from its own.
+    text = (SUITE.tool_loops / "openai_chat" / "two_tools.yaml").read_text("utf-8")
+    named = tmp_path / "openai_chat" / "plain_text.yaml"
+    named.parent.mkdir()
+    named.write_text(text.replace("scenario: two_tools", "scenario: plain_text", 1), "utf-8")
+    monkeypatch.setattr("raf.cli.conform._tool_loop_folders", lambda cassettes: [tmp_path])
+    status, report = conform(
+        tmp_path,
+        "--level",
+        "requests",
+        "--dialect",
+        "openai_chat",
+        "-k",
+        "plain_text",
+        "--chunking",
+        "whole",
+    )
+    assert {c["id"]: (c["scenario"], c["status"]) for c in report["cases"]} == {
+        "openai_chat/plain_text#0@whole": ("plain_text", "pass"),
+        "openai_chat/plain_text#loop@whole": ("plain_text#loop", "pass"),
+    }
+    assert status == 0
 
 
 def test_a_tool_loop_case_is_skipped_where_it_cannot_be_judged() -> None:
@@ -235,6 +264,6 @@ def test_a_recording_whose_last_answer_contradicts_its_expect_gives_no_case(
     suite = load_tool_loop_cases([tmp_path], chunkings=["whole"])
     assert suite.cases == []
     (problem,) = suite.problems
-    assert problem.id == "openai_chat/two_tools"
+    assert problem.id == "openai_chat/two_tools#loop"
     assert "contradicts raf.expect" in problem.message
     assert "finish_reason" in problem.message
