@@ -6,7 +6,8 @@ with a ``raf.run`` header under ``raf conform --cassettes DIR``) holds one inter
 round. Its case (id ``<format>/<scenario>#loop@<chunking>``; its scenario in every report
 and baseline is ``<scenario>#loop``, apart from a cassette of the same name) gives the
 client, as an ``http`` case of its own run on the server (``.../r/<run>``), the
-conversation, the tools and the canned result of every call (:class:`raf.cassettes.tool_loops.ToolLoopSpec`, sent as
+conversation, the tools and the canned result of every call
+(:class:`raf.cassettes.tool_loops.ToolLoopSpec`, sent as
 :class:`raf.conformance.protocol.ToolLoop`); the client sends the first request, runs the
 tools, sends the follow-ups, and answers with the final response.
 
