@@ -43,7 +43,7 @@ from raf.agent.loop import (
     ToolsDone,
 )
 from raf.agent.options import Cancellation, ChatOptions
-from raf.agent.tools import Tool, ToolRegistry, ToolResult
+from raf.agent.tools import Tool, ToolRegistry, ToolResult, ToolText
 from raf.model.messages import ChatMessage
 from raf.model.updates import AgentResponseUpdate
 
@@ -80,7 +80,10 @@ def _prepare(
     return loop, inner, options.cancellation
 
 
-def _outcome(done: Future[ToolResult | str] | asyncio.Future[ToolResult | str]) -> Outcome:
+_Returned = ToolResult | ToolText | str
+
+
+def _outcome(done: Future[_Returned] | asyncio.Future[_Returned]) -> Outcome:
     """What a finished tool invocation (a thread's future or a task) gave."""
     if done.cancelled():
         return Raised(asyncio.CancelledError("the tool was cancelled"))
@@ -195,7 +198,7 @@ class FunctionInvokingChatClient(ChatClientDecorator):
         workers = min(len(invocations), self.max_concurrency or len(invocations))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="raf-tool")
         try:
-            futures: list[Future[ToolResult | str]] = []
+            futures: list[Future[ToolResult | ToolText | str]] = []
             for invocation in invocations:
                 future = pool.submit(invocation.tool.invoke, invocation.arguments)
                 future.add_done_callback(lambda _f: progress.set())
@@ -311,7 +314,7 @@ class AsyncFunctionInvokingChatClient(AsyncChatClientDecorator):
     ) -> tuple[Outcome, ...] | None:
         limit = asyncio.Semaphore(self.max_concurrency or len(invocations))
 
-        async def run(invocation: Invocation) -> ToolResult | str:
+        async def run(invocation: Invocation) -> ToolResult | ToolText | str:
             async with limit:
                 return await invocation.tool.ainvoke(invocation.arguments)
 

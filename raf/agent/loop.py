@@ -27,7 +27,7 @@ import jsonschema
 import msgspec
 
 from raf.agent.errors import ChatClientError, HttpStatusError
-from raf.agent.tools import Tool, ToolRegistry, ToolResult
+from raf.agent.tools import Tool, ToolRegistry, ToolResult, ToolText
 from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
 from raf.formats.conversation import arguments_text
@@ -238,11 +238,13 @@ def framework_error(exception: BaseException) -> str:
     return FRAMEWORK_ERROR.format(display=text)
 
 
-def result_text(value: ToolResult | str) -> str:
-    """What the model reads for a tool's result: a ``str`` as it is, a ``ToolResult`` as its
-    JSON text (:data:`SERIALIZE_ERROR` when its data is not JSON)."""
+def result_text(value: ToolResult | ToolText | str) -> str:
+    """What the model reads for a tool's result: a ``str`` or a ``ToolText`` as it is, a
+    ``ToolResult`` as its JSON text (:data:`SERIALIZE_ERROR` when its data is not JSON)."""
     if isinstance(value, str):
         return value
+    if isinstance(value, ToolText):
+        return value.text
     try:
         return value.to_json()
     except (TypeError, ValueError, msgspec.EncodeError) as exc:
@@ -281,7 +283,7 @@ class ModelCallFailed:
 class Returned:
     """A tool returned ``value``."""
 
-    value: ToolResult | str
+    value: ToolResult | ToolText | str
 
 
 @dataclass(frozen=True, slots=True)
@@ -590,7 +592,9 @@ class ToolLoop:
             raise LoopError(f"{len(event.outcomes)} outcomes for {len(self._running)} invocations")
         for call, outcome in zip(self._running, event.outcomes, strict=True):
             if isinstance(outcome, Returned):
-                call.content, call.is_error = result_text(outcome.value), False
+                value = outcome.value
+                call.content = result_text(value)
+                call.is_error = isinstance(value, ToolText) and value.is_error
             else:
                 call.content, call.is_error = framework_error(outcome.error), True
         self._running = []

@@ -33,6 +33,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSchemaError",
+    "ToolText",
     "check_schema",
     "tool",
 ]
@@ -69,6 +70,15 @@ class ToolResult(Record, frozen=True, kw_only=True):
         return msgspec.json.encode(value).decode()
 
 
+class ToolText(Record, frozen=True, kw_only=True):
+    """A tool's answer sent to the model exactly as ``text``, an error result when
+    ``is_error`` (Anthropic's ``is_error``...): for a tool that already holds the words the
+    model reads, such as a result replayed from a recording (``raf conform``'s tool loops)."""
+
+    text: str
+    is_error: bool = False
+
+
 @runtime_checkable
 class Tool(Protocol):
     """A tool the client runs (RAF's ``ITool``)."""
@@ -93,11 +103,11 @@ class Tool(Protocol):
         """Whether each call waits for a person's approval (RAF's default: no)."""
         ...
 
-    def invoke(self, arguments: JSONValue) -> ToolResult | str:
+    def invoke(self, arguments: JSONValue) -> ToolResult | ToolText | str:
         """Run with the parsed arguments (called from a worker thread by the sync loop)."""
         ...
 
-    async def ainvoke(self, arguments: JSONValue) -> ToolResult | str:
+    async def ainvoke(self, arguments: JSONValue) -> ToolResult | ToolText | str:
         """Run with the parsed arguments (the async loop)."""
         ...
 
@@ -421,11 +431,11 @@ class ApprovalRequiredTool:
         """Always true."""
         return True
 
-    def invoke(self, arguments: JSONValue) -> ToolResult | str:
+    def invoke(self, arguments: JSONValue) -> ToolResult | ToolText | str:
         """Run the wrapped tool."""
         return self.inner.invoke(arguments)
 
-    async def ainvoke(self, arguments: JSONValue) -> ToolResult | str:
+    async def ainvoke(self, arguments: JSONValue) -> ToolResult | ToolText | str:
         """Run the wrapped tool."""
         return await self.inner.ainvoke(arguments)
 

@@ -32,7 +32,6 @@ from raf.cli._shell import (
     _Console,
     _InputError,
     _reason,
-    _replay_server,
     _seconds,
     _warn,
 )
@@ -52,6 +51,7 @@ from raf.conformance.severity import (
     parse_severity_overrides,
 )
 from raf.conformance.stdio import DEFAULT_MAX_TIMEOUTS, DEFAULT_TIMEOUT, StdioImplementation
+from raf.conformance.tool_loop import load_tool_loop_cases
 from raf.conformance.update import update_goldens
 from raf.errors import CassetteError
 from raf.shared.bundled import bundled, owned_by_raf
@@ -79,6 +79,7 @@ def add_parser(sub: Any) -> None:
         "  raf conform\n"
         "  raf conform --impl 'node examples/clients/node/client.js'\n"
         "  raf conform --impl 'python my_client.py' -k parallel -k 'missing_*' --html report.html\n"
+        "  raf conform --impl 'python my_client.py' --transport http --level requests\n"
         "  raf conform --impl 'python my_client.py' --write-baseline known.yaml\n"
         "  raf conform --impl 'python my_client.py' --baseline known.yaml --lf -x\n"
         "  raf conform --cassettes my_cassettes --update\n"
@@ -96,7 +97,8 @@ def add_parser(sub: Any) -> None:
         "--level",
         choices=LEVELS,
         help="what is compared (default: response with --impl; updates, the strictest, for "
-        "raf's own reference)",
+        "raf's own reference); requests: the response and every request a client sent, the "
+        "tool_loop cases of --transport http included (docs/conformance.md)",
     )
     conform_parser.add_argument(
         "--dialect",
@@ -156,8 +158,9 @@ def add_parser(sub: Any) -> None:
         default="chunks",
         help="chunks: each case's body is sent in the protocol message (default); http: raf "
         "serve replays the case on 127.0.0.1 and the implementation makes the request itself "
-        "with its own HTTP stack (capability http; docs/protocol.md). Without --impl, http "
-        "runs raf's reference as a program",
+        "with its own HTTP stack (capability http; docs/protocol.md); the tool loops are "
+        "cases too (capability tool_loop: the implementation runs its own loop). Without "
+        "--impl, http runs raf's reference as a program",
     )
     judging = conform_parser.add_argument_group("what fails")
     judging.add_argument(
@@ -312,6 +315,36 @@ def _rerun(args: argparse.Namespace) -> Callable[[str], str]:
 # -- the run ---------------------------------------------------------------------------------
 
 
+def _tool_loop_folders(cassettes_dir: Path) -> list[Path]:
+    """Where the tool-loop recordings of the suite are: the bundled ones with the bundled
+    cassettes, else those (cassettes with ``raf.run``) among the cassettes given."""
+    try:
+        default = bundled()
+    except FileNotFoundError:
+        return [cassettes_dir]
+    if cassettes_dir.resolve() == default.cassettes.resolve():
+        return [default.tool_loops]
+    return [cassettes_dir]
+
+
+@contextlib.contextmanager
+def _replay_server(folders: list[Path]) -> Iterator[Any]:
+    """``raf serve`` on ``folders`` (the first that has a case wins), on a free port of
+    127.0.0.1, with the request rules checked and a request that breaks one the provider
+    refuses answered with the provider's error (docs/serve.md)."""
+    from raf.serve.server import ReplayServer  # noqa: PLC0415 - aiohttp only when asked
+
+    server = ReplayServer(folders, rules="reject")
+    try:
+        server.start()
+    except OSError as exc:
+        raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @contextlib.contextmanager
 def _sigterm_stops_the_run() -> Iterator[None]:
     """While the run goes on, SIGTERM (what ``timeout``, CI cancellation and ``docker stop``
@@ -379,6 +412,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     except CassetteError as exc:
         raise _InputError(str(exc)) from exc
+    loop_folders = _tool_loop_folders(cassettes_dir)
+    loop_cases = 0
+    if args.transport == "http":  # a client's own tool loop needs the server
+        loops = load_tool_loop_cases(
+            loop_folders,
+            chunkings=args.chunking or STANDARD_CHUNKINGS,
+            select=args.select or (),
+            dialects=args.dialect or (),
+        )
+        suite.cases += loops.cases
+        suite.problems += loops.problems
+        loop_cases = len(loops.cases)
     if not suite.cases and not suite.problems:
         console.print("no cases matched")
         _warn("raf: no cases matched the selection")
@@ -393,8 +438,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         _warn(f"raf: {ordered}")
     with contextlib.ExitStack() as stack:
         server = None
+        loop_server = None
         if args.transport == "http":
-            server = stack.enter_context(_replay_server(cassettes_dir))
+            server = stack.enter_context(_replay_server([cassettes_dir]))
+            if loop_cases and loop_folders != [cassettes_dir]:  # names may be the cassettes'
+                loop_server = stack.enter_context(_replay_server(loop_folders))
         implementation: Implementation
         command = args.impl
         if command is None and server is not None:  # the reference, as a program, over HTTP
@@ -406,6 +454,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                     timeout=args.timeout,
                     server=server,
                     max_timeouts=args.max_timeouts,
+                    loop_server=loop_server,
                 )
             except ValueError as exc:
                 raise _InputError(f"--impl: {exc}") from exc

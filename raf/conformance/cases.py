@@ -27,6 +27,7 @@ from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction, Request
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
+from raf.cassettes.tool_loops import ToolLoopSpec
 from raf.chunking import STANDARD_CHUNKINGS, chunk
 from raf.conformance import goldens
 from raf.conformance.goldens import Golden, InteractionOutput
@@ -48,6 +49,8 @@ __all__ = [
     "case_id",
     "load_suite",
     "matches",
+    "requirements",
+    "response_headers",
     "review",
 ]
 
@@ -59,13 +62,16 @@ def case_id(dialect: str, scenario: str, interaction: int, chunking: str) -> str
 
 @dataclass(frozen=True)
 class Case:
-    """One interaction of one cassette under one chunking, and what it expects."""
+    """One interaction of one cassette under one chunking, and what it expects; or, with
+    ``loop``, one run of a client's tool loop over a tool-loop recording
+    (:mod:`raf.conformance.tool_loop`): ``interaction`` is then ``None``, ``body`` the last
+    recorded body and ``expected`` its reading (the final response)."""
 
     id: str
     scenario: str
     dialect: str
     cassette: Path
-    interaction: int
+    interaction: int | None
     chunking: str
     status: int
     reason: str
@@ -80,6 +86,8 @@ class Case:
     readings: tuple[OtherReading, ...] = field(default=(), repr=False)
     """The other correct responses, where reasonable readings of the stream differ (the
     cassette's ``expect.also``); the golden's ``expected.response`` is the first."""
+    loop: ToolLoopSpec | None = field(default=None, repr=False)
+    """The tool loop of a ``tool_loop`` case (``None`` for a case of one interaction)."""
 
     def carried_ids(self) -> frozenset[str]:
         """The call ids of the expected response that the recorded body carries (as a JSON
@@ -162,7 +170,9 @@ _CODING_HEADERS = frozenset({"content-encoding", "content-length"})
 """Headers that describe a coded body, not the decoded one a case holds."""
 
 
-def _headers(interaction: Interaction) -> dict[str, str]:
+def response_headers(interaction: Interaction) -> dict[str, str]:
+    """The recorded response headers as a case gives them (names lower-case, a repeated
+    header's values joined by ``", "``, no coding headers for a coded body)."""
     out: dict[str, str] = {}
     coded = interaction.response.coded
     for name, values in interaction.response.headers.items():
@@ -185,7 +195,8 @@ def _bodies(cassette: Cassette) -> list[bytes] | str:
     return bodies
 
 
-def _requires(output: InteractionOutput, status: int) -> frozenset[str]:
+def requirements(output: InteractionOutput, status: int) -> frozenset[str]:
+    """The capabilities a case whose expected output is ``output`` needs."""
     response = output.response
     needs = set()
     errors = response.get("errors") or []
@@ -257,6 +268,8 @@ def load_suite(
     dialects: Sequence[str] = (),
 ) -> Suite:
     """Every case of the cassettes under ``cassettes_dir`` (a folder, or cassette files).
+    A tool-loop recording (a cassette with ``raf.run``) gives none here: it is one
+    ``tool_loop`` case per chunking (:func:`raf.conformance.tool_loop.load_tool_loop_cases`).
 
     Args:
         cassettes_dir: where the cassettes are.
@@ -298,6 +311,8 @@ def _add(
         return
     if cassette.info is not None:
         scenario, dialect = cassette.info.scenario, cassette.info.dialect
+        if cassette.info.run is not None:  # a tool-loop recording: raf.conformance.tool_loop
+            return
     if dialects and dialect not in dialects:
         return
     ids = [
@@ -340,8 +355,8 @@ def _add(
     ):
         # The expectation (and its other readings) is of the last interaction's response.
         readings = tuple(other_readings(expect, output.response)) if n == last else ()
-        headers = _headers(interaction)
-        needs = _requires(output, interaction.response.status)
+        headers = response_headers(interaction)
+        needs = requirements(output, interaction.response.status)
         for chunking in chunkings:
             identifier = case_id(dialect, scenario, n, chunking)
             if not matches(select, scenario, identifier):

@@ -7,6 +7,10 @@ where to send what (the recorded request, to the case's prefix with its chunking
 interaction pinned), and the client answers with its result as before. Two more things are
 judged: that a request reached the server at all, and that it matches the recorded one
 (:mod:`raf.serve.request_check`); a mismatch fails the case, naming the field.
+
+A ``tool_loop`` case (:mod:`raf.conformance.tool_loop`) is sent on a run of its own
+(``.../r/<run>``, :func:`http_request`), and :func:`run_entries` reads the journal entries of
+its requests for the ``requests`` level.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = [
     "http_request",
     "recorded_call",
     "request_problems",
+    "run_entries",
 ]
 
 TRANSPORTS: Final = ("chunks", "http")
@@ -66,12 +71,17 @@ def recorded_call(case: Case) -> tuple[str, str, Any]:
     return recorded.method or "POST", path, _json(recorded.body)
 
 
-def http_request(case: Case, server_url: str) -> HttpRequest:
-    """The request ``case`` asks the client to make on the server at ``server_url``."""
+def http_request(case: Case, server_url: str, run: str | None = None) -> HttpRequest:
+    """The request ``case`` asks the client to make on the server at ``server_url``; with
+    ``run``, on the base URL of that run (``.../r/<run>``: its requests have their own order
+    of interactions, and are marked with it in the journal)."""
     method, path, body = recorded_call(case)
+    scenario = case.scenario if case.loop is None else case.loop.scenario
     base = server_url + case_path(
-        case.dialect, case.scenario, chunking=case.chunking, interaction=case.interaction
+        case.dialect, scenario, chunking=case.chunking, interaction=case.interaction
     )
+    if run is not None:
+        base += f"/r/{run}"
     headers = {"accept": "text/event-stream"}
     if body is not None:
         headers["content-type"] = "application/json"
@@ -98,3 +108,9 @@ def request_problems(journal: RequestLog, mark: int, case: Case) -> list[str]:
         return ["no request for this case reached raf serve"]
     check = entries[0].get("check") or {}
     return [str(m) for m in check.get("mismatches") or []]
+
+
+def run_entries(journal: RequestLog, mark: int, run: str) -> tuple[dict[str, Any], ...]:
+    """The journal entries after ``mark`` of the requests of ``run``, in the order they
+    arrived."""
+    return tuple(e for e in journal.since(mark) if e.get("run") == run)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
@@ -57,6 +57,9 @@ class Outcome:
     request_problems: tuple[str, ...] = ()
     """For an ``http`` case: what is wrong with the request the client sent (none reached
     the server, or it differs from the recorded one)."""
+    requests: tuple[dict[str, Any], ...] = ()
+    """For a ``tool_loop`` case: the journal entries of the requests of its run, in the order
+    they reached the server (``raf serve``'s journal, docs/serve.md)."""
     give_up: str | None = None
     """Set when the implementation cannot go on (it cannot be started again, or it timed out
     too many times in a row): the one message to show for the whole run. ``failure`` still
@@ -91,6 +94,9 @@ def result_of(case_id: str, output: InteractionOutput) -> Result:
     )
 
 
+_NO_LOOP = "an implementation in this process runs no tool_loop case (raf conform --transport http)"
+
+
 class FunctionImplementation:
     """A Python function ``(interaction, dialect, chunking) -> InteractionOutput`` as an
     implementation: every level, the capabilities given. An exception it raises is the
@@ -120,6 +126,8 @@ class FunctionImplementation:
 
     def run(self, case: Case, level: str) -> Outcome:
         del level
+        if case.loop is not None:
+            return Outcome(failure=_NO_LOOP)
         try:
             output = self.function(case.to_interaction(), case.dialect, case.chunking)
         except Exception as exc:  # the client under test raised: that is its answer
@@ -154,6 +162,8 @@ class ReferenceImplementation(FunctionImplementation):
         from raf.conformance.reference import output_for  # noqa: PLC0415
 
         del level
+        if case.loop is not None:
+            return Outcome(failure=_NO_LOOP)
         return Outcome(
             result_of(case.id, output_for(case.status, case.reason, case.chunks(), case.dialect))
         )

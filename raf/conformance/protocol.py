@@ -10,7 +10,10 @@ the specification; the JSON Schemas of every message are in ``conformance/schema
    which dialects, levels and capabilities it supports.
 2. For each case (one interaction of one cassette, cut by one chunking), raf sends
    :class:`Case` (the recorded status and headers, and the body as base64 chunks), and the
-   implementation answers one :class:`Result` with the same ``id``.
+   implementation answers one :class:`Result` with the same ``id``. A ``tool_loop`` case
+   (:class:`ToolLoop`, capability ``tool_loop``) is one whole run of a client's own tool loop
+   against ``raf serve``: its result is the final response, and every request of the run is
+   judged from the server's journal.
 3. raf sends :class:`Bye`; the implementation exits.
 
 Decoding is lenient where an implementation in another language would reasonably differ
@@ -37,6 +40,7 @@ __all__ = [
     "LEVELS",
     "PROTOCOL",
     "Bye",
+    "CannedResult",
     "Case",
     "Hello",
     "HttpRequest",
@@ -44,6 +48,8 @@ __all__ = [
     "InvalidResult",
     "ProtocolError",
     "Result",
+    "ToolDefinition",
+    "ToolLoop",
     "decode_from_implementation",
     "encode",
 ]
@@ -51,9 +57,17 @@ __all__ = [
 PROTOCOL: Final = "raf-conformance/1"
 """The protocol name and version; a new major version gets a new name."""
 
-Level = Literal["response", "lifecycle", "updates"]
-LEVELS: Final[tuple[Level, ...]] = ("response", "lifecycle", "updates")
-"""The levels of comparison, from the least to the most an implementation must match."""
+Level = Literal["response", "lifecycle", "updates", "requests"]
+LEVELS: Final[tuple[Level, ...]] = ("response", "lifecycle", "updates", "requests")
+"""The levels of comparison. ``response``, ``lifecycle`` and ``updates`` each add to the one
+before; ``requests`` adds to ``response`` the requests a client sent (every request of a
+``tool_loop`` case, judged by the request rules and the request check)."""
+
+STREAM_LEVELS: Final[tuple[Level, ...]] = ("response", "lifecycle", "updates")
+"""The levels that judge one streamed turn, from the least to the most."""
+
+TOOL_LOOP_LEVELS: Final[tuple[Level, ...]] = ("response", "requests")
+"""The levels a ``tool_loop`` case is judged at (it is skipped at the others)."""
 
 CAPABILITIES: Final = {
     "tool_calls": "the client reports tool calls; cases whose expected response has tool calls "
@@ -69,6 +83,9 @@ CAPABILITIES: Final = {
     "raf conform --transport http); those cases are skipped without it",
     "hosted_tools": "the client reports the tools the provider ran (hosted_tool_calls) and the "
     "calls waiting for approval (approval_requests); without it neither is compared",
+    "tool_loop": "the client runs its own tool loop (cases with a tool_loop, under raf conform "
+    "--transport http: it sends the first request, runs the tools with the canned results, "
+    "sends the follow-ups, and answers the final response); those cases are skipped without it",
 }
 """Every capability an implementation may declare, and what it changes."""
 
@@ -127,6 +144,54 @@ class HttpRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
     body: Any = None
 
 
+class ToolDefinition(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """A tool the client offers the model in a ``tool_loop`` case.
+
+    Attributes:
+        name: its name.
+        description: what it does.
+        parameters: the JSON Schema of its arguments.
+    """
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class CannedResult(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """What a tool returns for one call of a ``tool_loop`` case: the call of tool ``name``
+    with ``arguments`` (parsed JSON, compared as JSON) gets ``content`` (text, sent as it is)
+    as its result, an error result when ``is_error``. Several results with the same name and
+    arguments answer such calls in the order given."""
+
+    name: str
+    arguments: Any = None
+    content: str = ""
+    is_error: bool = False
+
+
+class ToolLoop(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
+    """The run a ``tool_loop`` case asks for (docs/protocol.md, "tool_loop cases").
+
+    Attributes:
+        model: the model asked for (in the first request already).
+        messages: the conversation the run starts from: ``{"role", "content"}`` with text
+            content (``system`` and ``user``).
+        tools: the tools to offer (all of them, in every request).
+        results: the canned result of every call the recording makes; a call with none gets
+            an error result of the client's own words.
+        max_rounds: the most requests the run may send.
+        requests: how many requests the recorded run sent.
+    """
+
+    model: str
+    messages: list[dict[str, str]]
+    tools: list[ToolDefinition]
+    results: list[CannedResult]
+    max_rounds: int
+    requests: int
+
+
 class Case(_Message, tag="case"):
     """raf -> implementation: run one case.
 
@@ -144,7 +209,11 @@ class Case(_Message, tag="case"):
         transport: ``chunks`` (the body is in ``chunks``) or ``http`` (only to a client with
             the ``http`` capability: it makes ``request`` itself and reads the answer from
             the network; ``status`` and ``headers`` are what the server will answer).
-        request: the request of an ``http`` case (``None`` otherwise).
+        request: the request of an ``http`` case (``None`` otherwise); for a ``tool_loop``
+            case, its first request, on a base URL of its own (``.../r/<run>``).
+        tool_loop: for a ``tool_loop`` case (capability ``tool_loop``), the run to make: the
+            client runs its own tool loop from ``request``, and answers with the final
+            response; ``None`` for any other case.
     """
 
     id: str
@@ -155,6 +224,7 @@ class Case(_Message, tag="case"):
     chunks: list[str]
     transport: str = "chunks"
     request: HttpRequest | None = None
+    tool_loop: ToolLoop | None = None
 
     def body_chunks(self) -> list[bytes]:
         """The chunks, decoded."""
@@ -168,7 +238,8 @@ class Result(_Message, tag="result", forbid_unknown_fields=False):
         id: the :class:`Case`'s id.
         response: what the client hands its caller, as canonical ``agent_response`` JSON
             (:class:`ClientResponse`: fields it does not report may be left out). With
-            ``raised``, whatever partial response the client has (or ``null``).
+            ``raised``, whatever partial response the client has (or ``null``). For a
+            ``tool_loop`` case, the final response: that of the run's last request.
         results: the canonical ``agent_response_result`` objects it streamed, in order
             (levels ``lifecycle`` and ``updates``).
         updates: the canonical ``update`` objects (level ``updates``).

@@ -203,6 +203,8 @@ def _rerun_pattern(dialect: str, scenario: str, results: list[CaseResult]) -> st
     bad = [r for r in results if r.status in ("fail", "error") or r.stale]
     if len(bad) == 1 and bad[0].chunking is not None:
         return bad[0].id
+    if "#" in scenario:  # a tool_loop case's: <scenario>#loop
+        return f"{dialect}/{scenario}@*"
     return f"{dialect}/{scenario}#*"
 
 

@@ -8,9 +8,9 @@ the run; the first is the conversation's opening request):
   ``rules``) is a difference of kind ``wrong``, named by the rule's id and the field;
 - each difference the request check found from the recorded request it was matched with
   (the journal entry's ``check``, under the check's normalisation: docs/serve.md) is a
-  difference of kind ``wrong``;
-- a request the server answered with an error of its own (``status`` 4xx/5xx that the
-  recording does not have) is reported with its outcome.
+  difference of kind ``wrong``, named by its path (``requests[1].messages[3].tool_call_id``);
+- a request the server answered itself, without a round or a check (busy, a body that is not
+  JSON), is a difference of kind ``wrong`` at ``requests[n].status``, with its outcome.
 
 Then the count: fewer requests than the recording has is ``lost`` (the loop stopped early:
 its user never got the final answer); more is ``invented`` (the loop asked again).
@@ -25,7 +25,7 @@ from raf.cassettes.tool_loops import ToolLoopSpec
 from raf.conformance.levels import Mismatch
 from raf.formats.request_rules import rule as find_rule
 
-__all__ = ["LEVEL", "judge_requests"]
+__all__ = ["LEVEL", "judge_requests", "request_line_mismatch"]
 
 LEVEL = "requests"
 
@@ -50,17 +50,21 @@ def judge_requests(spec: ToolLoopSpec, entries: Sequence[Mapping[str, Any]]) -> 
                     level=LEVEL,
                 )
             )
-        check = entry.get("check") or {}
-        found.extend(
-            Mismatch(
-                where=f"{where}: {line}",
-                expected="the recorded request (under the request check's normalisation)",
-                actual=str(line),
-                kind="wrong",
-                field=f"{where}.request",
-                level=LEVEL,
+        check = entry.get("check")
+        if not isinstance(check, Mapping):  # answered by the server itself, never checked
+            found.append(
+                Mismatch(
+                    where=f"{where}.status",
+                    expected="an answer from the recording",
+                    actual=f"raf serve answered {entry.get('status')}: {entry.get('outcome')}",
+                    kind="wrong",
+                    field=f"{where}.status",
+                    level=LEVEL,
+                )
             )
-            for line in check.get("mismatches") or ()
+            continue
+        found.extend(
+            request_line_mismatch(str(line), where, LEVEL) for line in check.get("mismatches") or ()
         )
     if len(entries) < spec.requests:
         found.append(
@@ -85,3 +89,17 @@ def judge_requests(spec: ToolLoopSpec, entries: Sequence[Mapping[str, Any]]) -> 
             )
         )
     return found
+
+
+def request_line_mismatch(line: str, where: str, level: str) -> Mismatch:
+    """A line of the request check (``messages[1].content: expected ..., got ...``, or a
+    sentence) as a mismatch found at ``level``, its field under ``where`` (``request``,
+    ``requests[2]``)."""
+    path, sep, rest = line.partition(": ")
+    if not sep or " " in path:
+        return Mismatch(where, "a request like the recorded one", line, level=level)
+    expected, actual = "the recorded request", rest
+    said, got, value = rest.removeprefix("expected ").partition(", got ")
+    if rest.startswith("expected ") and got:  # "expected X, got Y": as the other levels say it
+        expected, actual = f"{said} (recorded)", value
+    return Mismatch(f"{where}.{path}", expected, actual, field=f"{where}.{path}", level=level)

@@ -7,9 +7,11 @@ does not have is skipped, with the reason. Otherwise the implementation runs the
 runner judges its result at the level (docs/conformance.md): ``response`` compares the
 aggregated response (with the golden's, or another reading the cassette accepts),
 ``lifecycle`` adds the rules of the streamed results, ``updates`` adds the canonical updates
-and results. Every difference has a kind, and its kind a severity under the run's
-:class:`~raf.conformance.severity.Policy`: a case fails on a difference that fails and that
-the baseline (:mod:`raf.conformance.baseline`) does not know; notices are kept and counted.
+and results, ``requests`` adds to ``response`` every request of a ``tool_loop`` case's run
+(:func:`raf.conformance.requests_level.judge_requests`). Every difference has a kind, and
+its kind a severity under the run's :class:`~raf.conformance.severity.Policy`: a case fails
+on a difference that fails and that the baseline (:mod:`raf.conformance.baseline`) does not
+know; notices are kept and counted.
 
 A case the implementation could not answer (a timeout, a crash, a malformed line) fails with
 the reason and its stderr; a cassette that gives no case (unreadable, not blessed, no golden,
@@ -40,7 +42,14 @@ from raf.conformance.levels import (
     compare_updates,
     render,
 )
-from raf.conformance.protocol import LEVELS, PROTOCOL, ImplementationHello
+from raf.conformance.protocol import (
+    LEVELS,
+    PROTOCOL,
+    STREAM_LEVELS,
+    TOOL_LOOP_LEVELS,
+    ImplementationHello,
+)
+from raf.conformance.requests_level import judge_requests, request_line_mismatch
 from raf.conformance.severity import Policy, Severity
 from raf.shared.client_response import ClientResponse
 
@@ -224,6 +233,14 @@ def skip_reason(
         return f"dialect {case.dialect} not declared"
     if level not in hello.levels:
         return f"level {level} not declared"
+    if case.loop is not None:
+        if transport != "http":
+            return "a tool_loop case needs --transport http"
+        if level not in TOOL_LOOP_LEVELS:
+            return (
+                f"a tool_loop case is judged at levels {' and '.join(TOOL_LOOP_LEVELS)}, "
+                f"not {level}"
+            )
     needs = case.requires | {"http"} if transport == "http" else case.requires
     missing = sorted(needs - set(hello.capabilities))
     if missing:
@@ -232,9 +249,13 @@ def skip_reason(
 
 
 def checked_levels(level: str, transport: str = "chunks") -> tuple[str, ...]:
-    """The checks a run at ``level`` makes: the levels up to it, and the request check
-    when the implementation makes the request itself (``http``)."""
-    upto = LEVELS[: LEVELS.index(level) + 1]
+    """The checks a run at ``level`` makes: the levels up to it (``requests``: ``response``
+    and itself), and the request check when the implementation makes the request itself
+    (``http``)."""
+    if level in STREAM_LEVELS:
+        upto: tuple[str, ...] = STREAM_LEVELS[: STREAM_LEVELS.index(level) + 1]
+    else:
+        upto = ("response", level)
     return ("request", *upto) if transport == "http" else upto
 
 
@@ -285,7 +306,7 @@ def judge(
             ],
             policy,
         )
-        if level in ("lifecycle", "updates"):
+        if level in ("lifecycle", "updates") and case.loop is None:
             if result.results is None:
                 mismatches.append(
                     Mismatch(
@@ -299,11 +320,13 @@ def judge(
             else:
                 response = msgspec.to_builtins(result.response or ClientResponse())
                 mismatches += check_lifecycle(result.results, response)
-        if level == "updates":
+        if level == "updates" and case.loop is None:
             mismatches += compare_updates(
                 case.expected.updates, case.expected.results, result.updates, result.results
             )
-    mismatches += [_request_mismatch(p) for p in outcome.request_problems]
+    if case.loop is not None:  # first: a request that broke a rule is why the answer differs
+        mismatches[:0] = _run_mismatches(case, outcome, level)
+    mismatches += [request_line_mismatch(p, "request", "request") for p in outcome.request_problems]
     known: list[Entry] = []
     covering = (
         baseline.covering(
@@ -348,19 +371,24 @@ def judge(
     return verdict
 
 
-def _request_mismatch(problem: str) -> Mismatch:
-    """A line of the request check (``messages[1].content: expected ..., got ...``, or a
-    sentence) as a mismatch of the level ``request``."""
-    path, sep, rest = problem.partition(": ")
-    if not sep or " " in path:
-        return Mismatch("request", "a request like the recorded one", problem, level="request")
-    return Mismatch(
-        f"request.{path}",
-        "the recorded request",
-        rest,
-        field=f"request.{path}",
-        level="request",
-    )
+def _run_mismatches(case: Case, outcome: Outcome, level: str) -> list[Mismatch]:
+    """What is wrong with the requests of a ``tool_loop`` case's run: at level ``requests``
+    every request (:func:`judge_requests`); at ``response`` only that none arrived."""
+    assert case.loop is not None
+    if level == "requests":
+        return judge_requests(case.loop, outcome.requests)
+    if outcome.requests:
+        return []
+    return [
+        Mismatch(
+            "requests",
+            "the requests of the run",
+            "none reached raf serve",
+            kind="lost",
+            field="requests.count",
+            level="request",
+        )
+    ]
 
 
 def problem_result(problem: Problem, level: str) -> CaseResult:

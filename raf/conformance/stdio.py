@@ -29,6 +29,7 @@ import shlex
 import signal
 import subprocess
 import time
+import uuid
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,7 +39,7 @@ from typing import Literal
 
 from raf.conformance import protocol
 from raf.conformance.cases import Case
-from raf.conformance.http import CaseServer, http_request, request_problems
+from raf.conformance.http import CaseServer, http_request, request_problems, run_entries
 from raf.conformance.implementation import Outcome
 from raf.conformance.protocol import (
     PROTOCOL,
@@ -51,6 +52,7 @@ from raf.conformance.protocol import (
     decode_from_implementation,
     encode,
 )
+from raf.conformance.tool_loop import tool_loop_message
 from raf.errors import excerpt
 
 __all__ = [
@@ -353,6 +355,8 @@ class StdioImplementation:
         server: a running ``raf serve`` (a :class:`~raf.serve.ReplayServer`): every case is
             sent as an ``http`` case on it (:mod:`raf.conformance.http`), and the request
             the program made is checked.
+        loop_server: the server of the ``tool_loop`` cases, when it is not ``server`` (their
+            recordings may have the names of cassettes ``server`` answers).
         max_timeouts: give up after this many timeouts in a row (a case that ends any other
             way starts the count again); ``0`` never gives up.
         hello_timeout: seconds the program has to start and answer hello.
@@ -373,8 +377,10 @@ class StdioImplementation:
         server: CaseServer | None = None,
         max_timeouts: int = DEFAULT_MAX_TIMEOUTS,
         hello_timeout: float = HELLO_TIMEOUT,
+        loop_server: CaseServer | None = None,
     ) -> None:
         self.server = server
+        self.loop_server = loop_server
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("an empty command")
@@ -543,11 +549,29 @@ class StdioImplementation:
             chunks=[] if self.server is not None else _base64(case.chunks()),
         )
         journal_mark = 0
-        if self.server is not None:  # the client makes the request itself, on the server
+        run: str | None = None
+        server = self.server
+        if server is not None:  # the client makes the request itself, on the server
             message.transport = "http"
-            message.request = http_request(case, self.server.url)
-            journal_mark = self.server.journal.count
+            if case.loop is not None:  # its own run: its requests, in its own order
+                server = self.loop_server or server
+                run = f"run-{uuid.uuid4().hex[:16]}"
+                message.tool_loop = tool_loop_message(case.loop)
+            message.request = http_request(case, server.url, run)
+            journal_mark = server.journal.count
         process.send(encode(message))
+        outcome, ending = self._answer(process, case, mark, written)
+        if run is not None and server is not None:
+            outcome = replace(outcome, requests=run_entries(server.journal, journal_mark, run))
+        elif ending == "answered" and server is not None:
+            problems = tuple(request_problems(server.journal, journal_mark, case))
+            outcome = replace(outcome, request_problems=problems)
+        return outcome, ending
+
+    def _answer(
+        self, process: _Process, case: Case, mark: int, written: int
+    ) -> tuple[Outcome, _Ending]:
+        """The outcome of a case sent to ``process``, and how it ended."""
         try:
             line = self._receive(process, time.monotonic() + self.timeout)
         except TimeoutError:
@@ -585,11 +609,7 @@ class StdioImplementation:
         if answer.id != case.id:
             reason = f"wrong id: expected {case.id!r}, got {answer.id!r}"
             return self._fail(process, reason, mark), "other"
-        problems: tuple[str, ...] = ()
-        if self.server is not None:
-            problems = tuple(request_problems(self.server.journal, journal_mark, case))
-        outcome = Outcome(answer, stderr=process.stderr_since(mark), request_problems=problems)
-        return outcome, "answered"
+        return Outcome(answer, stderr=process.stderr_since(mark)), "answered"
 
     # -- the process ----------------------------------------------------------------------
 

@@ -23,9 +23,11 @@ from urllib.parse import urlsplit
 import pytest
 
 from raf.cassettes.persister import load
+from raf.chunking import STANDARD_CHUNKINGS
 from raf.cli import main as raf_main
 from raf.conformance.bundled import bundled
 from raf.conformance.cases import load_suite
+from raf.conformance.tool_loop import load_tool_loop_cases
 from raf.serve import ReplayServer
 from tests import processes
 
@@ -265,6 +267,9 @@ def test_the_node_client_hands_each_network_read_to_its_parser(server: ReplaySer
 @pytest.mark.parametrize("client", ["python", "node"])
 def test_the_example_clients_pass_every_bundled_case_over_http(client: str, tmp_path: Path) -> None:
     suite = load_suite(SUITE.cassettes, SUITE.goldens, dialects=[DIALECT])
+    loops = load_tool_loop_cases(
+        [SUITE.tool_loops], chunkings=STANDARD_CHUNKINGS, dialects=[DIALECT]
+    )
     report_file = tmp_path / "report.json"
     status = raf_main(
         [
@@ -282,8 +287,9 @@ def test_the_example_clients_pass_every_bundled_case_over_http(client: str, tmp_
     report = json.loads(report_file.read_text("utf-8"))
     failures = {c["id"]: c["reason"] for c in report["cases"] if not c["ok"]}
     assert failures == {}
+    assert loops.cases  # their tool loops too (at level response: the final answer)
     assert report["summary"] == {
-        "pass": len(suite.cases),
+        "pass": len(suite.cases) + len(loops.cases),
         "fail": 0,
         "skip": 0,
         "error": 0,
@@ -291,4 +297,37 @@ def test_the_example_clients_pass_every_bundled_case_over_http(client: str, tmp_
         "notices": 0,
     }
     assert report["implementation"]["name"] == f"example-{client}"
+    assert status == 0
+
+
+@pytest.mark.parametrize("client", ["python", "node"])
+def test_the_example_clients_pass_every_chat_tool_loop_at_level_requests(
+    client: str, tmp_path: Path
+) -> None:
+    loops = load_tool_loop_cases(
+        [SUITE.tool_loops], chunkings=STANDARD_CHUNKINGS, dialects=[DIALECT]
+    )
+    report_file = tmp_path / "report.json"
+    status = raf_main(
+        [
+            "conform",
+            "--impl",
+            shlex.join(command(client)),
+            "--transport",
+            "http",
+            "--level",
+            "requests",
+            "--dialect",
+            DIALECT,
+            "-k",
+            "#loop@",
+            "--json",
+            str(report_file),
+        ]
+    )
+    report = json.loads(report_file.read_text("utf-8"))
+    assert {c["id"]: c["reason"] for c in report["cases"] if not c["ok"]} == {}
+    assert [c["id"] for c in report["cases"]] == [c.id for c in loops.cases]
+    assert report["summary"]["pass"] == len(loops.cases) > 0
+    assert report["level"] == "requests"
     assert status == 0

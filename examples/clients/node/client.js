@@ -9,10 +9,12 @@
 //    read at a time, exactly as a client reading a socket would be;
 // 2. ChatCompletionStream: events -> text, reasoning, tool calls, finish reason, usage and
 //    errors, by the openai_chat rules (docs/dialects.md, docs/converter.md);
-// 3. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
-//    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 and 2.
+// 3. runToolLoop: a Chat Completions tool loop (send, run the calls, send the assistant
+//    message and one `tool` message per call, until the answer);
+// 4. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
+//    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 to 3.
 //
-// Part 3 gets the body's network reads in one of two ways, and hands them to the same
+// Part 4 gets the body's network reads in one of two ways, and hands them to the same
 // readResponse:
 //
 // - a `chunks` case carries the recorded body, already cut into reads (base64), so the
@@ -28,6 +30,11 @@
 // With fetch() the loop is the same: `const response = await fetch(url, { method: "POST",
 // body, headers })`, then `await readResponse(response.status, response.body)`. This is
 // the Node twin of examples/clients/python/client.py.
+//
+// A tool_loop case (capability tool_loop, level requests: `raf conform --impl ...
+// --transport http --level requests`) asks for a whole run instead: runToolLoop sends the
+// first request, answers each call with the case's canned result, sends the follow-up, and
+// so on until the model answers; raf judges every request it sent.
 "use strict";
 
 const http = require("node:http");
@@ -40,8 +47,8 @@ const HELLO = {
   name: "example-node",
   version: "1.0",
   dialects: ["openai_chat"],
-  levels: ["response"],
-  capabilities: ["tool_calls", "reasoning", "usage", "http_errors", "http"],
+  levels: ["response", "requests"],
+  capabilities: ["tool_calls", "reasoning", "usage", "http_errors", "http", "tool_loop"],
 };
 
 // -- 1. Server-sent events ---------------------------------------------------------------
@@ -430,7 +437,85 @@ async function readResponse(status, reads) {
   return response;
 }
 
-// -- 3. The conformance protocol ---------------------------------------------------------
+// -- 3. The tool loop --------------------------------------------------------------------
+
+// Whether two JSON values are equal (objects whatever the order of their keys).
+function sameJSON(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && sameJSON(a[key], b[key]));
+}
+
+// The tools of a tool_loop case: each call gets the canned result of its name and arguments
+// (several results of the same call answer such calls in turn); a call the case has no
+// result for gets an error text.
+class CannedTools {
+  constructor(results) {
+    this.results = results;
+    this.used = new Set();
+  }
+
+  run(name, args) {
+    const matching = [];
+    this.results.forEach((r, n) => {
+      if (r.name === name && sameJSON(r.arguments ?? null, args)) matching.push(n);
+    });
+    if (!matching.length) return `Error: no result for ${name}(${JSON.stringify(args)})`;
+    const chosen = matching.find((n) => !this.used.has(n)) ?? matching[matching.length - 1];
+    this.used.add(chosen);
+    return this.results[chosen].content;
+  }
+}
+
+// The assistant message that asked for the calls, as Chat Completions wants it back.
+function assistantMessage(response) {
+  const message = {
+    role: "assistant",
+    content: response.text,
+    tool_calls: response.tool_calls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+    })),
+  };
+  // DeepSeek's thinking mode wants it back in the turn.
+  if (response.reasoning_text) message.reasoning_content = response.reasoning_text;
+  return message;
+}
+
+// One tool message per call, answering its id, in the order of the calls.
+function toolMessages(response, tools) {
+  return response.tool_calls.map((call) => ({
+    role: "tool",
+    tool_call_id: call.id,
+    content: tools.run(call.name, call.arguments),
+  }));
+}
+
+// Run a tool loop from the first request (its body: model, messages, tools, options); the
+// response of the last request: the model's answer.
+async function runToolLoop(request, loop) {
+  const tools = new CannedTools(loop.results);
+  const body = { ...request.body };
+  let response = {};
+  for (let round = 0; round < loop.max_rounds; round++) {
+    const { status, reads } = await fetchCase({ ...request, body });
+    response = await readResponse(status, reads);
+    // The answer, or something went wrong: the caller gets it as it is.
+    if (!response.tool_calls?.length || response.errors?.length) break;
+    body.messages = [
+      ...body.messages,
+      assistantMessage(response),
+      ...toolMessages(response, tools),
+    ];
+  }
+  return response;
+}
+
+// -- 4. The conformance protocol ---------------------------------------------------------
 
 const TIMEOUT_MS = 30000; // to connect, and of silence while the response streams
 
@@ -526,6 +611,11 @@ async function* bodyReads(response) {
 // The result message for one case message (null: nothing to send).
 async function answer(message) {
   try {
+    if (message.tool_loop) {
+      // A whole run of the tool loop, from the first request.
+      const response = await runToolLoop(message.request, message.tool_loop);
+      return { type: "result", id: message.id, response };
+    }
     let status = message.status;
     let reads;
     if (message.transport === "http") {
@@ -578,6 +668,10 @@ module.exports = {
   ConnectionError,
   readResponse,
   fetchCase,
+  CannedTools,
+  assistantMessage,
+  toolMessages,
+  runToolLoop,
   answer,
   send,
   main,

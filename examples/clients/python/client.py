@@ -8,10 +8,12 @@ three parts you can copy:
    read at a time, exactly as a client reading a socket would be;
 2. ``ChatCompletionStream``: events -> text, reasoning, tool calls, finish reason, usage and
    errors, by the ``openai_chat`` rules (docs/dialects.md, docs/converter.md);
-3. ``main``: the ``raf-conformance/1`` protocol (docs/protocol.md) on stdin/stdout, so that
-   ``raf conform --impl 'python examples/clients/python/client.py'`` can test parts 1 and 2.
+3. ``run_tool_loop``: a Chat Completions tool loop (send, run the calls, send the assistant
+   message and one ``tool`` message per call, until the answer);
+4. ``main``: the ``raf-conformance/1`` protocol (docs/protocol.md) on stdin/stdout, so that
+   ``raf conform --impl 'python examples/clients/python/client.py'`` can test parts 1 to 3.
 
-Part 3 gets the body's network reads in one of two ways, and hands them to the same
+Part 4 gets the body's network reads in one of two ways, and hands them to the same
 ``read_response``:
 
 * a ``chunks`` case carries the recorded body, already cut into reads (base64), so the
@@ -27,6 +29,11 @@ Part 3 gets the body's network reads in one of two ways, and hands them to the s
 
 With an HTTP library the loop is the same: ``response = http.post(url, json=request,
 stream=True)``, then ``read_response(response.status_code, response.iter_bytes())``.
+
+A ``tool_loop`` case (capability ``tool_loop``, level ``requests``: ``raf conform --impl ...
+--transport http --level requests``) asks for a whole run instead: ``run_tool_loop`` sends
+the first request, answers each call with the case's canned result, sends the follow-up,
+and so on until the model answers; raf judges every request it sent.
 """
 
 from __future__ import annotations
@@ -48,8 +55,8 @@ HELLO = {
     "name": "example-python",
     "version": "1.0",
     "dialects": ["openai_chat"],
-    "levels": ["response"],
-    "capabilities": ["tool_calls", "reasoning", "usage", "http_errors", "http"],
+    "levels": ["response", "requests"],
+    "capabilities": ["tool_calls", "reasoning", "usage", "http_errors", "http", "tool_loop"],
 }
 
 # -- 1. Server-sent events ---------------------------------------------------------------
@@ -437,7 +444,83 @@ def read_response(status: int, reads: Iterable[bytes]) -> dict[str, Any]:
     return response
 
 
-# -- 3. The conformance protocol ---------------------------------------------------------
+# -- 3. The tool loop --------------------------------------------------------------------
+
+
+class CannedTools:
+    """The tools of a ``tool_loop`` case: each call gets the canned result of its name and
+    arguments (several results of the same call answer such calls in turn); a call the case
+    has no result for gets an error text."""
+
+    def __init__(self, results: list[dict[str, Any]]) -> None:
+        self.results = results
+        self.used: set[int] = set()
+
+    def run(self, name: str, arguments: Any) -> str:
+        matching = [
+            n
+            for n, r in enumerate(self.results)
+            if r["name"] == name and r.get("arguments") == arguments
+        ]
+        unused = [n for n in matching if n not in self.used]
+        if not matching:
+            return f"Error: no result for {name}({json.dumps(arguments)})"
+        chosen = unused[0] if unused else matching[-1]
+        self.used.add(chosen)
+        return self.results[chosen]["content"]
+
+
+def assistant_message(response: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message that asked for the calls, as Chat Completions wants it back."""
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": response["text"],
+        "tool_calls": [
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+            }
+            for call in response["tool_calls"]
+        ],
+    }
+    if response.get("reasoning_text"):  # DeepSeek's thinking mode wants it back in the turn
+        message["reasoning_content"] = response["reasoning_text"]
+    return message
+
+
+def tool_messages(response: dict[str, Any], tools: CannedTools) -> list[dict[str, Any]]:
+    """One ``tool`` message per call, answering its id, in the order of the calls."""
+    return [
+        {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "content": tools.run(call["name"], call["arguments"]),
+        }
+        for call in response["tool_calls"]
+    ]
+
+
+def run_tool_loop(request: dict[str, Any], loop: dict[str, Any]) -> dict[str, Any]:
+    """Run a tool loop from the first ``request`` (its body: model, messages, tools,
+    options); the response of the last request: the model's answer."""
+    tools = CannedTools(loop["results"])
+    body = dict(request["body"])
+    response: dict[str, Any] = {}
+    for _ in range(loop["max_rounds"]):
+        status, _headers, reads = fetch({**request, "body": body})
+        response = read_response(status, reads)
+        if not response.get("tool_calls") or response.get("errors"):
+            break  # the answer, or something went wrong: the caller gets it as it is
+        body["messages"] = [
+            *body["messages"],
+            assistant_message(response),
+            *tool_messages(response, tools),
+        ]
+    return response
+
+
+# -- 4. The conformance protocol ---------------------------------------------------------
 
 
 TIMEOUT = 30.0  # seconds: to connect, and for each read of the response
@@ -492,6 +575,9 @@ def fetch(request: dict[str, Any]) -> tuple[int, dict[str, str], Iterator[bytes]
 def answer(case: dict[str, Any]) -> dict[str, Any] | None:
     """The result message for one case message (``None``: nothing to send)."""
     try:
+        if case.get("tool_loop"):  # a whole run of the tool loop, from the first request
+            response = run_tool_loop(case["request"], case["tool_loop"])
+            return {"type": "result", "id": case["id"], "response": response}
         if case.get("transport") == "http":  # make the request; the network cuts the reads
             status, _headers, reads = fetch(case["request"])
         else:  # the recorded body, cut by raf: one read at a time
