@@ -40,6 +40,7 @@ __all__ = [
     "SERVE_MAX_BODY_BYTES",
     "SERVE_MAX_CONNECTIONS",
     "SERVE_MAX_ORDERS",
+    "SERVE_MAX_ROUND_CASSETTES",
     "SERVE_MAX_PATH_CHARS",
     "SERVE_MAX_STREAMS",
     "SERVE_SHARED_CHUNKS_BYTES",
@@ -172,6 +173,11 @@ least one entry, so an entry is never too large to be read)."""
 SERVE_MAX_ORDERS = 10_000
 """Most orders of interactions kept (a path prefix and a session each); the oldest is
 forgotten first."""
+
+SERVE_MAX_ROUND_CASSETTES = 256
+"""Most cassettes whose rounds (the calls each recorded answer streamed, and the earlier
+rounds the request rules compare with) are kept read; the least recently used is read again
+when next asked for."""
 
 # -- files (raf.cassettes, raf.conformance.goldens) ------------------------------------------
 

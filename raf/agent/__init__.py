@@ -49,6 +49,7 @@ from raf.agent.tools import (
     ToolRegistry,
     ToolResult,
     ToolSchemaError,
+    ToolText,
     tool,
 )
 
@@ -95,6 +96,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSchemaError",
+    "ToolText",
     "UnknownSchemaVersionError",
     "innermost",
     "tool",

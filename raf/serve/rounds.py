@@ -71,7 +71,7 @@ Matched = Literal["pinned", "call_ids", "call_names", "order"]
 
 MATCHED: Final[tuple[Matched, ...]] = ("pinned", "call_ids", "call_names", "order")
 
-MAX_CASSETTES: Final = 256
+MAX_CASSETTES: Final = SERVE_MAX_ROUND_CASSETTES
 """Most cassettes whose rounds are kept (the least recently used is forgotten, and read again
 when asked for)."""
 

@@ -29,7 +29,7 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class BundledSuite:
     """The folders of the bundled suite. ``tool_loops`` holds the agent's multi-round
-    recordings (not conformance cases: ``raf conform`` does not read them) and
+    recordings (the ``tool_loop`` cases of ``raf conform --transport http``) and
     ``tool_loop_scenarios`` the file of the agent scenarios that replay them and the bundled
     follow-up recordings (``raf chat``, docs/agent.md)."""
 

@@ -529,7 +529,11 @@ ANSWER_KEYS = {
     "openai_responses": "call_id",
 }
 """Where a tool result names the call it answers, in the formats whose calls have ids."""
-WRONG_ID_RULES = {"openai_chat": "chat.tool_calls_answered"}
+WRONG_ID_RULES = {
+    "openai_chat": "chat.tool_message_answers_call",
+    "anthropic_messages": "anthropic.tool_result_answers_previous",
+    "openai_responses": "responses.outputs_answer_calls",
+}
 """The rule a follow-up that answers another id than its call's breaks, per format."""
 WITH_IDS = [p for p in RECORDINGS if p.parent.name in ANSWER_KEYS]
 
