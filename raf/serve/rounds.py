@@ -48,6 +48,7 @@ from raf import formats
 from raf.cassettes.format import Cassette
 from raf.formats.conversation import blocks_of, is_synthetic_id
 from raf.formats.request_rules import Prior, prior_of
+from raf.limits import SERVE_MAX_ROUND_CASSETTES
 from raf.model import blocks
 from raf.model.messages import MessageRole
 from raf.pipeline import respond
