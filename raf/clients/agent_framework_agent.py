@@ -102,7 +102,9 @@ def _response(case: ToolLoopCase, response: Any) -> ClientResponse:
         return ClientResponse()
     last = response.messages[-1] if response.messages else None
     contents = list(last.contents) if last is not None else []
-    calls = [_call(c.call_id, c.name or "", c.arguments) for c in contents if c.type == "function_call"]
+    calls = [
+        _call(c.call_id, c.name or "", c.arguments) for c in contents if c.type == "function_call"
+    ]
     reasoning = "".join(c.text or "" for c in contents if c.type == "text_reasoning")
     raw = getattr(response, "finish_reason", None)
     return ClientResponse(

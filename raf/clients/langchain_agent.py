@@ -164,6 +164,8 @@ def _response(case: ToolLoopCase, message: Any) -> ClientResponse:
     ]
     metadata = getattr(message, "response_metadata", None) or {}
     raw = metadata.get("finish_reason") or metadata.get("stop_reason") or metadata.get("status")
+    if case.dialect == "openai_responses" and raw == "completed":  # Responses' status
+        raw = "tool_calls" if calls else "stop"
     return ClientResponse(
         text=_text(message.content),
         reasoning_text=_reasoning(message),
