@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-
 import pytest
 
 from raf.cassettes.tool_loops import ToolLoopSpec, tool_loop_specs
