@@ -49,6 +49,7 @@ __all__ = [
     "rule",
     "rules",
     "rules_for",
+    "rules_table",
 ]
 
 CATALOGUE: Final = "request_rules.yaml"
@@ -220,3 +221,38 @@ def prior_of(dialect: str, response: AgentResponse) -> Prior:
     body = found.build_request(Conversation(messages=response.turn_transcript))
     turn = body.get(key)
     return Prior(turn=tuple(turn) if isinstance(turn, list) else (), response_id=response.id)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _link(bug: str) -> str:
+    repo, number = bug.split("#", 1)
+    return f"[{bug}](https://github.com/{repo}/issues/{number})"
+
+
+def rules_table() -> str:
+    """The catalogue as a Markdown table (docs/requests.md, "Request rules"): each rule's
+    id, formats, statement, severity, what the provider answers a request that breaks it,
+    and the reported bugs and documentation it stands on, as links."""
+    lines = [
+        "| Rule | Formats | Statement | Severity | The provider answers | Bugs, docs |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for known in rules():
+        answer = "accepts it"
+        if known.error is not None:
+            answer = f"{known.error.status}: {known.error.message}"
+        sources = [_link(b) for b in known.bugs]
+        sources += [f"[docs]({url})" for url in known.docs]
+        cells = (
+            f"`{known.id}`",
+            ", ".join(f"`{f}`" for f in known.formats),
+            known.statement,
+            known.severity,
+            answer,
+            ", ".join(sources),
+        )
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
