@@ -13,9 +13,11 @@ returns the recorded result; a recorded error is raised as ``ToolFailed`` (Pydan
 documented terminal tool failure, a failed ``ToolReturnPart`` the model sees), or returned as
 text by a release that has no ``ToolFailed``.
 
-Written against Pydantic AI 2.x; it also drives the 1.x releases the client history replays
-(``conformance/client_history.yaml``): the imports it needs exist there, and a missing
-``ToolFailed`` is tolerated as said.
+Written against Pydantic AI 2.x; it also drives the older releases the client history replays
+(``conformance/client_history.yaml``, back to 0.3): the imports it needs exist there, a
+missing ``ToolFailed`` is tolerated as said, usage named ``request_tokens`` and
+``response_tokens`` (0.x) is read as well, and a run result without ``response`` gives its
+last message.
 """
 
 from __future__ import annotations
@@ -139,9 +141,12 @@ def _usage(found: Any) -> ClientUsage | None:
         return None
     details = getattr(found, "details", None) or {}
     cache = getattr(found, "cache_read_tokens", None)
+    # 0.x releases name the counts request_tokens and response_tokens
+    prompt = getattr(found, "input_tokens", None)
+    completion = getattr(found, "output_tokens", None)
     return usage(
-        found.input_tokens,
-        found.output_tokens,
+        prompt if prompt is not None else getattr(found, "request_tokens", None),
+        completion if completion is not None else getattr(found, "response_tokens", None),
         found.total_tokens,
         prompt_cache_hit_tokens=cache or None,
         reasoning_tokens=details.get("reasoning_tokens") or None,
