@@ -125,15 +125,15 @@ def _text(content: Any) -> str:
 
 
 def _reasoning(message: Any) -> str | None:
-    found: list[str] = []
     try:
         blocks = message.content_blocks
     except Exception:  # a message whose content LangChain cannot translate
         blocks = []
-    for block in blocks or []:
-        if isinstance(block, dict) and block.get("type") == "reasoning":
-            found.append(str(block.get("reasoning") or ""))
-    reasoning = "".join(found)
+    reasoning = "".join(
+        str(block.get("reasoning") or "")
+        for block in blocks or []
+        if isinstance(block, dict) and block.get("type") == "reasoning"
+    )
     if not reasoning:
         extra = getattr(message, "additional_kwargs", None) or {}
         reasoning = str(extra.get("reasoning_content") or "")

@@ -118,8 +118,8 @@ def _tools(case: ToolLoopCase) -> list[Any]:
 
     try:
         from pydantic_ai.exceptions import ToolFailed  # noqa: PLC0415
-    except ImportError:  # a 1.x release: no terminal tool failure, the error goes as text
-        ToolFailed = None  # noqa: N806
+    except ImportError:  # an older release: no terminal tool failure, the error goes as text
+        ToolFailed = None
 
     def make(name: str) -> Any:
         def run(**kwargs: Any) -> str:
