@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BEHAVIOURS",
+    "CLIENT_SETTINGS",
     "AgentScript",
     "RequestVerdict",
     "RunReport",
@@ -59,6 +60,11 @@ __all__ = [
 BEHAVIOURS: Final = ("text", "result", "failure", "raise")
 """What a scripted tool does: return ``value`` as text, return ``ToolResult.success(value)``,
 return ``ToolResult.failure(value)``, or raise ``RuntimeError(value)``."""
+
+CLIENT_SETTINGS: Final = ("stream_usage",)
+"""What a scenario may set on its agent's leaf client (``client`` in its data): whether the
+client asks for usage in the stream (a provider that refuses ``stream_options``, as Mistral,
+is run without it)."""
 
 RECORDINGS: Final = ("tool_loops", "cassettes")
 """Where a scenario's recording is: the agent's multi-round recordings or the bundled
@@ -143,12 +149,14 @@ class ScriptedTool:
 @dataclass(frozen=True)
 class AgentScript:
     """The agent of a scenario: its input messages, the model, what else the first request
-    carries (``extra_body``) and its tools."""
+    carries (``extra_body``), its tools, and the settings of its leaf client (``client``,
+    among :data:`CLIENT_SETTINGS`)."""
 
     messages: tuple[Mapping[str, Any], ...]
     model: str
     extra_body: Mapping[str, JSONValue]
     tools: tuple[ToolScript, ...]
+    client: Mapping[str, JSONValue] = field(default_factory=dict)
 
     def chat_messages(self) -> list[ChatMessage]:
         """The input messages as :class:`ChatMessage` values."""
@@ -219,11 +227,21 @@ def _tool(raw: Mapping[str, Any], where: str) -> ToolScript:
 
 def _agent(raw: Mapping[str, Any], where: str) -> AgentScript:
     try:
+        client = dict(raw.get("client") or {})
+    except (TypeError, ValueError):
+        raise ScenarioError(f"{where}: client is not a mapping of settings") from None
+    unknown = sorted(set(client) - set(CLIENT_SETTINGS))
+    if unknown:
+        raise ScenarioError(
+            f"{where}: client setting {unknown[0]!r} is not one of {CLIENT_SETTINGS}"
+        )
+    try:
         return AgentScript(
             messages=tuple(raw["messages"]),
             model=str(raw["model"]),
             extra_body=dict(raw.get("extra_body") or {}),
             tools=tuple(_tool(t, where) for t in raw["tools"]),
+            client=client,
         )
     except (KeyError, TypeError) as exc:
         raise ScenarioError(f"{where}: the agent lacks {exc}") from None
@@ -479,7 +497,9 @@ def _replay(setup: _Setup) -> list[RunReport]:
     )
 
     scenario, server = setup.scenario, setup.server
-    client = HttpChatClient(scenario.dialect, setup.base_url, model=scenario.agent.model)
+    client = HttpChatClient(
+        scenario.dialect, setup.base_url, model=scenario.agent.model, **scenario.agent.client
+    )
     agent = ChatClientAgent(
         client,
         tools=setup.tools,
@@ -523,7 +543,9 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
     )
 
     scenario, server = setup.scenario, setup.server
-    client = AsyncHttpChatClient(scenario.dialect, setup.base_url, model=scenario.agent.model)
+    client = AsyncHttpChatClient(
+        scenario.dialect, setup.base_url, model=scenario.agent.model, **scenario.agent.client
+    )
     agent = AsyncChatClientAgent(
         client,
         tools=setup.tools,
