@@ -11,7 +11,9 @@ settings (``openai_reasoning_effort``/``openai_reasoning_summary``/``openai_stor
 ``anthropic_thinking`` and ``max_tokens``, ``google_thinking_config``). A tool's function
 returns the recorded result; a recorded error is raised as ``ToolFailed`` (Pydantic AI's
 documented terminal tool failure, a failed ``ToolReturnPart`` the model sees), or returned as
-text by a release that has no ``ToolFailed``.
+text by a release that has no ``ToolFailed``. On Gemini the recorded result is the
+``functionResponse.response`` object, so the function returns that object (a dict), which
+``GoogleModel`` sends as it is; a string would go wrapped as ``{"return_value": ...}``.
 
 Written against Pydantic AI 2.x; it also drives the older releases the client history replays
 (``conformance/client_history.yaml``, back to 0.3): the imports it needs exist there, a
@@ -26,7 +28,14 @@ import asyncio
 from typing import Any
 
 from raf.clients import _tool_loop
-from raf.clients.base import TEST_API_KEY, ToolLoopAdapter, ToolLoopCase, finish_reason, usage
+from raf.clients.base import (
+    TEST_API_KEY,
+    ToolLoopAdapter,
+    ToolLoopCase,
+    arguments,
+    finish_reason,
+    usage,
+)
 from raf.clients.base import tool_call as _call
 from raf.shared.client_response import ClientResponse, ClientUsage
 
@@ -122,10 +131,13 @@ def _tools(case: ToolLoopCase) -> list[Any]:
         ToolFailed = None
 
     def make(name: str) -> Any:
-        def run(**kwargs: Any) -> str:
+        def run(**kwargs: Any) -> Any:
             content, is_error = case.tool_result(name, kwargs)
             if is_error and ToolFailed is not None:
                 raise ToolFailed(content)
+            if case.dialect == "gemini":  # the recorded functionResponse.response object
+                found = arguments(content)
+                return found if isinstance(found, dict) else content
             return content
 
         return run

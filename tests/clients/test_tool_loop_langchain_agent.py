@@ -1,6 +1,6 @@
-"""LangChain's create_agent's own tool loop (``langchain-agent``) over the bundled tool-loop recordings, served by
-a real ReplayServer: the run completes (or stops where the library stops it), and what the
-final answer and the requests differ in is what docs/clients.md traces to the library's code."""
+"""LangChain's ``create_agent`` (``langchain-agent``) over the bundled tool-loop recordings, served by a real
+ReplayServer: each run ends as it was traced, and its final answer and its requests differ from
+the recording where docs/clients.md ("Tool loops") says, and nowhere else."""
 
 from __future__ import annotations
 
@@ -17,37 +17,103 @@ __all__ = ["loop_server"]
 ADAPTER = "langchain-agent"
 
 CELLS = {
-    # langchain-anthropic reads usage from message_delta only (the recording's gives output_tokens alone); the unknown tool's text is LangChain's own
+    "anthropic_messages/omitted_thinking_tool_use": (
+        None,
+        {("wrong", "usage.prompt_tokens"), ("wrong", "usage.total_tokens")},
+        set(),
+    ),
+    "anthropic_messages/redacted_thinking_tool_use": (
+        None,
+        {("wrong", "usage.prompt_tokens"), ("wrong", "usage.total_tokens")},
+        set(),
+    ),
+    "anthropic_messages/thinking_parallel_tools": (
+        None,
+        {("wrong", "usage.prompt_tokens"), ("wrong", "usage.total_tokens")},
+        set(),
+    ),
+    "anthropic_messages/tool_error_result": (
+        None,
+        {("wrong", "usage.prompt_tokens"), ("wrong", "usage.total_tokens")},
+        set(),
+    ),
     "anthropic_messages/two_tools": (
         None,
         {("wrong", "usage.prompt_tokens"), ("wrong", "usage.total_tokens")},
         {"messages[2].content[1].content"},
     ),
-    # google-genai refuses the recording's first thoughtSignature (not valid base64): the loop stops after one request
+    "gemini/parallel_calls_one_signature": (
+        None,
+        set(),
+        set(),
+    ),
+    "gemini/three_rounds_signatures": (
+        None,
+        set(),
+        set(),
+    ),
+    "gemini/tool_error": (
+        None,
+        set(),
+        set(),
+    ),
     "gemini/two_tools": (
         "ValidationError",
-        {("lost", "text"), ("invented", "errors"), ("lost", "finish_reason"), ("lost", "usage")},
+        {("invented", "errors"), ("lost", "finish_reason"), ("lost", "text"), ("lost", "usage")},
         {"count"},
     ),
-    # ChatOpenAI reads no reasoning_content, so it neither reports it nor sends it back (DeepSeek asks for it within a turn)
+    "openai_chat/deepseek_three_rounds": (
+        None,
+        {("lost", "reasoning_text")},
+        {"messages[1].reasoning_content", "messages[3].reasoning_content"},
+    ),
+    "openai_chat/mistral_call_ids": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_chat/parallel_tool_calls": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_chat/tool_error": (
+        None,
+        set(),
+        set(),
+    ),
     "openai_chat/two_tools": (
         None,
         {("lost", "reasoning_text")},
         {
-            "messages[4].reasoning_content",
-            "messages[3].content",
             "messages[1].reasoning_content",
+            "messages[3].content",
+            "messages[4].reasoning_content",
             "messages[6].reasoning_content",
         },
     ),
-    # only the unknown tool's text differs
+    "openai_responses/parallel_function_calls": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_responses/reasoning_calls_store_false": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_responses/tool_error": (
+        None,
+        set(),
+        set(),
+    ),
     "openai_responses/two_tools": (
         None,
         set(),
         {"input[5].output"},
     ),
 }
-"""Per recording: what the library raises (a type name, or None), the differences of its final
+"""Per recording (each traced in docs/clients.md, "Tool loops"): what the library raises (a type name, or None), the differences of its final
 answer from the reviewed one (kind, field) and where its requests differ from the recorded
 ones (request-check paths, ``rule:<id>``, ``count``)."""
 

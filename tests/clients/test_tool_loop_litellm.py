@@ -1,6 +1,6 @@
-"""litellm's hand-written loop's own tool loop (``litellm-loop``) over the bundled tool-loop recordings, served by
-a real ReplayServer: the run completes (or stops where the library stops it), and what the
-final answer and the requests differ in is what docs/clients.md traces to the library's code."""
+"""litellm's hand-written loop (``litellm-loop``) over the bundled tool-loop recordings, served by a real
+ReplayServer: each run ends as it was traced, and its final answer and its requests differ from
+the recording where docs/clients.md ("Tool loops") says, and nowhere else."""
 
 from __future__ import annotations
 
@@ -17,36 +17,100 @@ __all__ = ["loop_server"]
 ADAPTER = "litellm-loop"
 
 CELLS = {
-    # an OpenAI tool message has no error flag: tool_result blocks go without is_error
+    "anthropic_messages/omitted_thinking_tool_use": (
+        None,
+        set(),
+        set(),
+    ),
+    "anthropic_messages/redacted_thinking_tool_use": (
+        None,
+        set(),
+        set(),
+    ),
+    "anthropic_messages/thinking_parallel_tools": (
+        None,
+        set(),
+        set(),
+    ),
+    "anthropic_messages/tool_error_result": (
+        None,
+        set(),
+        {"messages[2].content[0].is_error"},
+    ),
     "anthropic_messages/two_tools": (
         None,
         set(),
         {
             "messages[2].content[0].is_error",
-            "messages[4].content[0].is_error",
             "messages[2].content[1].is_error",
+            "messages[4].content[0].is_error",
         },
     ),
-    # litellm writes the parts in the proto's snake_case (function_call, function_response), which the request check does not equate with camelCase
+    "gemini/parallel_calls_one_signature": (
+        None,
+        set(),
+        {
+            "contents[1].parts[1].functionCall",
+            "contents[1].parts[2].functionCall",
+            "contents[1].parts[3].functionCall",
+            "contents[2].parts[0].functionResponse",
+            "contents[2].parts[1].functionResponse",
+        },
+    ),
+    "gemini/three_rounds_signatures": (
+        None,
+        set(),
+        {
+            "contents[1].parts[1].functionCall",
+            "contents[2].parts[0].functionResponse",
+            "contents[3].parts[1].functionCall",
+            "contents[4].parts[0].functionResponse",
+            "contents[5].parts[1].functionCall",
+        },
+    ),
+    "gemini/tool_error": (
+        None,
+        set(),
+        {"contents[1].parts[1].functionCall", "contents[2].parts[0].functionResponse"},
+    ),
     "gemini/two_tools": (
         None,
         set(),
         {
             "contents[1].parts[1].functionCall",
-            "contents[3].parts[1].functionCall",
-            "contents[2].parts[0].functionResponse",
             "contents[1].parts[2].functionCall",
+            "contents[2].parts[0].functionResponse",
             "contents[2].parts[1].functionResponse",
+            "contents[3].parts[1].functionCall",
         },
     ),
-    # every request is the recorded one
+    "openai_chat/deepseek_three_rounds": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_chat/mistral_call_ids": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_chat/parallel_tool_calls": (
+        None,
+        set(),
+        set(),
+    ),
+    "openai_chat/tool_error": (
+        None,
+        set(),
+        set(),
+    ),
     "openai_chat/two_tools": (
         None,
         set(),
         set(),
     ),
 }
-"""Per recording: what the library raises (a type name, or None), the differences of its final
+"""Per recording (each traced in docs/clients.md, "Tool loops"): what the library raises (a type name, or None), the differences of its final
 answer from the reviewed one (kind, field) and where its requests differ from the recorded
 ones (request-check paths, ``rule:<id>``, ``count``)."""
 
