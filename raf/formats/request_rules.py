@@ -7,7 +7,7 @@ formats it applies to, a one-line statement, the provider's documentation, the r
 it stands for, a severity (:data:`SEVERITIES`), what the provider answers a request that
 breaks it (:class:`ProviderError`, or nothing when the provider accepts it) and, per format,
 a minimal request that breaks it and one that keeps it (:class:`Example`). docs/requests.md's
-table of rules is generated from it.
+table of rules is generated from it (:func:`rules_table`).
 
 Each rule's check is code in the package of each format it applies to: the format's
 :attr:`raf.formats.Format.request_rules` maps the rule's id to a :data:`RuleCheck`. A check

@@ -7,6 +7,7 @@ tools, the assistant message of the body that sends it back: the one holding its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
@@ -16,6 +17,7 @@ __all__ = ["CHECKS"]
 
 Found = Iterator[tuple[str, str]]
 _THINKING: Final = ("thinking", "redacted_thinking")
+_ID_FORM: Final = re.compile(r"[a-zA-Z0-9_-]+")
 
 
 def _messages(body: Mapping[str, Any]) -> list[Any]:
@@ -51,7 +53,11 @@ def _results(message: Any) -> list[tuple[int, Any]]:
     """The ``tool_result`` blocks of a message: (block index, ``tool_use_id``)."""
     if _role(message) != "user":
         return []
-    return [(k, b.get("tool_use_id")) for k, b in enumerate(_blocks(message)) if _kind(b) == "tool_result"]
+    return [
+        (k, b.get("tool_use_id"))
+        for k, b in enumerate(_blocks(message))
+        if _kind(b) == "tool_result"
+    ]
 
 
 def _text(value: Any) -> str | None:
@@ -108,6 +114,18 @@ def tool_use_answered(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
                 yield (
                     f"messages[{at}].content[{k}]",
                     f"tool_use {use_id} has no tool_result in the next message",
+                )
+
+
+def tool_use_id_form(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
+    """``anthropic.tool_use_id_form``: a ``tool_use`` id is made of ``[a-zA-Z0-9_-]``."""
+    for at, message in enumerate(_messages(body)):
+        for k, use_id in _uses(message):
+            if _ID_FORM.fullmatch(use_id) is None:
+                yield (
+                    f"messages[{at}].content[{k}].id",
+                    f"tool_use id {use_id} has characters outside [a-zA-Z0-9_-]; map ids of "
+                    "another provider to that form (the same way in the tool_result)",
                 )
 
 
@@ -183,9 +201,10 @@ def thinking_first(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     if mode == "adaptive" and not thought:
         return  # adaptive thinking may skip it: nothing to send back
     if not content or _kind(content[0]) not in _THINKING:
+        found = _text(_kind(content[0])) if content else "no block"
         yield (
             f"messages[{at}].content[0]",
-            f"found {_kind(content[0]) if content else 'no block'} where the turn that called "
+            f"found {found} where the turn that called "
             f"{', '.join(i for _, i in _uses(message))} must start with its thinking block",
         )
 
@@ -236,8 +255,7 @@ def thinking_has_text(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
             if _kind(block) == "thinking" and not isinstance(block.get("thinking"), str):
                 yield (
                     f"messages[{at}].content[{k}].thinking",
-                    "thinking block without its thinking field: send \"\" when none was "
-                    "streamed",
+                    'thinking block without its thinking field: send "" when none was streamed',
                 )
 
 
@@ -246,9 +264,7 @@ def thinking_unchanged(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     the text it was streamed with."""
     for at, message, thinking in _sent_back(body, prior):
         texts = {
-            _text(b.get("signature")): b.get("thinking")
-            for b in thinking
-            if _kind(b) == "thinking"
+            _text(b.get("signature")): b.get("thinking") for b in thinking if _kind(b) == "thinking"
         }
         for k, block in enumerate(_blocks(message)):
             signature = _text(block.get("signature")) if _kind(block) == "thinking" else None
@@ -262,18 +278,23 @@ def thinking_unchanged(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
 
 
 def _missing(message: Any, thinking: list[dict[str, Any]], empty: bool) -> list[str]:
-    """The streamed thinking blocks (the empty signed ones, or the others) the message lacks."""
+    """The streamed thinking blocks (the empty signed ones, or the others) the message lacks:
+    a block sent with its signature or its text is there (a broken signature or an edited
+    text is another rule's)."""
     sent = [b for b in _blocks(message) if _kind(b) in _THINKING]
-    signatures = {_text(b.get("signature")) for b in sent}
-    data = {_text(b.get("data")) for b in sent}
+    signatures = {_text(b.get("signature")) for b in sent} - {None}
+    texts = {_text(b.get("thinking")) for b in sent if _kind(b) == "thinking"} - {None}
+    data = {_text(b.get("data")) for b in sent} - {None}
     out: list[str] = []
     for block in thinking:
         if _kind(block) == "redacted_thinking":
             if not empty and _text(block.get("data")) not in data:
                 out.append("a redacted_thinking block")
-        elif (block.get("thinking") == "") == empty and _text(
-            block.get("signature")
-        ) not in signatures:
+            continue
+        text = _text(block.get("thinking"))
+        if (text == "") != empty:
+            continue
+        if _text(block.get("signature")) not in signatures and text not in texts:
             out.append("an empty signed thinking block" if empty else "a thinking block")
     return out
 
@@ -299,6 +320,7 @@ def omitted_thinking_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Foun
 CHECKS: Final[Mapping[str, RuleCheck]] = {
     "anthropic.tool_use_answered": tool_use_answered,
     "anthropic.tool_result_answers_previous": tool_result_answers_previous,
+    "anthropic.tool_use_id_form": tool_use_id_form,
     "anthropic.tool_results_first": tool_results_first,
     "anthropic.tool_result_once": tool_result_once,
     "anthropic.thinking_first": thinking_first,

@@ -22,9 +22,10 @@ def arguments_object(body: Mapping[str, Any], prior: Sequence[Any]) -> Iterator[
             if not isinstance(function, dict) or "arguments" not in function:
                 continue
             if not isinstance(function["arguments"], dict):
+                name = function.get("name") if isinstance(function.get("name"), str) else "?"
                 yield (
                     f"messages[{at}].tool_calls[{k}].function.arguments",
-                    f"call {function.get('name')}: arguments are not a JSON object; Ollama "
+                    f"call {name}: arguments are not a JSON object; Ollama "
                     "takes them as an object, not as JSON text",
                 )
 

@@ -3,7 +3,6 @@ by its rule's id in ``CHECKS``. Pure functions; never raise on a JSON object."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
@@ -38,6 +37,11 @@ def _calls(message: Any) -> list[tuple[int, dict[str, Any]]]:
 
 def _call_ids(message: Any) -> list[str]:
     return [c["id"] for _, c in _calls(message) if isinstance(c.get("id"), str)]
+
+
+def _text(value: Any) -> str | None:
+    """``value`` when it is a string (an id), else ``None``: never a structure in a message."""
+    return value if isinstance(value, str) else None
 
 
 def _is_tool(message: Any) -> bool:
@@ -87,12 +91,13 @@ def tool_message_answers_call(body: Mapping[str, Any], prior: Sequence[Any]) -> 
         if made is None or not made:
             yield (
                 f"messages[{at}]",
-                f"tool message answering {answers} follows no assistant message with tool_calls",
+                f"tool message answering {_text(answers)} follows no assistant message with "
+                "tool_calls",
             )
         elif answers not in made:
             yield (
                 f"messages[{at}].tool_call_id",
-                f"tool message answers {answers}, which messages[{owner}] did not call "
+                f"tool message answers {_text(answers)}, which messages[{owner}] did not call "
                 f"(its calls: {', '.join(made)})",
             )
 
@@ -116,24 +121,19 @@ def tool_call_answered_once(body: Mapping[str, Any], prior: Sequence[Any]) -> Fo
 
 def arguments_json_string(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``chat.arguments_json_string``: a call's ``function.arguments`` is JSON text (a
-    string), not an object."""
+    string), not an object. (The API does not parse the text: arguments a model left
+    unfinished go back as they came.)"""
     for at, message in enumerate(_messages(body)):
         for k, call in _calls(message):
             function = call.get("function")
             if not isinstance(function, dict) or "arguments" not in function:
                 continue
-            arguments = function["arguments"]
-            where = f"messages[{at}].tool_calls[{k}].function.arguments"
-            if not isinstance(arguments, str):
+            if not isinstance(function["arguments"], str):
                 yield (
-                    where,
-                    f"call {call.get('id')}: arguments are not a string; send them as JSON text",
+                    f"messages[{at}].tool_calls[{k}].function.arguments",
+                    f"call {_text(call.get('id'))}: arguments are not a string; send them as "
+                    "JSON text",
                 )
-            elif arguments.strip():
-                try:
-                    json.loads(arguments)
-                except ValueError:
-                    yield where, f"call {call.get('id')}: arguments are not valid JSON text"
 
 
 def reasoning_content_sent_back(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:

@@ -9,6 +9,7 @@ checks cannot see, and they judge only the ``input`` then."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from itertools import pairwise
 from typing import Any, Final
 
 from raf.formats.format import RuleCheck
@@ -61,9 +62,7 @@ def _last_round(body: Mapping[str, Any], prior: Sequence[Any]) -> list[Any]:
 
 
 def _call_ids(items: list[Any], kinds: tuple[str, ...] = ("function_call",)) -> list[str]:
-    return [
-        i["call_id"] for i in items if _kind(i) in kinds and isinstance(i.get("call_id"), str)
-    ]
+    return [i["call_id"] for i in items if _kind(i) in kinds and isinstance(i.get("call_id"), str)]
 
 
 def function_calls_answered(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
@@ -148,7 +147,7 @@ def item_with_its_reasoning(body: Mapping[str, Any], prior: Sequence[Any]) -> Fo
     needs: dict[str, str] = {}
     for one in prior:
         turn = list(getattr(one, "turn", ()) or ())
-        for before, item in zip(turn, turn[1:], strict=False):
+        for before, item in pairwise(turn):
             reasoning = _text(before.get("id")) if _kind(before) == "reasoning" else None
             item_id = _text(item.get("id")) if isinstance(item, dict) else None
             if reasoning is not None and item_id is not None:
@@ -161,7 +160,11 @@ def item_with_its_reasoning(body: Mapping[str, Any], prior: Sequence[Any]) -> Fo
         if item_id is None or item_id not in needs:
             continue
         before = items[at - 1] if at > 0 else None
-        if _kind(before) != "reasoning" or before.get("id") != needs[item_id]:
+        if (
+            not isinstance(before, dict)
+            or _kind(before) != "reasoning"
+            or (before.get("id") != needs[item_id])
+        ):
             yield (
                 f"input[{at}]",
                 f"item {item_id} is sent without the reasoning item {needs[item_id]} it "
@@ -172,9 +175,7 @@ def item_with_its_reasoning(body: Mapping[str, Any], prior: Sequence[Any]) -> Fo
 def no_resend_on_chain(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``responses.no_resend_on_chain``: no item is sent twice: not twice in the input, and
     not one the response ``previous_response_id`` names already holds."""
-    stored = {
-        _text(i.get("id")) for i in _last_round(body, prior) if isinstance(i, dict)
-    } - {None}
+    stored = {_text(i.get("id")) for i in _last_round(body, prior) if isinstance(i, dict)} - {None}
     seen: set[str] = set()
     for at, item in enumerate(_items(body)):
         item_id = _text(item.get("id")) if isinstance(item, dict) else None
@@ -232,13 +233,16 @@ def arguments_string(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``responses.arguments_string``: a ``function_call`` item's ``arguments`` is JSON text
     (a string)."""
     for at, item in enumerate(_items(body)):
-        if _kind(item) == "function_call" and "arguments" in item:
-            if not isinstance(item["arguments"], str):
-                yield (
-                    f"input[{at}].arguments",
-                    f"function_call {_text(item.get('call_id'))}: arguments are not a string; "
-                    "send them as JSON text",
-                )
+        if (
+            _kind(item) == "function_call"
+            and "arguments" in item
+            and not isinstance(item["arguments"], str)
+        ):
+            yield (
+                f"input[{at}].arguments",
+                f"function_call {_text(item.get('call_id'))}: arguments are not a string; "
+                "send them as JSON text",
+            )
 
 
 CHECKS: Final[Mapping[str, RuleCheck]] = {
