@@ -38,7 +38,12 @@ ADAPTERS: Final[dict[str, str]] = {
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 
-TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {}
+TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
+    "langchain-agent": "raf.clients.langchain_agent",
+    "pydantic-ai-agent": "raf.clients.pydantic_ai_tool_loop",
+    "agent-framework-agent": "raf.clients.agent_framework_agent",
+    "litellm-loop": "raf.clients.litellm_loop",
+}
 """Every tool-loop adapter (:class:`~raf.clients.base.ToolLoopAdapter`: a library's own tool
 loop), by its name in the matrix's tool-loop section, and the module that defines it as
 ``TOOL_LOOP_ADAPTER``."""
