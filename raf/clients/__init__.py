@@ -38,7 +38,9 @@ ADAPTERS: Final[dict[str, str]] = {
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 
-TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {}
+TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
+    "openai-loop": "raf.clients.openai_chat_loop",
+}
 """Every tool-loop adapter (:class:`~raf.clients.base.ToolLoopAdapter`: a library's own tool
 loop), by its name in the matrix's tool-loop section, and the module that defines it as
 ``TOOL_LOOP_ADAPTER``."""
