@@ -191,7 +191,9 @@ def _call(
     return box.get("response"), box.get("error")
 
 
-def _verdict(mismatches: Sequence[Mismatch], reason: Callable[[Sequence[Mismatch]], str]) -> Verdict:
+def _verdict(
+    mismatches: Sequence[Mismatch], reason: Callable[[Sequence[Mismatch]], str]
+) -> Verdict:
     policy = Policy()
     failing = [m for m in mismatches if policy.fails(m.kind)]
     notices = [m for m in mismatches if not policy.fails(m.kind)]
@@ -216,7 +218,11 @@ def requests_reason(mismatches: Sequence[Mismatch]) -> str:
         if ".rule:" in field_:
             phrase = "rule " + field_.split(".rule:", 1)[1]
         elif field_ == "requests.count":
-            phrase = f"{m.actual} of {m.expected}" if m.kind == "lost" else f"{m.actual} for {m.expected}"
+            phrase = (
+                f"{m.actual} of {m.expected}"
+                if m.kind == "lost"
+                else f"{m.actual} for {m.expected}"
+            )
         else:  # a request check line: the place, its list positions left out
             head = m.where.split(": ", 1)
             place = head[1].split(": ", 1)[0] if len(head) == 2 else m.where
