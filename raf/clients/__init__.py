@@ -42,6 +42,7 @@ TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
     "openai-loop": "raf.clients.openai_chat_loop",
     "openai-agents": "raf.clients.openai_agents_runner",
     "anthropic-tool-runner": "raf.clients.anthropic_tool_runner",
+    "google-genai-afc": "raf.clients.google_genai_afc",
 }
 """Every tool-loop adapter (:class:`~raf.clients.base.ToolLoopAdapter`: a library's own tool
 loop), by its name in the matrix's tool-loop section, and the module that defines it as
