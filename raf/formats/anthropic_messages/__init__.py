@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raf.formats.anthropic_messages import dialect, request
+from raf.formats.anthropic_messages import dialect, request, rules
 from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document"]
@@ -45,6 +45,7 @@ FORMAT = Format(
     recorded_uri=r"(?:/messages|:streamRawPredict|:rawPredict)$",  # and Claude on Vertex AI
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     placeholder_uri="https://recorded.invalid/v1/messages",
     http=HttpApi(
         base_url="https://api.anthropic.com/v1",

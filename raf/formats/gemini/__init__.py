@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from raf.formats.format import Endpoint, Format, HttpApi, RequestUrl
-from raf.formats.gemini import dialect, request
+from raf.formats.gemini import dialect, request, rules
 
 __all__ = ["FORMAT", "GOOGLE_STATUS", "error_document"]
 
@@ -58,6 +58,7 @@ FORMAT = Format(
     recorded_uri=r":(?:streamGenerateContent|generateContent)",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     placeholder_uri=(
         "https://recorded.invalid/v1beta/models/recorded:streamGenerateContent?alt=sse"
     ),

@@ -4,7 +4,7 @@ line)."""
 from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format, HttpApi
-from raf.formats.ollama_chat import request
+from raf.formats.ollama_chat import request, rules
 from raf.formats.ollama_chat.dialect import FINISH_REASONS, USAGE, OllamaChatDialect
 
 __all__ = ["FORMAT", "error_document"]
@@ -33,6 +33,7 @@ FORMAT = Format(
     placeholder_uri="http://recorded.invalid:11434/api/chat",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     http=HttpApi(
         base_url="http://localhost:11434",
         path="/api/chat",

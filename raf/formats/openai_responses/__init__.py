@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format, HttpApi
 from raf.formats.openai_chat import error_document
-from raf.formats.openai_responses import dialect, request
+from raf.formats.openai_responses import dialect, request, rules
 
 __all__ = ["FORMAT"]
 
@@ -27,6 +27,7 @@ FORMAT = Format(
     recorded_uri=r"/responses(?:/|$)",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     placeholder_uri="https://recorded.invalid/v1/responses",
     http=HttpApi(
         base_url="https://api.openai.com/v1",
