@@ -23,6 +23,7 @@ from raf.limits import (
     SERVE_MAX_STREAMS,
 )
 from raf.serve.faults import FAULTS
+from raf.serve.verdicts import DEFAULT_MODE, MODES
 from raf.shared.bundled import bundled
 
 __all__ = ["add_parser", "run"]
@@ -37,8 +38,9 @@ def add_parser(sub: Any) -> None:
         "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>], followed "
         "by the path a client appends (/v1/chat/completions, /v1/messages, ...): set a "
         "client's base URL to a case and it gets the recorded stream, cut as asked, with the "
-        "faults asked. GET /_raf/journal lists the requests received (scrubbed), each "
-        "checked against the recorded request. docs/serve.md has the URL scheme and faults.",
+        "faults asked; a tool loop's follow-up gets the round after the calls it answers. "
+        "GET /_raf/journal lists the requests received (scrubbed), each checked against the "
+        "recorded request and the request rules. docs/serve.md has the URL scheme and faults.",
         epilog="examples:\n"
         "  raf serve --port 0\n"
         "  raf serve --cassettes my_cassettes --journal requests.jsonl\n"
@@ -81,6 +83,14 @@ def add_parser(sub: Any) -> None:
         type=Path,
         metavar="FILE",
         help="also append every request to FILE (JSON lines)",
+    )
+    serve.add_argument(
+        "--rules",
+        choices=MODES,
+        default=DEFAULT_MODE,
+        help="a request that breaks a request rule (docs/requests.md) the provider refuses: "
+        "reject answers the provider's error (the default), report answers the recorded "
+        "response and lists the rules in the journal, off checks nothing",
     )
     serve.add_argument(
         "--max-streams",
@@ -196,6 +206,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         header_timeout=args.header_timeout,
         body_timeout=args.body_timeout,
         journal=journal,
+        rules=args.rules,
     )
     try:
         sock = bind(args.host, args.port)

@@ -49,8 +49,10 @@ from raf.serve.catalog import Catalog, Order
 from raf.serve.connections import Connections
 from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request, read_body
+from raf.serve.rounds import Match, Rounds, RoundsCache, answer_of, match
 from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
 from raf.serve.shared_chunks import SharedChunks
+from raf.serve.verdicts import DEFAULT_MODE, HEADER, Mode, Verdict, header_value, judge
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -88,6 +90,9 @@ class ServeConfig:
         header_timeout: seconds a new connection has to send a complete request head.
         body_timeout: seconds a request has to send its whole body once its head arrived.
         journal: where requests are recorded.
+        rules: what a request that breaks a request rule gets (raf.serve.verdicts):
+            ``reject`` (the provider's error, for the rules it refuses), ``report`` (the
+            recorded answer; the journal lists the rules) or ``off`` (nothing is checked).
     """
 
     folders: list[Path]
@@ -99,12 +104,15 @@ class ServeConfig:
     header_timeout: float = SERVE_HEADER_TIMEOUT
     body_timeout: float = SERVE_BODY_TIMEOUT
     journal: Journal = field(default_factory=Journal)
+    rules: Mode = DEFAULT_MODE
     connections: Connections[Any] | None = field(default=None, repr=False)
     """Which connections are served (set by the server once it runs; ``None``: all)."""
     shared_chunks: SharedChunks = field(default_factory=SharedChunks, repr=False)
     """The cut bodies, shared by the responses that send them."""
     catalog: Catalog = field(init=False)
     order: Order = field(default_factory=Order)
+    rounds: RoundsCache = field(default_factory=RoundsCache, repr=False)
+    """The rounds of the cassettes served (raf.serve.rounds), read once each."""
     active: int = 0
     peak: int = 0
 
@@ -293,9 +301,13 @@ async def _case(request: web.Request) -> web.StreamResponse:
         )
         return error_response(400, received.problem)
     session = request.headers.get(SESSION_HEADER, "")
-    attempt, number = config.order.take(route.prefix, session, count)
-    if route.interaction is not None:
-        number = route.interaction
+    attempt, _ = config.order.take(route.prefix, session, count)
+    if count > 1 and not config.rounds.has(cassette):  # read once, off the event loop
+        await asyncio.to_thread(config.rounds.get, route.dialect, cassette)
+    chosen, verdict = _decide(
+        config, route.dialect, cassette, received.value, attempt=attempt, pinned=route.interaction
+    )
+    number = chosen.interaction
     interaction = cassette.interactions[number]
     query = request.raw_path.partition("?")[2]
     check = check_request(
@@ -305,6 +317,29 @@ async def _case(request: web.Request) -> web.StreamResponse:
         recorded_uri=interaction.request.uri,
         received_url=route.provider_path + (f"?{query}" if query else ""),
     )
+    judged: dict[str, Any] = {
+        "run": route.run,
+        "matched": chosen.matched,
+        "rules": None if config.rules == "off" else verdict.rules(),
+    }
+    if verdict.problems:
+        judged["rules_problems"] = list(verdict.problems)
+    extra_headers = [(HEADER, header_value(verdict.broken))] if verdict.broken else []
+    if verdict.refusal is not None:
+        refusal = verdict.refusal
+        config.journal.finish(
+            journal_entry,
+            case=route.case,
+            interaction=number,
+            check=check.to_builtins(),
+            status=refusal.status,
+            outcome=f"refused: breaks rule {refusal.rule}",
+            **judged,
+        )
+        refused = web.json_response(refusal.document, status=refusal.status)
+        for name, value in extra_headers:
+            refused.headers[name] = value
+        return refused
     faults = fault_plan.active(route.faults, attempt)
     try:
         plan = _plan(config, route.dialect, route.chunking, faults, interaction)
@@ -325,7 +360,7 @@ async def _case(request: web.Request) -> web.StreamResponse:
     config.journal.update(
         journal_entry,
         case=route.case,
-        run=route.run,
+        **judged,
         chunking=route.chunking,
         faults=[f.name for f in faults],
         interaction=number,
@@ -335,9 +370,38 @@ async def _case(request: web.Request) -> web.StreamResponse:
     config.active += 1
     config.peak = max(config.peak, config.active)
     try:
-        return await _send(request, plan, config, journal_entry)
+        return await _send(request, plan, config, journal_entry, extra_headers)
     finally:
         config.active -= 1
+
+
+def _decide(
+    config: ServeConfig,
+    dialect: str,
+    cassette: Cassette,
+    body: Any,
+    *,
+    attempt: int,
+    pinned: int | None,
+) -> tuple[Match, Verdict]:
+    """The interaction a request gets (raf.serve.rounds) and the rules it breaks
+    (raf.serve.verdicts). Never raises: a bug in either is one line in the log and the
+    journal's ``rules_problems``, and the request is answered in order, unjudged."""
+    count = len(cassette.interactions)
+    try:
+        rounds: Rounds = config.rounds.get(dialect, cassette)
+        chosen = match(rounds, answer_of(dialect, body), turn=attempt, pinned=pinned)
+        verdict = judge(dialect, body, rounds.prior(chosen.interaction), config.rules)
+    except Exception as exc:  # a bug in raf: the client still gets its answer
+        problem = f"the round or the rules could not be decided: {type(exc).__name__}: {exc}"
+        _LOG.error("%s: %s", dialect, problem)
+        number = pinned if pinned is not None else attempt % count
+        return Match(number, "pinned" if pinned is not None else "order"), Verdict(
+            problems=(problem,)
+        )
+    for problem in verdict.problems:
+        _LOG.error("%s: a request rule's check raised: %s", dialect, problem)
+    return chosen, verdict
 
 
 def _plan(
@@ -369,7 +433,11 @@ def _plan(
 
 
 async def _send(
-    request: web.Request, plan: fault_plan.Plan, config: ServeConfig, entry: dict[str, Any]
+    request: web.Request,
+    plan: fault_plan.Plan,
+    config: ServeConfig,
+    entry: dict[str, Any],
+    extra_headers: list[tuple[str, str]] | None = None,
 ) -> web.StreamResponse:
     """Execute ``plan``. HTTP/1.1 gets a chunked body, each write one chunk; HTTP/1.0, which
     has no chunked encoding, a ``Content-Length`` body (longer than what is sent when the plan
@@ -378,7 +446,7 @@ async def _send(
     the connection's buffer has drained: a client that does not read holds at most a slice
     and the transport's buffer of the server's memory, never its response."""
     response = web.StreamResponse(status=plan.status, reason=plan.reason or None)
-    for name, value in plan.headers:
+    for name, value in [*plan.headers, *(extra_headers or ())]:
         response.headers.add(name, value)
     chunked = request.version >= (1, 1)
     if chunked:

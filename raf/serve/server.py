@@ -35,6 +35,7 @@ from raf.cassettes.scrub import scrub_text
 from raf.serve.app import ServeConfig, make_app
 from raf.serve.connections import Connections, waiting_for
 from raf.serve.journal import Journal
+from raf.serve.verdicts import DEFAULT_MODE, MODES, Mode
 from raf.shared.case_paths import case_path
 
 __all__ = ["DEFAULT_HOST", "ReplayServer", "bind", "serve_forever"]
@@ -217,6 +218,9 @@ class ReplayServer:
         speed, chunking, max_body, max_streams, max_connections, header_timeout,
             body_timeout: as for ``raf serve`` (:class:`raf.serve.app.ServeConfig`).
         journal_file: also append every journal entry to this file.
+        rules: what a request that breaks a request rule gets: ``reject`` (the default:
+            the provider's error for a rule it refuses), ``report`` (the recorded answer, the
+            rules in the journal) or ``off`` (not checked); :mod:`raf.serve.verdicts`.
     """
 
     def __init__(
@@ -233,7 +237,10 @@ class ReplayServer:
         header_timeout: float | None = None,
         body_timeout: float | None = None,
         journal_file: Path | None = None,
+        rules: Mode = DEFAULT_MODE,
     ) -> None:
+        if rules not in MODES:
+            raise ValueError(f"rules takes one of {', '.join(MODES)}, not {rules!r}")
         if folders is None:
             from raf.shared.bundled import bundled  # noqa: PLC0415
 
@@ -243,6 +250,7 @@ class ReplayServer:
             speed=speed,
             chunking=chunking,
             journal=Journal(file=journal_file),
+            rules=rules,
         )
         if max_body is not None:
             self.config.max_body = max_body
