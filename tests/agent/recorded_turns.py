@@ -27,6 +27,7 @@ class Turn:
     text: str = ""
     reasoning: str = ""
     signatures: list[str] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
     encrypted: list[str] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
     provider_finish: str | None = None
@@ -113,6 +114,8 @@ def _anthropic(body: str) -> Turn:
             output = u.get("output_tokens", 0)
         elif kind == "content_block_start":
             blocks[event["index"]] = {**event["content_block"], "json": ""}
+            if event["content_block"]["type"] == "redacted_thinking":
+                turn.redacted.append(event["content_block"]["data"])
         elif kind == "content_block_delta":
             block, delta = blocks[event["index"]], event["delta"]
             if delta["type"] == "text_delta":
@@ -312,6 +315,7 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
         return {
             "reasoning": "".join(b["thinking"] for b in content if b["type"] == "thinking"),
             "signatures": [b["signature"] for b in content if b["type"] == "thinking"],
+            "redacted": [b["data"] for b in content if b["type"] == "redacted_thinking"],
             "calls": [(b["id"], b["name"], b["input"]) for b in content if b["type"] == "tool_use"],
         }
     parts = message["parts"]

@@ -6,6 +6,9 @@ scenario file expect agrees with the recordings' own bodies, read independently
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +29,24 @@ SUITE = bundled()
 RECORDINGS = sorted(cassette_files([SUITE.tool_loops]))
 SCENARIOS = load_scenarios()
 TOOL_FORMATS = ("openai_chat", "anthropic_messages", "openai_responses", "gemini", "ollama_chat")
+HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
+TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
 
 
-def test_every_format_with_tools_has_a_multi_round_recording() -> None:
-    assert sorted(p.parent.name for p in RECORDINGS) == sorted(TOOL_FORMATS)
+def _name(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def test_every_format_with_tools_has_multi_round_recordings() -> None:
+    """The two-tools loop on every format with tools, and at least three recordings of the
+    shapes providers require of a follow-up on each of the four hosted formats."""
+    counts = Counter(p.parent.name for p in RECORDINGS)
+    assert set(counts) == set(TOOL_FORMATS)
+    assert {_name(p) for p in RECORDINGS if p.stem == "two_tools"} == {
+        f"{f}/two_tools" for f in TOOL_FORMATS
+    }
+    assert all(counts[f] >= 4 for f in HOSTED)
+    assert sum(counts[f] for f in HOSTED) >= 16
     assert set(formats.names()) - set(TOOL_FORMATS) == {"openai_completions"}  # no tools
 
 
@@ -42,6 +59,19 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
         "max rounds": set(TOOL_FORMATS),
         "call then answer": set(TOOL_FORMATS),
         "approval pause and resume": set(TOOL_FORMATS),
+        "tool error": set(HOSTED),
+        "parallel calls": {"openai_chat", "openai_responses"},
+        "three rounds": {"openai_chat", "gemini"},
+        "thinking and parallel calls": {"anthropic_messages"},
+        "signed empty thinking": {"anthropic_messages"},
+        "redacted thinking": {"anthropic_messages"},
+        "parallel calls with one signature": {"gemini"},
+        "reasoning and calls under store false": {"openai_responses"},
+        "provider call ids": {"openai_chat"},
+    }
+    # every recording of conformance/tool_loops is replayed by at least one scenario
+    assert {s.case for s in SCENARIOS.values() if s.recording == "tool_loops"} == {
+        _name(p) for p in RECORDINGS
     }
     follow_ups = {s.case for s in SCENARIOS.values() if s.recording == "cassettes"}
     assert follow_ups == {
@@ -54,7 +84,7 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
     }
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", RECORDINGS, ids=_name)
 def test_the_recording_lints_clean_and_holds_no_secret(path: Path) -> None:
     assert [str(f) for f in lint_file(path)] == []
     cassette = load(path)
@@ -64,7 +94,7 @@ def test_the_recording_lints_clean_and_holds_no_secret(path: Path) -> None:
             assert interaction.request.headers.get(name, ["REDACTED"]) == ["REDACTED"]
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", TWO_TOOLS, ids=_name)
 def test_the_recording_is_two_tools_over_four_rounds(path: Path) -> None:
     run = load(path).info.run  # type: ignore[union-attr]
     assert run is not None
@@ -101,7 +131,161 @@ def _bodies(path: Path) -> list[dict[str, Any]]:
     return [json.loads(i.request.body or "{}") for i in load(path).interactions]
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.parent.name)
+# -- the shape each of the other recordings is named for ---------------------------------------
+
+Turns = list[rt.Turn]
+Bodies = list[dict[str, Any]]
+
+
+def _assistant(body: dict[str, Any], n: int) -> list[dict[str, Any]]:
+    """The content blocks (Anthropic) or parts (Gemini) of the n-th assistant turn sent back."""
+    role = "model" if "contents" in body else "assistant"
+    items = body.get("contents", body.get("messages"))
+    assert isinstance(items, list)
+    turns = [m for m in items if m["role"] == role]
+    content = turns[n]["content" if role == "assistant" else "parts"]
+    assert isinstance(content, list)
+    return content
+
+
+def _types(content: list[dict[str, Any]]) -> list[str]:
+    return [b["type"] for b in content]
+
+
+def _errors(path: Path, turns: Turns, bodies: Bodies) -> None:
+    """One call, to a tool that raises; the follow-up answers it as an error where the format
+    has a flag for it (Anthropic's is_error, Gemini's response.error), then the answer."""
+    run = load(path).info.run  # type: ignore[union-attr]
+    assert run is not None
+    tools = {t["name"]: t for t in run["tools"]}
+    assert [len(t.calls) for t in turns] == [1, 0]
+    assert tools[turns[0].calls[0].name]["does"] == "raise"
+    dialect = path.parent.name
+    (answer,) = rt.answers(dialect, rt.conversation(dialect, bodies[1]))
+    assert "RuntimeError" in answer.content
+    if dialect in ("anthropic_messages", "gemini"):
+        assert answer.is_error
+
+
+def _anthropic_thinking_parallel(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [2, 0]
+    assert len(turns[0].signatures) == 1
+    assert turns[0].reasoning
+    assert _types(_assistant(bodies[1], 0)) == ["thinking", "tool_use", "tool_use"]
+    assert _types(bodies[1]["messages"][-1]["content"]) == ["tool_result", "tool_result"]
+
+
+def _anthropic_omitted(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert bodies[0]["thinking"] == {"type": "adaptive", "display": "omitted"}
+    assert [len(t.calls) for t in turns] == [1, 1, 0]
+    for turn in turns:
+        assert turn.reasoning == ""
+        assert len(turn.signatures) == 1
+    last = bodies[-1]
+    for n, turn in enumerate(turns[:-1]):
+        thinking, _ = _assistant(last, n)
+        assert thinking == {"type": "thinking", "thinking": "", "signature": turn.signatures[0]}
+
+
+def _anthropic_redacted(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [1, 0]
+    assert len(turns[0].redacted) == 1
+    sent = _assistant(bodies[1], 0)
+    assert _types(sent) == ["thinking", "redacted_thinking", "tool_use"]
+    assert sent[1] == {"type": "redacted_thinking", "data": turns[0].redacted[0]}
+
+
+def _gemini_one_signature(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [3, 0]
+    assert [c.signature is not None for c in turns[0].calls] == [True, False, False]
+    calls = [p for p in _assistant(bodies[1], 0) if "functionCall" in p]
+    assert [p.get("thoughtSignature") for p in calls] == [c.signature for c in turns[0].calls]
+    (answers,) = [c for c in bodies[1]["contents"][2:] if c["role"] == "user"]
+    assert [list(p) for p in answers["parts"]] == [["functionResponse"]] * 3
+
+
+def _gemini_three_rounds(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [1, 1, 1, 0]
+    signatures = [t.calls[0].signature for t in turns[:3]]
+    assert None not in signatures
+    assert len(set(signatures)) == 3
+    for n, signature in enumerate(signatures):
+        (call,) = [p for p in _assistant(bodies[-1], n) if "functionCall" in p]
+        assert call["thoughtSignature"] == signature
+
+
+def _responses_store_false(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [1, 1, 0]
+    for body in bodies:
+        assert body["store"] is False
+        assert "reasoning.encrypted_content" in body["include"]
+        assert "previous_response_id" not in body
+    items = bodies[-1]["input"]
+    kinds = [i.get("type", "message") for i in items]
+    assert kinds == [
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+    ]
+    assert [i["encrypted_content"] for i in items if i.get("type") == "reasoning"] == [
+        t.encrypted[0] for t in turns[:2]
+    ]
+
+
+def _parallel(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [2, 0]
+    dialect = path.parent.name
+    answers = rt.answers(dialect, rt.conversation(dialect, bodies[1]))
+    assert [a.call_id for a in answers] == [c.id for c in turns[0].calls]
+
+
+def _deepseek_three_rounds(path: Path, turns: Turns, bodies: Bodies) -> None:
+    assert [len(t.calls) for t in turns] == [1, 1, 0]
+    assert all(t.reasoning for t in turns)
+    sent = [m for m in bodies[-1]["messages"] if m["role"] == "assistant"]
+    assert [m["reasoning_content"] for m in sent] == [t.reasoning for t in turns[:2]]
+
+
+def _mistral_ids(path: Path, turns: Turns, bodies: Bodies) -> None:
+    _parallel(path, turns, bodies)
+    assert all(re.fullmatch(r"[a-zA-Z0-9]{9}", str(c.id)) for c in turns[0].calls)
+
+
+SHAPES: dict[str, Callable[[Path, Turns, Bodies], None]] = {
+    "anthropic_messages/thinking_parallel_tools": _anthropic_thinking_parallel,
+    "anthropic_messages/omitted_thinking_tool_use": _anthropic_omitted,
+    "anthropic_messages/redacted_thinking_tool_use": _anthropic_redacted,
+    "anthropic_messages/tool_error_result": _errors,
+    "gemini/parallel_calls_one_signature": _gemini_one_signature,
+    "gemini/three_rounds_signatures": _gemini_three_rounds,
+    "gemini/tool_error": _errors,
+    "openai_responses/reasoning_calls_store_false": _responses_store_false,
+    "openai_responses/parallel_function_calls": _parallel,
+    "openai_responses/tool_error": _errors,
+    "openai_chat/parallel_tool_calls": _parallel,
+    "openai_chat/tool_error": _errors,
+    "openai_chat/deepseek_three_rounds": _deepseek_three_rounds,
+    "openai_chat/mistral_call_ids": _mistral_ids,
+}
+OTHERS = [p for p in RECORDINGS if p.stem != "two_tools"]
+
+
+def test_every_other_recording_has_its_shape_checked() -> None:
+    assert sorted(SHAPES) == sorted(_name(p) for p in OTHERS)
+
+
+@pytest.mark.parametrize("path", OTHERS, ids=_name)
+def test_the_recording_has_the_shape_it_is_named_for(path: Path) -> None:
+    """What the recording is for (its title) is in its bodies: the blocks, parts, items and
+    ids a provider requires back, as the stream gave them."""
+    SHAPES[_name(path)](path, _turns(path), _bodies(path))
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=_name)
 def test_each_follow_up_carries_the_turn_before_and_answers_its_calls(path: Path) -> None:
     """Request n+1 is request n's conversation, then the assistant turn of response n with
     everything that must be echoed (reasoning, signatures, encrypted items, calls by id), then
@@ -121,6 +305,8 @@ def test_each_follow_up_carries_the_turn_before_and_answers_its_calls(path: Path
         ]
         if "signatures" in echo:
             assert echo["signatures"] == turn.signatures
+        if "redacted" in echo:
+            assert echo["redacted"] == turn.redacted
         if "encrypted" in echo:
             assert echo["encrypted"] == turn.encrypted
         for answer, call in zip(given, turn.calls, strict=True):
@@ -290,7 +476,7 @@ def test_the_agent_of_the_scenario_is_the_recorded_one(name: str, scenario: Scen
     assert model == scenario.agent.model
 
 
-@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", RECORDINGS, ids=_name)
 def test_the_header_expectation_is_the_last_interaction_s(path: Path) -> None:
     info = load(path).info
     assert info is not None
@@ -306,3 +492,10 @@ def test_the_header_expectation_is_the_last_interaction_s(path: Path) -> None:
         "completion_tokens": info.expect.usage.completion_tokens,
         "total_tokens": info.expect.usage.total_tokens,
     } == last.usage
+
+
+def test_docs_agent_md_lists_every_other_recording() -> None:
+    """docs/agent.md's table of the recordings beside two_tools names each of them, once."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "agent.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^  \| `(\w+)` \| `(\w+)` \|", text, flags=re.MULTILINE)
+    assert sorted(f"{f}/{name}" for f, name in rows) == sorted(SHAPES)
