@@ -40,6 +40,7 @@ ADAPTERS: Final[dict[str, str]] = {
 
 TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
     "openai-loop": "raf.clients.openai_chat_loop",
+    "openai-responses-loop": "raf.clients.openai_responses_loop",
     "openai-agents": "raf.clients.openai_agents_runner",
     "anthropic-tool-runner": "raf.clients.anthropic_tool_runner",
     "google-genai-afc": "raf.clients.google_genai_afc",

@@ -99,8 +99,9 @@ TOOL_LOOP_ADAPTER = ToolLoopAdapter(
     how=(
         "runner = client.beta.messages.tool_runner(model, messages, tools, stream=True, "
         "thread=False (not the message-threads beta, the runner's default, whose follow-ups "
-        "carry only the new results), max_iterations, the recording's options) with max_retries=0; for message_stream in "
-        "runner: its events read, then message_stream.get_final_message(); the tools are "
+        "carry only the new results), max_iterations, the recording's options) with "
+        "max_retries=0; for message_stream in runner: its events read, then "
+        "message_stream.get_final_message(); the tools are "
         "BetaFunctionTool(func, name, description, input_schema=the recording's schema), a "
         "result that is an error raised as ToolError; the answer is the last round's message "
         "(text, thinking, tool_use blocks, stop_reason, usage, as the anthropic column reads "

@@ -163,8 +163,9 @@ TOOL_LOOP_ADAPTER = ToolLoopAdapter(
     how=(
         "automatic function calling, streamed, in a chat: chat = client.chats.create(model, "
         "config={tools: [Python functions], the recording's generationConfig}), for chunk in "
-        "chat.send_message_stream(question), one HTTP attempt; each function's signature is the recording's JSON schema (str, "
-        "int, ...), its docstring the description, it returns the recorded result or raises "
+        "chat.send_message_stream(question), one HTTP attempt; each function's signature is "
+        "the recording's JSON schema (str, int, ...), its docstring the description, it returns "
+        "the recorded result or raises "
         "the recorded error (AFC sends {result} or {error}); the SDK runs the calls of each "
         "round and sends the next request itself; the answer is the last round's chunks "
         "(after the chunk with the previous round's finish reason), read as the google-genai "

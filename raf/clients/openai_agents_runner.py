@@ -9,8 +9,9 @@ The tools are ``FunctionTool(name, description, params_json_schema, on_invoke_to
 ``on_invoke_tool`` returns :meth:`~raf.clients.base.ToolLoopCase.tool_result`. A call of a tool
 the agent does not have is answered as the SDK's documented
 ``RunConfig(tool_not_found_behavior="return_error_to_model")`` does (by default it raises
-``ModelBehaviorError`` and the run ends), its text the recording's (``tool_error_formatter``). The recording's options go in ``ModelSettings``
-(``include_usage``, ``store``, ``reasoning``, ``response_include``).
+``ModelBehaviorError`` and the run ends), its text the recording's (``tool_error_formatter``).
+The recording's options go in ``ModelSettings`` (``include_usage``, ``store``,
+``reasoning``, ``response_include``).
 
 The user reads ``result.final_output`` (the text), the reasoning items of the last model
 response (``ReasoningItem``: its summary texts, and a Chat Completions model's
@@ -91,6 +92,20 @@ def _not_found(case: ToolLoopCase) -> Any:
     return formatter
 
 
+def _run_config(run_config: Any, case: ToolLoopCase) -> Any:
+    """``RunConfig`` with tracing off and, where the release has them (0.14 and later), a
+    call of an unknown tool answered by the recording's result."""
+    import dataclasses  # noqa: PLC0415
+
+    known = {f.name for f in dataclasses.fields(run_config)}
+    wanted: dict[str, Any] = {
+        "tracing_disabled": True,
+        "tool_not_found_behavior": "return_error_to_model",
+        "tool_error_formatter": _not_found(case),
+    }
+    return run_config(**{k: v for k, v in wanted.items() if k in known})
+
+
 def _response(result: Any) -> ClientResponse:
     """The final answer as the user reads it (module docstring)."""
     from agents import ItemHelpers  # noqa: PLC0415 - optional library
@@ -156,16 +171,13 @@ async def _main(case: ToolLoopCase) -> ClientResponse:
             agent,
             question,
             max_turns=case.spec.max_rounds,
-            run_config=RunConfig(
-                tracing_disabled=True,
-                tool_not_found_behavior="return_error_to_model",
-                tool_error_formatter=_not_found(case),
-            ),
+            run_config=_run_config(RunConfig, case),
         )
         async for _event in result.stream_events():
             pass
-        if result.run_loop_exception is not None:  # pragma: no cover - raised by the stream
-            raise result.run_loop_exception
+        failure = getattr(result, "run_loop_exception", None)
+        if failure is not None:  # pragma: no cover - the stream raises it first
+            raise failure
     except Exception as exc:  # what the library raised, after what the user had seen
         partial = ClientResponse() if result is None else _safe_response(result)
         raise ClientRaised(exc, partial) from exc
@@ -197,8 +209,9 @@ TOOL_LOOP_ADAPTER = ToolLoopAdapter(
         "tracing off, tools FunctionTool(params_json_schema=the recording's schema, "
         "strict_json_schema=False), the recording's options in ModelSettings, "
         'RunConfig(tool_not_found_behavior="return_error_to_model") for a call of a tool the '
-        "agent lacks (its text, by tool_error_formatter, the recording's); the answer is result.final_output, the last model response's reasoning "
-        "items and usage, and stop (the SDK reports no finish reason) when the run ended with "
+        "agent lacks (its text, by tool_error_formatter, the recording's); the answer is "
+        "result.final_output, the last model response's reasoning items and usage, and stop (the "
+        "SDK reports no finish reason) when the run ended with "
         "a final output."
     ),
     run=_run,

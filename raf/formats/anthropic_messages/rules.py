@@ -51,7 +51,11 @@ def _results(message: Any) -> list[tuple[int, Any]]:
     """The ``tool_result`` blocks of a message: (block index, ``tool_use_id``)."""
     if _role(message) != "user":
         return []
-    return [(k, b.get("tool_use_id")) for k, b in enumerate(_blocks(message)) if _kind(b) == "tool_result"]
+    return [
+        (k, b.get("tool_use_id"))
+        for k, b in enumerate(_blocks(message))
+        if _kind(b) == "tool_result"
+    ]
 
 
 def _text(value: Any) -> str | None:
@@ -236,8 +240,7 @@ def thinking_has_text(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
             if _kind(block) == "thinking" and not isinstance(block.get("thinking"), str):
                 yield (
                     f"messages[{at}].content[{k}].thinking",
-                    "thinking block without its thinking field: send \"\" when none was "
-                    "streamed",
+                    'thinking block without its thinking field: send "" when none was streamed',
                 )
 
 
@@ -246,9 +249,7 @@ def thinking_unchanged(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     the text it was streamed with."""
     for at, message, thinking in _sent_back(body, prior):
         texts = {
-            _text(b.get("signature")): b.get("thinking")
-            for b in thinking
-            if _kind(b) == "thinking"
+            _text(b.get("signature")): b.get("thinking") for b in thinking if _kind(b) == "thinking"
         }
         for k, block in enumerate(_blocks(message)):
             signature = _text(block.get("signature")) if _kind(block) == "thinking" else None

@@ -171,7 +171,10 @@ def _pairs(body: Mapping[str, Any], prior: Sequence[Any]) -> Iterator[tuple[int,
                     continue
                 sent = [(c.get("name"), c.get("args")) for _, c in _calls(content)]
                 if (made and sent == made) or (
-                    not made and not sent and said and said == [t for t in _plain_texts(_parts(content)) if t]
+                    not made
+                    and not sent
+                    and said
+                    and said == [t for t in _plain_texts(_parts(content)) if t]
                 ):
                     used.add(at)
                     yield at, content, streamed
@@ -193,8 +196,7 @@ def call_signature_kept(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
                 yield (
                     f"contents[{at}].parts[{k}].{_SIGNATURE}",
                     f"the call of {_name(call)} was streamed with a thoughtSignature; send it "
-                    "back on this part, unchanged"
-                    + (" (it is missing)" if got is None else ""),
+                    "back on this part, unchanged" + (" (it is missing)" if got is None else ""),
                 )
             elif want is None and got is not None:
                 yield (

@@ -61,9 +61,7 @@ def _last_round(body: Mapping[str, Any], prior: Sequence[Any]) -> list[Any]:
 
 
 def _call_ids(items: list[Any], kinds: tuple[str, ...] = ("function_call",)) -> list[str]:
-    return [
-        i["call_id"] for i in items if _kind(i) in kinds and isinstance(i.get("call_id"), str)
-    ]
+    return [i["call_id"] for i in items if _kind(i) in kinds and isinstance(i.get("call_id"), str)]
 
 
 def function_calls_answered(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
@@ -172,9 +170,7 @@ def item_with_its_reasoning(body: Mapping[str, Any], prior: Sequence[Any]) -> Fo
 def no_resend_on_chain(body: Mapping[str, Any], prior: Sequence[Any]) -> Found:
     """``responses.no_resend_on_chain``: no item is sent twice: not twice in the input, and
     not one the response ``previous_response_id`` names already holds."""
-    stored = {
-        _text(i.get("id")) for i in _last_round(body, prior) if isinstance(i, dict)
-    } - {None}
+    stored = {_text(i.get("id")) for i in _last_round(body, prior) if isinstance(i, dict)} - {None}
     seen: set[str] = set()
     for at, item in enumerate(_items(body)):
         item_id = _text(item.get("id")) if isinstance(item, dict) else None
