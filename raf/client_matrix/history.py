@@ -217,7 +217,7 @@ def _see_running_packages(python: Path) -> None:
         check=True,
     )
     own = Path(done.stdout.strip())
-    running = dict.fromkeys(site.getsitepackages() + [sysconfig.get_paths()["purelib"]])
+    running = dict.fromkeys([*site.getsitepackages(), sysconfig.get_paths()["purelib"]])
     (own / "raf-running-environment.pth").write_text(
         "".join(f"{path}\n" for path in running if Path(path) != own), encoding="utf-8"
     )

@@ -15,9 +15,9 @@ import pytest
 
 from raf.cassettes.persister import load
 from raf.cassettes.tool_loops import ToolLoopSpec, load_tool_loop
+from raf.client_matrix.report import Column
 from raf.client_matrix.tool_loop_report import tool_loops_json, tool_loops_markdown
 from raf.client_matrix.tool_loops import LoopCell, Verdict, merge_loops, run_tool_loops
-from raf.client_matrix.report import Column
 from raf.clients.base import ClientRaised, ToolLoopAdapter, ToolLoopCase
 from raf.serve import ReplayServer
 from raf.shared.bundled import bundled
@@ -98,7 +98,8 @@ def test_a_client_that_drops_reasoning_content_is_refused_and_the_cell_names_the
     assert cell.requests.status == "fail"
     assert "rule chat.reasoning_content_sent_back" in cell.requests.reason
     assert "lost: 2 of 3 requests" in cell.requests.reason
-    assert cell.response.status == "fail" and cell.raised is not None
+    assert cell.response.status == "fail"
+    assert cell.raised is not None
     assert cell.mark.startswith("✗ raised RuntimeError")
 
 
@@ -126,7 +127,8 @@ def test_only_the_adapters_dialects_and_the_selected_recordings_are_run(
     }
     assert len(cells) == 4
     merged = merge_loops(cells)
-    assert len(merged) == 2 and all(c.chunkings == ["whole", "random"] for c in merged)
+    assert len(merged) == 2
+    assert all(c.chunkings == ["whole", "random"] for c in merged)
 
 
 def test_a_level_that_fails_under_one_chunking_fails_the_merged_cell_and_says_where() -> None:
@@ -142,7 +144,8 @@ def test_a_level_that_fails_under_one_chunking_fails_the_merged_cell_and_says_wh
     )
     (merged,) = merge_loops([ok, bad])
     assert merged.mark == "✓ / ✗ wrong: rule chat.x (under random)"
-    assert merged.rules == ["chat.x"] and merged.status == "fail"
+    assert merged.rules == ["chat.x"]
+    assert merged.status == "fail"
 
 
 def test_the_report_has_a_table_per_format_and_the_json_every_verdict(tmp_path: Path) -> None:
