@@ -123,6 +123,13 @@ def _question(case: ToolLoopCase) -> Any:
     return texts[0] if len(texts) == 1 else parts
 
 
+def _one_attempt(types: Any) -> dict[str, Any]:
+    """One HTTP attempt, where the release has retry options (releases before 1.2x make one
+    attempt anyway)."""
+    retry = getattr(types, "HttpRetryOptions", None)
+    return {} if retry is None else {"retry_options": retry(attempts=1)}
+
+
 def _run(case: ToolLoopCase) -> ClientResponse:
     from google import genai  # noqa: PLC0415 - optional library
     from google.genai import types  # noqa: PLC0415
@@ -136,7 +143,7 @@ def _run(case: ToolLoopCase) -> ClientResponse:
             base_url=case.base_url,
             api_version=version,
             timeout=int(case.timeout * 1000),
-            retry_options=types.HttpRetryOptions(attempts=1),
+            **_one_attempt(types),
         ),
     )
     seen = _Seen()
@@ -151,7 +158,8 @@ def _run(case: ToolLoopCase) -> ClientResponse:
     except Exception as exc:  # what the library raised, after what the user had seen
         raise ClientRaised(exc, seen.response()) from exc
     finally:
-        client.close()
+        if hasattr(client, "close"):  # releases before 1.2x have no close()
+            client.close()
     return seen.response()
 
 
