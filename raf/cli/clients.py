@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any, TextIO
 
+import msgspec
 from rich.markup import escape
 
 from raf.cli._shell import (
@@ -19,14 +20,32 @@ from raf.cli._shell import (
     _seconds,
     _warn,
 )
+from raf.clients import TOOL_LOOP_ADAPTERS
 from raf.clients import names as client_names
 from raf.shared.bundled import bundled
 
-__all__ = ["MATRIX_BEGIN", "MATRIX_END", "add_parser", "run"]
+__all__ = [
+    "HISTORY_BEGIN",
+    "HISTORY_END",
+    "LOOPS_BEGIN",
+    "LOOPS_END",
+    "MATRIX_BEGIN",
+    "MATRIX_END",
+    "add_parser",
+    "run",
+]
 
 
 MATRIX_BEGIN = "<!-- raf clients: begin -->"
 MATRIX_END = "<!-- raf clients: end -->"
+LOOPS_BEGIN = "<!-- raf clients tool loops: begin -->"
+LOOPS_END = "<!-- raf clients tool loops: end -->"
+HISTORY_BEGIN = "<!-- raf clients history: begin -->"
+HISTORY_END = "<!-- raf clients history: end -->"
+
+
+def _all_names() -> list[str]:
+    return client_names() + list(TOOL_LOOP_ADAPTERS)
 
 
 def add_parser(sub: Any) -> None:
@@ -39,20 +58,47 @@ def add_parser(sub: Any) -> None:
         "'raf[clients]') the way its users do, against raf serve on 127.0.0.1, over every "
         "bundled scenario of its wire format under each chunking, and judge what it hands "
         "its user at level response. Writes the matrix (rows: scenarios, columns: clients "
-        "and versions, cells: pass or a short reason). docs/clients.md explains each cell.",
+        "and versions, cells: pass or a short reason). Then the tool loops: each library's own "
+        "tool loop run over every tool-loop recording of its format, judged at levels "
+        "response (the final answer) and requests (every request it sent: the request rules "
+        "it broke, by id). docs/clients.md explains each cell.",
         epilog="examples:\n"
         "  raf clients --markdown matrix.md --json matrix.json\n"
         "  raf clients --client openai --client anthropic -k tool\n"
-        "  raf clients --markdown docs/clients.md   # replaces the part between its markers\n\n"
-        "clients: " + ", ".join(client_names()),
+        "  raf clients --tool-loops-only --client openai-loop\n"
+        "  raf clients --markdown docs/clients.md   # replaces the parts between its markers\n"
+        "  raf clients --history .tox/history --markdown docs/clients.md\n\n"
+        "clients: " + ", ".join(client_names()) + "\n"
+        "tool loops: " + ", ".join(TOOL_LOOP_ADAPTERS),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     clients.add_argument(
         "--client",
         action="append",
-        choices=client_names(),
+        choices=_all_names(),
         metavar="NAME",
-        help="only this client (repeatable; default: every client whose library is installed)",
+        help="only this client or tool loop (repeatable; default: every one whose library is "
+        "installed)",
+    )
+    sections = clients.add_mutually_exclusive_group()
+    sections.add_argument(
+        "--no-tool-loops",
+        dest="tool_loops",
+        action="store_false",
+        help="only the stream matrix, not the tool loops",
+    )
+    sections.add_argument(
+        "--tool-loops-only",
+        action="store_true",
+        help="only the tool loops, not the stream matrix",
+    )
+    sections.add_argument(
+        "--history",
+        type=Path,
+        metavar="DIR",
+        help="only the request-side bugs of earlier releases (conformance/client_history.yaml): "
+        "each release installed in a virtual environment of its own under DIR (kept, reused) "
+        "and its tool loop run on the bug's recording",
     )
     clients.add_argument(
         "-k",
@@ -73,7 +119,7 @@ def add_parser(sub: Any) -> None:
         type=_seconds,
         default=20.0,
         metavar="SECONDS",
-        help="how long one call may take (default 20)",
+        help="how long one call may take (default 20; a whole tool-loop run, three times that)",
     )
     clients.add_argument("--json", type=Path, metavar="FILE", help="write the matrix as JSON")
     clients.add_argument(
@@ -81,23 +127,65 @@ def add_parser(sub: Any) -> None:
         type=Path,
         metavar="FILE",
         help="write the matrix as Markdown (into an existing file between its "
-        f"{MATRIX_BEGIN} and {MATRIX_END} lines, when it has them)",
+        f"{MATRIX_BEGIN} and {MATRIX_END} lines, the tool loops between {LOOPS_BEGIN} and "
+        f"{LOOPS_END}, the history between {HISTORY_BEGIN} and {HISTORY_END}, when it has "
+        "them)",
     )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    from raf.client_matrix.report import (  # noqa: PLC0415
-        Column,
-        matrix_markdown,
-        write_json,
-    )
-    from raf.client_matrix.run import DEFAULT_CHUNKINGS, Cell, merge, run_client  # noqa: PLC0415
+    if args.history is not None:
+        return _run_history(args, out)
+    from raf.client_matrix.report import Column, matrix_json, matrix_markdown  # noqa: PLC0415
+    from raf.client_matrix.run import DEFAULT_CHUNKINGS  # noqa: PLC0415
+
+    chunkings = tuple(args.chunking or DEFAULT_CHUNKINGS)
+    chosen = args.client or _all_names()
+    stream_names = [] if args.tool_loops_only else [n for n in chosen if n in client_names()]
+    loop_names = [n for n in chosen if n in TOOL_LOOP_ADAPTERS] if args.tool_loops else []
+    console = _Console(file=out)
+    columns: list[Column] = []
+    cells: list[Any] = []
+    loop_columns: list[Column] = []
+    loop_cells: list[Any] = []
+    if stream_names:
+        columns, cells = _stream_matrix(args, console, stream_names, chunkings)
+    if loop_names:
+        loop_columns, loop_cells = _tool_loops(args, console, loop_names, chunkings)
+    every = columns + loop_columns
+    if args.client and every and all(c.missing for c in every):
+        raise _InputError("none of the clients asked for is installed (pip install 'raf[clients]')")
+    if args.json is not None:
+        document: dict[str, Any] = {}
+        if stream_names:
+            document = matrix_json(columns, cells, chunkings)
+        if loop_names:
+            from raf.client_matrix.tool_loop_report import tool_loops_json  # noqa: PLC0415
+
+            document["tool_loops"] = tool_loops_json(loop_columns, loop_cells, chunkings)
+        _write_file(args.json, msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
+    if args.markdown is not None:
+        parts = []
+        if stream_names:
+            parts.append((MATRIX_BEGIN, MATRIX_END, matrix_markdown(columns, cells, chunkings)))
+        if loop_names:
+            from raf.client_matrix.tool_loop_report import tool_loops_markdown  # noqa: PLC0415
+
+            text = tool_loops_markdown(loop_columns, loop_cells, chunkings)
+            parts.append((LOOPS_BEGIN, LOOPS_END, text))
+        _write_markdown(args.markdown, parts)
+    return 0
+
+
+def _stream_matrix(
+    args: argparse.Namespace, console: _Console, names: list[str], chunkings: tuple[str, ...]
+) -> tuple[list[Any], list[Any]]:
+    """The stream matrix: every adapter in ``names`` over the bundled scenarios."""
+    from raf.client_matrix.report import Column  # noqa: PLC0415
+    from raf.client_matrix.run import Cell, merge, run_client  # noqa: PLC0415
     from raf.clients import adapter  # noqa: PLC0415 - the matrix only when asked
 
     suite_folders = bundled()
-    chunkings = tuple(args.chunking or DEFAULT_CHUNKINGS)
-    names = args.client or client_names()
-    console = _Console(file=out)
     columns: list[Column] = []
     cells: list[Cell] = []
     with contextlib.ExitStack() as stack:
@@ -128,31 +216,126 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             passed = sum(c.status in ("pass", "notice") for c in merged)
             judged = sum(c.status != "skip" for c in merged)
             console.print(f"{escape(name)} {escape(columns[-1].version)}: {passed}/{judged} pass")
-    if args.client and all(c.missing for c in columns):
-        raise _InputError("none of the clients asked for is installed (pip install 'raf[clients]')")
+    return columns, cells
+
+
+def _tool_loops(
+    args: argparse.Namespace, console: _Console, names: list[str], chunkings: tuple[str, ...]
+) -> tuple[list[Any], list[Any]]:
+    """The tool loops: every tool-loop adapter in ``names`` over the tool-loop recordings."""
+    from raf.cassettes.tool_loops import ToolLoopError, tool_loop_specs  # noqa: PLC0415
+    from raf.client_matrix.report import Column  # noqa: PLC0415
+    from raf.client_matrix.tool_loops import (  # noqa: PLC0415
+        LoopCell,
+        merge_loops,
+        run_tool_loops,
+    )
+    from raf.clients import tool_loop_adapter  # noqa: PLC0415
+
+    folder = bundled().tool_loops
+    try:
+        specs = list(tool_loop_specs(folder))
+    except ToolLoopError as exc:
+        raise _InputError(f"raf clients: {exc}") from exc
+    columns: list[Column] = []
+    cells: list[LoopCell] = []
+    with contextlib.ExitStack() as stack:
+        server = stack.enter_context(_replay_server(folder))
+        for name in names:
+            chosen = tool_loop_adapter(name)
+            missing = chosen.missing()
+            version = chosen.version() or ""
+            columns.append(Column(name, version, chosen.dialects, missing=missing, how=chosen.how))
+            if missing is not None:
+                _warn(f"raf clients: {name}: {missing}")
+                continue
+            with console.status(f"raf clients: {name}"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                mine = run_tool_loops(
+                    chosen,
+                    server,
+                    specs,
+                    chunkings=chunkings,
+                    select=args.select or (),
+                    timeout=args.timeout * 3,
+                )
+            merged = merge_loops(mine)
+            cells += merged
+            passed = sum(c.status in ("pass", "notice") for c in merged)
+            judged = sum(c.status != "skip" for c in merged)
+            console.print(
+                f"{escape(name)} {escape(columns[-1].version)}: {passed}/{judged} tool loops pass"
+            )
+    return columns, cells
+
+
+def _run_history(args: argparse.Namespace, out: TextIO) -> int:
+    """``raf clients --history DIR``: every request-side bug of an earlier release,
+    reproduced on it and shown fixed on the release after."""
+    from raf.client_matrix.history import (  # noqa: PLC0415
+        HistoryError,
+        history_markdown,
+        load_history,
+        run_history,
+    )
+
+    console = _Console(file=out)
+    try:
+        bugs = load_history()
+    except HistoryError as exc:
+        raise _InputError(f"raf clients: {exc}") from exc
+    chosen = [b for b in bugs if not args.client or b.library in args.client]
+    chosen = [b for b in chosen if not args.select or any(k in b.id for k in args.select)]
+    results = []
+    for bug in chosen:
+        with console.status(f"raf clients --history: {bug.id}"):
+            result = run_history(bug, args.history, timeout=args.timeout * 3)
+        results.append(result)
+        console.print(f"{escape(bug.id)}: {escape(result.summary)}")
     if args.json is not None:
-        try:
-            write_json(args.json, columns, cells, chunkings)
-        except OSError as exc:
-            raise _InputError(f"cannot write {args.json}: {_reason(exc)}") from exc
-        _warn(f"raf: wrote {args.json}")
+        document = {"history": [r.to_builtins() for r in results]}
+        _write_file(args.json, msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
     if args.markdown is not None:
-        text = matrix_markdown(columns, cells, chunkings)
-        try:
-            _write_between_markers(args.markdown, text)
-        except OSError as exc:
-            raise _InputError(f"cannot write {args.markdown}: {_reason(exc)}") from exc
-        _warn(f"raf: wrote {args.markdown}")
-    return 0
+        _write_markdown(args.markdown, [(HISTORY_BEGIN, HISTORY_END, history_markdown(results))])
+    return 0 if all(r.shown for r in results) else 1
 
 
-def _write_between_markers(path: Path, text: str) -> None:
-    """Write ``text`` to ``path``, or between its marker lines when it has them."""
-    if path.is_file():
-        current = path.read_text(encoding="utf-8")
-        begin, end = current.find(MATRIX_BEGIN), current.find(MATRIX_END)
-        if 0 <= begin < end:
-            head = current[: begin + len(MATRIX_BEGIN)]
-            path.write_text(f"{head}\n{text}\n{current[end:]}", encoding="utf-8")
-            return
-    path.write_text(text, encoding="utf-8")
+def _write_file(path: Path, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise _InputError(f"cannot write {path}: {_reason(exc)}") from exc
+    _warn(f"raf: wrote {path}")
+
+
+def _write_markdown(path: Path, parts: list[tuple[str, str, str]]) -> None:
+    """Write each ``(begin, end, text)`` between its marker lines of ``path``; a file with
+    none of the markers (or none at all) becomes the texts, in order. A file with some of
+    them but not those of a text is an input error (nothing is written)."""
+    try:
+        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        placed = current
+        missing = []
+        for begin, end, text in parts:
+            updated = _between_markers(placed, begin, end, text)
+            if updated is None:
+                missing.append(begin)
+            else:
+                placed = updated
+        if len(missing) == len(parts):
+            placed = "\n".join(text for _, _, text in parts)
+        elif missing:
+            raise _InputError(f"{path} has no {' or '.join(missing)} line (and its end line)")
+        path.write_text(placed, encoding="utf-8")
+    except OSError as exc:
+        raise _InputError(f"cannot write {path}: {_reason(exc)}") from exc
+    _warn(f"raf: wrote {path}")
+
+
+def _between_markers(current: str, begin: str, end: str, text: str) -> str | None:
+    """``current`` with ``text`` between its ``begin`` and ``end`` lines; ``None`` when it
+    has no such lines."""
+    start, stop = current.find(begin), current.find(end)
+    if 0 <= start < stop:
+        return f"{current[: start + len(begin)]}\n{text}\n{current[stop:]}"
+    return None

@@ -39,6 +39,11 @@ ADAPTERS: Final[dict[str, str]] = {
 """Every adapter, by its name in the matrix, and the module that defines it."""
 
 TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
+    "openai-loop": "raf.clients.openai_chat_loop",
+    "openai-responses-loop": "raf.clients.openai_responses_loop",
+    "openai-agents": "raf.clients.openai_agents_runner",
+    "anthropic-tool-runner": "raf.clients.anthropic_tool_runner",
+    "google-genai-afc": "raf.clients.google_genai_afc",
     "langchain-agent": "raf.clients.langchain_agent",
     "pydantic-ai-agent": "raf.clients.pydantic_ai_tool_loop",
     "agent-framework-agent": "raf.clients.agent_framework_agent",
