@@ -274,7 +274,7 @@ SHAPES: dict[str, Callable[[Path, Turns, Bodies], None]] = {
     "openai_responses/reasoning_calls_store_false": _responses_store_false,
     "openai_responses/parallel_function_calls": _parallel,
     "openai_responses/tool_error": _errors,
-    "openai_chat/parallel_tool_calls": _parallel,
+    "openai_chat/two_parallel_calls": _parallel,
     "openai_chat/tool_error": _errors,
     "openai_chat/deepseek_three_rounds": _deepseek_three_rounds,
     "openai_chat/mistral_call_ids": _mistral_ids,

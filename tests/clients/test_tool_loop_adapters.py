@@ -44,7 +44,7 @@ def test_the_openai_hand_loop_leaves_out_deepseeks_reasoning_content(loops: Repl
     assert refused.sent == 2
     assert refused.raised is not None
     assert refused.raised.startswith("BadRequestError")
-    for case in ("openai_chat/parallel_tool_calls", "openai_chat/mistral_call_ids"):
+    for case in ("openai_chat/two_parallel_calls", "openai_chat/mistral_call_ids"):
         assert cells[case].mark == "✓ / ✓", case
 
 

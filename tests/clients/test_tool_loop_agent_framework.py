@@ -80,7 +80,7 @@ CELLS = {
         },
         set(),
     ),
-    "openai_chat/parallel_tool_calls": (
+    "openai_chat/two_parallel_calls": (
         None,
         {
             ("wrong", "usage.completion_tokens"),

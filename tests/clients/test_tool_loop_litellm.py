@@ -94,7 +94,7 @@ CELLS = {
         set(),
         set(),
     ),
-    "openai_chat/parallel_tool_calls": (
+    "openai_chat/two_parallel_calls": (
         None,
         set(),
         set(),
