@@ -40,6 +40,10 @@ the :data:`EQUIVALENCES` (docs/serve.md has them as a table, checked against thi
   ``NULL``) is the JSON Schema name (``object``...);
 - ``signature_base64``: a Gemini ``thoughtSignature`` is the bytes it encodes, in standard or
   URL-safe base64, padded or not;
+- ``is_error_false``: an Anthropic ``tool_result``'s ``is_error: false`` is no member;
+- ``proto_field_names``: a Gemini part's ``function_call``, ``function_response`` and
+  ``thought_signature`` are its ``functionCall``, ``functionResponse`` and
+  ``thoughtSignature`` (the API takes both names);
 - ``no_parameters``: a function tool without parameters, with ``"parameters": {}``, or with
   an object schema that declares nothing (:func:`takes_no_parameters`) takes no parameters;
 - ``unrecorded_members``: members the recorded request does not have are free at every
@@ -228,6 +232,29 @@ EQUIVALENCES: Final[tuple[Equivalence, ...]] = (
         "contents",
         '[{"role": "model", "parts": [{"text": "", "thoughtSignature": "a+b/Ew=="}]}]',
         '[{"role": "model", "parts": [{"text": "", "thoughtSignature": "a-b_Ew"}]}]',
+        specific=True,
+    ),
+    Equivalence(
+        "is_error_false",
+        "an Anthropic `tool_result`'s `is_error: false` is no member (false is its default)",
+        "SDKs write the flag on every result (langchain-anthropic, Pydantic AI), others only "
+        "on errors",
+        "messages",
+        '[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", '
+        '"content": "ok"}]}]',
+        '[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", '
+        '"content": "ok", "is_error": false}]}]',
+        specific=True,
+    ),
+    Equivalence(
+        "proto_field_names",
+        "a Gemini part's member under its proto field name (`function_call`, "
+        "`function_response`, `thought_signature`) is the one under its JSON name",
+        "the API takes both names (the proto3 JSON mapping), and some clients write the proto "
+        "names (litellm)",
+        "contents",
+        '[{"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]}]',
+        '[{"role": "model", "parts": [{"function_call": {"name": "f", "args": {}}}]}]',
         specific=True,
     ),
     Equivalence(
@@ -612,8 +639,13 @@ class _Normaliser:
             elif isinstance(node, dict):
                 out: dict[str, Any] = {}
                 todo.append((out, target, slot, True))  # popped after every member
-                for key, item in node.items():
+                for named, item in node.items():
+                    key = named
+                    if "proto_field_names" in self.on:
+                        key = _JSON_NAMES.get(named, named)
                     if item is None and "null_members" in self.on:
+                        continue
+                    if key == "is_error" and item is False and "is_error_false" in self.on:
                         continue
                     if key == "arguments" and isinstance(item, str) and "arguments_json" in self.on:
                         out[key] = _json_or_text(item)
@@ -667,6 +699,11 @@ def _type_name(kind: str) -> str:
 
 
 _SIGNATURES = frozenset({"thoughtSignature", "thought_signature"})
+_JSON_NAMES: Final = {
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "thought_signature": "thoughtSignature",
+}
 
 
 def _standard_base64(text: str) -> str:

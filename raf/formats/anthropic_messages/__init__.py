@@ -42,6 +42,7 @@ FORMAT = Format(
     ),
     error_document=error_document,
     request_fields=("model", "system", "messages", "tools", "stream"),
+    equivalences=("is_error_false",),
     recorded_uri=r"(?:/messages|:streamRawPredict|:rawPredict)$",  # and Claude on Vertex AI
     build_request=request.build_request,
     read_request=request.read_request,

@@ -223,10 +223,13 @@ def _read_block(part: Any) -> Block:
         <= {"type", "tool_use_id", "content", "is_error"}
         and isinstance(part["tool_use_id"], str)
         and isinstance(part["content"], str | list)
-        and part.get("is_error", True) is True
+        and isinstance(part.get("is_error", True), bool)
     ):
+        # An explicit ``is_error: false`` is the default, and is rebuilt without the member.
         return blocks.ToolResult(
-            call_id=part["tool_use_id"], content=part["content"], is_error="is_error" in part
+            call_id=part["tool_use_id"],
+            content=part["content"],
+            is_error=part.get("is_error", False) is True,
         )
     image = _read_image(part)
     return image if image is not None else blocks.Raw(value=part)

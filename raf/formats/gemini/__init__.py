@@ -47,7 +47,7 @@ FORMAT = Format(
     ),
     error_document=error_document,
     request_fields=("systemInstruction", "contents", "tools"),
-    equivalences=("schema_type_names", "signature_base64"),
+    equivalences=("schema_type_names", "signature_base64", "proto_field_names"),
     url_fields=("url.model", "url.method", "url.alt"),
     request_url=RequestUrl(
         path=r"(?:^|/)(?P<model>[^/:]*)(?::(?P<method>[^/]*))?$",  # .../models/<model>:<method>

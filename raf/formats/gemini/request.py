@@ -227,9 +227,26 @@ def _read_content(wire: Any) -> ChatMessage:
     return message(role, held)
 
 
+_PROTO_NAMES: Final = {
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "thought_signature": _SIGNATURE,
+}
+"""A part's members under their proto field names, which the API takes as well as the JSON
+names (litellm writes them), read as the JSON names (rebuilt with those)."""
+
+
+def _json_names(part: dict[str, Any]) -> dict[str, Any]:
+    if not any(name in part for name in _PROTO_NAMES):
+        return part
+    renamed = {_PROTO_NAMES.get(key, key): value for key, value in part.items()}
+    return renamed if len(renamed) == len(part) else part  # both spellings: left as it is
+
+
 def _read_part(part: Any) -> Block:
     if not isinstance(part, dict):
         return blocks.Raw(value=part)
+    part = _json_names(part)
     signature = part.get(_SIGNATURE)
     if _SIGNATURE in part and not isinstance(signature, str):
         return blocks.Raw(value=part)

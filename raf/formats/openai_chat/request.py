@@ -47,7 +47,7 @@ _MEMBERS: Final = {
     "developer": {"role", "content", "name"},
     "user": {"role", "content", "name"},
     "assistant": {"role", "content", "name", "tool_calls", "reasoning_content"},
-    "tool": {"role", "content", "tool_call_id"},
+    "tool": {"role", "content", "tool_call_id", "name"},
 }
 
 
@@ -72,7 +72,9 @@ def _messages(messages: tuple[ChatMessage, ...]) -> list[Any]:
             chat.role is MessageRole.USER and any(isinstance(b, blocks.ToolResult) for b in held)
         ):
             # each result its own tool message; a user message's other parts after them
-            out.extend(_tool_message(b) for b in held if isinstance(b, blocks.ToolResult))
+            out.extend(
+                _tool_message(b, chat.name) for b in held if isinstance(b, blocks.ToolResult)
+            )
             rest = tuple(b for b in held if not isinstance(b, blocks.ToolResult))
             if rest:
                 out.append({"role": "user", "content": _content(rest)})
@@ -128,11 +130,14 @@ def _assistant(chat: ChatMessage, held: tuple[Block, ...]) -> dict[str, Any]:
     return wire
 
 
-def _tool_message(result: blocks.ToolResult) -> dict[str, Any]:
+def _tool_message(result: blocks.ToolResult, name: str | None = None) -> dict[str, Any]:
     content = result.content
     if not isinstance(content, str | list):
         content = arguments_text(content)
-    return {"role": "tool", "tool_call_id": result.call_id, "content": content}
+    wire = {"role": "tool", "tool_call_id": result.call_id, "content": content}
+    if name is not None:  # the tool's name, which some clients send (litellm) and the API takes
+        wire["name"] = name
+    return wire
 
 
 def _tool(tool: ToolSpec) -> Any:
@@ -183,7 +188,7 @@ def _read_message(wire: Any) -> ChatMessage:
         call_id = present.get("tool_call_id")
         if not isinstance(call_id, str) or not isinstance(content, str | list):
             return raw_message(wire, role)
-        return message(role, (blocks.ToolResult(call_id=call_id, content=content),))
+        return message(role, (blocks.ToolResult(call_id=call_id, content=content),), name=name)
     held = _read_content(content)
     if held is None:
         return raw_message(wire, role)
