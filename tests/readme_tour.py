@@ -108,11 +108,17 @@ PYTHON_PRINTS = (
     ("tool_calls ['ToolCallEnd', 'ToolCallEnd', 'ToolCalling', 'ToolCalling']",),
     ("'The sky looks blue'\n['transport_error']\nmodel: expected \"gpt-4o-mini\", got null",),
     (),
+    (
+        "400 An assistant message with 'tool_calls' must be followed by tool messages",
+        "chat.tool_calls_answered messages[1].tool_calls; "
+        "chat.tool_call_answered_once messages[3].tool_call_id",
+        "['chat.tool_calls_answered', 'chat.tool_call_answered_once']",
+    ),
 )
-"""What each Python snippet of the tour prints (among other lines), in order; the last one
-(the fuzz test) prints nothing and passes."""
+"""What each Python snippet of the tour prints (among other lines), in order; the fuzz test
+prints nothing and passes."""
 
-PYTHON_NEVER_PRINTS = (("call_RpEDoB8O0FTL9JoKTuCVFOyR unit c",), (), (), ())
+PYTHON_NEVER_PRINTS = (("call_RpEDoB8O0FTL9JoKTuCVFOyR unit c",), (), (), (), ())
 """What they never print: ``unit`` completes within one push, so no progress is shown."""
 
 
