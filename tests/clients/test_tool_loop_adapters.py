@@ -36,7 +36,7 @@ def _cells(name: str, server: ReplayServer, *select: str) -> dict[str, LoopCell]
 
 
 def test_the_openai_hand_loop_leaves_out_deepseeks_reasoning_content(loops: ReplayServer) -> None:
-    cells = _cells("openai-loop", loops, "deepseek", "parallel_tool_calls", "mistral")
+    cells = _cells("openai-loop", loops, "deepseek", "two_parallel_calls", "mistral")
     refused = cells["openai_chat/deepseek_three_rounds"]
     # The guide's assistant message has content and tool_calls only: DeepSeek's thinking mode
     # refuses the first follow-up, and the user gets the SDK's BadRequestError.
@@ -101,14 +101,14 @@ def test_raf_clients_writes_the_tool_loops_between_their_markers(tmp_path: Path)
     doc = tmp_path / "clients.md"
     doc.write_text(f"intro\n{MATRIX_BEGIN}\nkept\n{MATRIX_END}\n{LOOPS_BEGIN}\nold\n{LOOPS_END}\n")
     report = tmp_path / "clients.json"
-    argv = ["clients", "--tool-loops-only", "--client", "openai-loop", "-k", "parallel_tool"]
+    argv = ["clients", "--tool-loops-only", "--client", "openai-loop", "-k", "two_parallel"]
     assert main([*argv, "--chunking", "whole", "--json", str(report), "--markdown", str(doc)]) == 0
     document = msgspec.json.decode(report.read_bytes())
     assert "cells" not in document  # the stream matrix was not run
     (cell,) = document["tool_loops"]["cells"]
     assert (cell["client"], cell["scenario"], cell["ok"]) == (
         "openai-loop",
-        "parallel_tool_calls",
+        "two_parallel_calls",
         True,
     )
     assert cell["sent"] == 2
@@ -116,4 +116,4 @@ def test_raf_clients_writes_the_tool_loops_between_their_markers(tmp_path: Path)
     text = doc.read_text()
     assert "\nkept\n" in text
     assert "\nold\n" not in text
-    assert "| parallel_tool_calls | ✓ / ✓ |" in text
+    assert "| two_parallel_calls | ✓ / ✓ |" in text
