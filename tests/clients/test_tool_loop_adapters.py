@@ -79,7 +79,7 @@ def test_the_anthropic_tool_runner_sends_thinking_back_and_words_unknown_tools_i
     # from the recorded result ("Error: Tool 'get_air_quality' not found").
     assert two_tools.rules == []
     assert two_tools.sent == 4
-    assert two_tools.mark == "✓ / ✗ wrong: messages[].content[].content"
+    assert two_tools.mark == "✓ / ✗ wrong: requests[].messages[].content[].content"
 
 
 def test_google_genai_afc_sends_each_streamed_chunk_as_a_turn_of_its_own(
@@ -92,7 +92,7 @@ def test_google_genai_afc_sends_each_streamed_chunk_as_a_turn_of_its_own(
     # The follow-up has the thought chunk and the calls chunk as two model contents
     # (google/genai/models.py: model_output.append(chunk.candidates[0].content) per chunk).
     details = " ".join(parallel.requests.details)
-    assert "contents: 4 item(s), the recorded request has 3" in details
+    assert "requests[1].contents: expected the recorded request, got 4 item(s)" in details
     assert parallel.rules == []
 
 

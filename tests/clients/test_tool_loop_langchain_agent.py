@@ -58,14 +58,20 @@ CELLS = {
         set(),
     ),
     "gemini/two_tools": (
-        "ValidationError",
-        {("invented", "errors"), ("lost", "finish_reason"), ("lost", "text"), ("lost", "usage")},
-        {"count"},
+        None,
+        set(),
+        {"contents[2].parts[1].functionResponse.response.error"},
     ),
     "openai_chat/deepseek_three_rounds": (
-        None,
-        {("lost", "reasoning_text")},
-        {"messages[1].reasoning_content", "messages[3].reasoning_content"},
+        "OpenAIInvalidRequestError",
+        {
+            ("invented", "errors"),
+            ("lost", "finish_reason"),
+            ("lost", "reasoning_text"),
+            ("lost", "text"),
+            ("lost", "usage"),
+        },
+        {"count", "messages[1].reasoning_content", "rule:chat.reasoning_content_sent_back"},
     ),
     "openai_chat/mistral_call_ids": (
         None,
@@ -83,13 +89,19 @@ CELLS = {
         set(),
     ),
     "openai_chat/two_tools": (
-        None,
-        {("lost", "reasoning_text")},
+        "OpenAIInvalidRequestError",
         {
+            ("invented", "errors"),
+            ("lost", "finish_reason"),
+            ("lost", "reasoning_text"),
+            ("lost", "text"),
+            ("lost", "usage"),
+        },
+        {
+            "count",
             "messages[1].reasoning_content",
             "messages[3].content",
-            "messages[4].reasoning_content",
-            "messages[6].reasoning_content",
+            "rule:chat.reasoning_content_sent_back",
         },
     ),
     "openai_responses/parallel_function_calls": (

@@ -49,40 +49,22 @@ CELLS = {
     "gemini/parallel_calls_one_signature": (
         None,
         set(),
-        {
-            "contents[1].parts[1].functionCall",
-            "contents[1].parts[2].functionCall",
-            "contents[1].parts[3].functionCall",
-            "contents[2].parts[0].functionResponse",
-            "contents[2].parts[1].functionResponse",
-        },
+        set(),
     ),
     "gemini/three_rounds_signatures": (
         None,
         set(),
-        {
-            "contents[1].parts[1].functionCall",
-            "contents[2].parts[0].functionResponse",
-            "contents[3].parts[1].functionCall",
-            "contents[4].parts[0].functionResponse",
-            "contents[5].parts[1].functionCall",
-        },
+        set(),
     ),
     "gemini/tool_error": (
         None,
         set(),
-        {"contents[1].parts[1].functionCall", "contents[2].parts[0].functionResponse"},
+        set(),
     ),
     "gemini/two_tools": (
         None,
         set(),
-        {
-            "contents[1].parts[1].functionCall",
-            "contents[1].parts[2].functionCall",
-            "contents[2].parts[0].functionResponse",
-            "contents[2].parts[1].functionResponse",
-            "contents[3].parts[1].functionCall",
-        },
+        set(),
     ),
     "openai_chat/deepseek_three_rounds": (
         None,

@@ -59,10 +59,7 @@ class Cell:
         """Where the requests differ from the recorded ones (the request check's paths, such
         as ``messages[3].content``, any request of the run), the rules they broke
         (``rule:<id>``) and the count (``count``)."""
-        return {
-            m.actual.split(":", 1)[0] if m.field.endswith(".request") else m.field.split(".")[-1]
-            for m in self.requests
-        }
+        return {m.field.split(".", 1)[-1] for m in self.requests}
 
 
 def expected(spec: ToolLoopSpec) -> dict[str, Any]:
