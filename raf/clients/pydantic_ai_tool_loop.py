@@ -133,6 +133,12 @@ def _tools(case: ToolLoopCase) -> list[Any]:
     def make(name: str) -> Any:
         def run(**kwargs: Any) -> Any:
             content, is_error = case.tool_result(name, kwargs)
+            if is_error and case.dialect == "gemini":
+                # the recorded response object is {"error": ...}: GoogleModel wraps the
+                # failure's text in {"error": ...} itself
+                found = arguments(content)
+                if isinstance(found, dict) and isinstance(found.get("error"), str):
+                    content = found["error"]
             if is_error and ToolFailed is not None:
                 raise ToolFailed(content)
             if case.dialect == "gemini":  # the recorded functionResponse.response object

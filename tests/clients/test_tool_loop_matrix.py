@@ -120,7 +120,9 @@ def test_only_the_adapters_dialects_and_the_selected_recordings_are_run(
     silent = ToolLoopAdapter(
         "silent", "msgspec", ("openai_chat",), (), "", lambda case: ClientResponse(), "msgspec"
     )
-    cells = run_tool_loops(silent, loops, specs, chunkings=("whole", "random"), select=["tool_error", "parallel"])
+    cells = run_tool_loops(
+        silent, loops, specs, chunkings=("whole", "random"), select=["tool_error", "parallel"]
+    )
     assert {(c.dialect, c.scenario) for c in cells} == {
         ("openai_chat", "two_parallel_calls"),
         ("openai_chat", "tool_error"),

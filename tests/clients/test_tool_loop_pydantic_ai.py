@@ -120,24 +120,7 @@ def test_every_recording_of_its_formats_is_pinned() -> None:
     assert {c for c, s in specs().items() if s.dialect in dialects} == set(CELLS)
 
 
-ADAPTER_ERRORS = (
-    "raf's adapter raises ToolFailed with the JSON text of the whole recorded response object "
-    "({error: ...}), which GoogleModel._map_tool_return wraps in {error: ...} again "
-    "(raf/clients/pydantic_ai_tool_loop.py, _tools)"
-)
-"""Why a Gemini recording with a tool error fails for now: the adapter's, not Pydantic AI's.
-The pins are what Pydantic AI sends given the recorded error text."""
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=ADAPTER_ERRORS))
-        if c in ("gemini/tool_error", "gemini/two_tools")
-        else c
-        for c in sorted(CELLS)
-    ],
-)
+@pytest.mark.parametrize("case", sorted(CELLS))
 def test_tool_loop_cell(loop_server: ReplayServer, case: str) -> None:
     raised, answer, requests = CELLS[case]
     cell = run_cell(loop_server, ADAPTER, specs()[case])

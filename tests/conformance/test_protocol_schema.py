@@ -27,7 +27,7 @@ from raf.conformance.protocol import (
 from tests.conformance.protocol_lines import RESPONSES, RESULT_FIELDS
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "conformance" / "schema"
-ID = "openai_chat/two_parallel_calls#0@bytes"
+ID = "openai_chat/parallel_tool_calls#0@bytes"
 
 
 def validator(name: str) -> jsonschema.Draft202012Validator:

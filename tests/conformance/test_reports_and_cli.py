@@ -76,7 +76,7 @@ def test_conform_impl_with_selection_and_reports(
         for s in ("parallel_tool_calls", "parallel_tool_calls_interleaved", "plain_text")
         for c in ("whole", "bytes")
     }
-    failing = by_id["openai_chat/two_parallel_calls#0@bytes"]
+    failing = by_id["openai_chat/parallel_tool_calls#0@bytes"]
     assert failing["ok"] is False
     assert failing["reason"].startswith("tool_calls[0].name: expected")
     assert by_id["openai_chat/plain_text#0@whole"]["ok"] is True
@@ -181,7 +181,7 @@ def test_the_suite_as_pytest_items_with_k_x_junit_and_xdist(tmp_path: Path) -> N
     root = ET.parse(junit).getroot()
     names = sorted(c.get("name") or "" for c in root.iter("testcase"))
     assert names == [
-        "openai_chat/two_parallel_calls#0@whole",
+        "openai_chat/parallel_tool_calls#0@whole",
         "openai_chat/parallel_tool_calls_interleaved#0@whole",
     ]
     run = processes.run(
