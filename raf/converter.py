@@ -363,8 +363,8 @@ class AgentResponseConverter:
         return self._convert(batch.updates(), self._streaming_table)
 
     def _collect_delta_batch(self, batch: updates.DeltaBatch) -> list[AgentResponseResult] | None:
-        """Aggregate-only: the texts to the collector, and every index's fragments added to
-        its call at once when each call is started and open and no limit can be passed;
+        """Aggregate-only: the texts to the collector, and every call's fragments (by index or
+        by id) added to it at once when each call is started and open and no limit can be passed;
         otherwise the fragments go one by one, in the order they came, as usual."""
         sink: ResponseCollector = self._sink  # type: ignore[assignment]  # set by collect()
         if batch.reasoning:
@@ -375,11 +375,12 @@ class AgentResponseConverter:
         if not order:
             return None
         by_index = self._by_index
+        by_id = self._by_id
         grand = 0
         max_call = self.max_arguments_chars
         ready: list[tuple[_Call, list[str], int]] = []
-        for index, pieces in batch.arguments.items():
-            call = by_index.get(index)
+        for key, pieces in batch.arguments.items():
+            call = by_id.get(key) if isinstance(key, str) else by_index.get(key)
             if call is None or call.state is not _OPEN or call.name is None or call.overflow:
                 break
             added = sum(map(len, pieces))
@@ -397,14 +398,13 @@ class AgentResponseConverter:
                         call.blocks.append("".join(args))
                         call.args = []
                 self._total_arguments += grand
-                self._current = by_index[order[-1]]
+                last = order[-1]
+                self._current = by_id[last] if isinstance(last, str) else by_index[last]
                 return None
-        pieces_of = {index: iter(fragments) for index, fragments in batch.arguments.items()}
         return self._convert(
-            [
-                updates.ToolCallDelta(index=index, arguments_delta=next(pieces_of[index]))
-                for index in order
-            ],
+            updates.DeltaBatch(
+                reasoning=[], text=[], arguments=batch.arguments, order=order
+            ).updates(),
             _COLLECT_HANDLERS,
         )
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import builtins
 import difflib
 import inspect
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar, cast, runtime_checkable
 
@@ -424,6 +425,18 @@ class JSONEventDialect:
         self._unrecognised = 0
         self._unrecognised_seen: list[str] = []  # the data of the first few, for the report
         self._unrecognised_raw: str | None = None  # the first one's, as an error's raw
+        self.fast_stats: Counter[str] = Counter()
+        """What the fast paths did, counted (never timed): ``"template"``, payloads read
+        through a template (:mod:`raf.dialects.templates`); ``"typed"``, payloads decoded by
+        a typed decoder of the usual payload; ``"full"``, payloads decoded as generic JSON by
+        the shared path. Dialects count in bulk (per run) where counting per payload costs;
+        :meth:`fast_path_counts` gives the totals."""
+
+    def fast_path_counts(self) -> dict[str, int]:
+        """How this stream's payloads were read so far (see :attr:`fast_stats`): how many
+        through a template, by a typed decoder, decoded in full. Tests and ``bench/`` use it
+        to show that a workload takes the fast paths; it costs nothing to read."""
+        return dict(self.fast_stats)
 
     # -- the protocol ----------------------------------------------------------------------
 
@@ -501,19 +514,29 @@ class JSONEventDialect:
         was an end marker. The default maps each of :meth:`DataRun.events` as
         :meth:`feed_events` does; a dialect may decode the payloads straight from bytes, and
         when ``batch`` give its usual deltas as a ``DeltaBatch``. Never raises."""
-        return self.feed_payloads(run.payloads, run.id, frame)
+        return self.feed_payloads(run.payloads, run.id, frame, run.names)
 
-    def feed_payloads(self, payloads: list[bytes], event_id: str, frame: Frame) -> bool:
-        """Map the payloads of a run with ID ``event_id`` one by one, as events; ``True``
-        when one was an end marker."""
+    def feed_payloads(
+        self,
+        payloads: list[bytes],
+        event_id: str,
+        frame: Frame,
+        names: list[str] | None = None,
+        start: int = 0,
+    ) -> bool:
+        """Map the payloads of a run with ID ``event_id`` (and event types ``names``, else
+        ``message``) one by one from ``payloads[start]``, as events; ``True`` when one was an
+        end marker."""
         out = frame.out
         usual = self.usual
         feed_event = self.feed_event
-        for payload in payloads:
+        for position in range(start, len(payloads)):
             if self._done:
                 return False
             event = ServerSentEvent(
-                event="message", data=payload.decode("utf-8", "replace"), id=event_id
+                event="message" if names is None else names[position],
+                data=payloads[position].decode("utf-8", "replace"),
+                id=event_id,
             )
             if usual is not None and usual(event, out):
                 continue
@@ -574,9 +597,11 @@ class JSONEventDialect:
                 try:
                     payload = fast(data)
                     kind = self.fast_kind
+                    self.fast_stats["typed"] += 1
                 except (msgspec.ValidationError, msgspec.DecodeError):
                     pass
             if kind is None:
+                self.fast_stats["full"] += 1
                 decoded = self.decode(frame)
                 if decoded is not None:
                     kind, payload = decoded

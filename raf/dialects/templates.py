@@ -10,8 +10,10 @@ string needs decoding.
 
 Why that holds: a JSON string token can stand wherever another one stands without changing
 how the rest of the document parses. The cut is made only where the token is certainly the
-member's value: the member's key occurs once in the payload, literally (``"key":``, then the
-token), and neither the prefix nor the suffix holds a backslash, so no key elsewhere is
+member's value: the member's key occurs once in the payload, literally (``"key":``, then
+optional JSON whitespace, then the token: servers that serialise with a space after the colon,
+as Python's ``json`` and many others do by default, cut as well, the whitespace part of the
+prefix), and neither the prefix nor the suffix holds a backslash, so no key elsewhere is
 spelt with escapes; the token cut out must decode to the value the full decode gave. The
 string between prefix and suffix of a later payload is checked by decoding it as one JSON
 string (with optional whitespace around, which is allowed there): anything else, invalid
@@ -30,6 +32,7 @@ __all__ = ["Templates", "cut"]
 T = TypeVar("T")
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SPACES = (b" ", b"\t", b"\r", b"\n")
 _decode_string = msgspec.json.Decoder(str).decode
 _ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
@@ -58,6 +61,8 @@ class Templates(Generic[T]):
         self.tries = tries
         self._entries: list[_Entry[T]] = []
         self._failed = 0
+        self.hits = 0
+        """Payloads :meth:`match` read (counted, for tests and benchmarks)."""
         self._only: _Entry[T] | None = None  # the one template, when there is one
         # With several: the first byte where the prefixes differ, and the entries by their
         # byte there.
@@ -130,9 +135,11 @@ class Templates(Generic[T]):
         if len(payload) < shortest or not payload.endswith(suffix):
             return None
         try:
-            return _decode_string(payload[start : len(payload) - tail]), tag
+            value = _decode_string(payload[start : len(payload) - tail])
         except _ERRORS:
             return None
+        self.hits += 1
+        return value, tag
 
 
 def cut(payload: bytes, key: str, value: str) -> tuple[bytes, bytes] | None:
@@ -143,6 +150,9 @@ def cut(payload: bytes, key: str, value: str) -> tuple[bytes, bytes] | None:
     if payload.count(literal) != 1:
         return None
     start = payload.index(literal) + len(literal)
+    # JSON whitespace between the colon and the token stays in the prefix.
+    while payload[start : start + 1] in _SPACES:
+        start += 1
     token = _STRING.match(payload, start)
     if token is None:
         return None

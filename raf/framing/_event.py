@@ -42,20 +42,33 @@ class DataRun(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     from UTF-8 (invalid bytes as U+FFFD), this ``id`` and no ``retry``. No payload holds a
     CR or an LF.
 
+    A run of two-line blocks (``event: <type>`` then ``data: ...``, the usual shape of
+    Anthropic's and the Responses API's streams) has ``names``: the type of each event, in
+    the order of ``payloads``; a run of one-line blocks has none (each event's type is
+    ``message``).
+
     Attributes:
         payloads: each event's data, as bytes.
         id: the last event ID string, the same for all of them.
+        names: each event's type (``event:`` field, never empty), or ``None``: all ``message``.
     """
 
     payloads: list[bytes]
     id: str = ""
+    names: list[str] | None = None
 
     def events(self) -> list[ServerSentEvent]:
         """The events the run stands for."""
         event_id = self.id
+        names = self.names
+        if names is None:
+            return [
+                ServerSentEvent(event="message", data=p.decode("utf-8", "replace"), id=event_id)
+                for p in self.payloads
+            ]
         return [
-            ServerSentEvent(event="message", data=p.decode("utf-8", "replace"), id=event_id)
-            for p in self.payloads
+            ServerSentEvent(event=name, data=p.decode("utf-8", "replace"), id=event_id)
+            for name, p in zip(names, self.payloads, strict=True)
         ]
 
 

@@ -253,7 +253,7 @@ class SSEDecoder:
             return 0  # one of these blocks might pass the limit: the general path decides
         raw = bytes(partial) + data[:blocks_end] if partial else data[:blocks_end]
         if self._block_open or not raw.startswith(b"data: "):
-            return self._typed_blocks(raw, partial, blocks_end, lf_only, events)
+            return self._typed_blocks(raw, partial, blocks_end, lf_only, events, runs=runs)
         if runs:
             payloads = (
                 raw[6:-2].split(b"\n\ndata: ") if lf_only else raw[6:-4].split(b"\r\n\r\ndata: ")
@@ -286,6 +286,8 @@ class SSEDecoder:
         blocks_end: int,
         lf_only: bool,
         events: list[EventOrRun],
+        *,
+        runs: bool = False,
     ) -> int:
         """The fast path's other usual shape, that of Anthropic's and the Responses API's
         streams: two-line blocks, ``event: <type>`` then ``data: <value>``, from the
@@ -296,11 +298,14 @@ class SSEDecoder:
 
         Each block gives what :meth:`_lines` makes of its lines: an event of its type
         (``message`` when empty) whose data is the value, with the current ID; the block left
-        open keeps the type, ID and retry its lines set. Always events, never a
-        :class:`DataRun` (a run has no types). The text is split at the separators between
-        blocks and each block at its ``data:`` line; every block must have one, and no more
-        LFs (nor, with CRLF, CRs) may be left than blocks: then each block is those two lines.
+        open keeps the type, ID and retry its lines set. With ``runs`` the blocks after the
+        open one are one :class:`DataRun` with their types (``names``), their data bytes. The
+        text is split at the separators between blocks and each block at its ``data:`` line;
+        every block must have one, and no more LFs (nor, with CRLF, CRs) may be left than
+        blocks: then each block is those two lines.
         """
+        if runs:
+            return self._typed_run(raw, partial, blocks_end, lf_only, events)
         text = raw.decode("utf-8", "replace")
         separator, field = ("\n\n", "\ndata: ") if lf_only else ("\r\n\r\n", "\r\ndata: ")
         first: ServerSentEvent | None = None
@@ -345,6 +350,65 @@ class SSEDecoder:
             self._block_open = False
         self._dispatched(partial)
         events.extend(out)
+        return blocks_end
+
+    def _typed_run(
+        self,
+        raw: bytes,
+        partial: bytearray,
+        blocks_end: int,
+        lf_only: bool,
+        events: list[EventOrRun],
+    ) -> int:
+        """:meth:`_typed_blocks` for :meth:`feed_runs`, on bytes: the block left open (an
+        event), then the others as one :class:`DataRun` with ``names``. Splitting the bytes
+        at the separators gives each value the text that decoding the whole and splitting it
+        gives (CR and LF are never part of a UTF-8 sequence)."""
+        separator, field = (b"\n\n", b"\ndata: ") if lf_only else (b"\r\n\r\n", b"\r\ndata: ")
+        first: ServerSentEvent | None = None
+        if self._block_open:  # the caller checked that it holds no data line
+            if not raw.startswith(b"data: "):
+                return 0
+            cut = raw.find(separator)
+            value = raw[6:cut]
+            if b"\n" in value or b"\r" in value:
+                return 0
+            first = ServerSentEvent(
+                event=self._event_type or "message",
+                data=value.decode("utf-8", "replace"),
+                id=self._id_buffer,
+                retry=self._block_retry,
+            )
+            raw = raw[cut + len(separator) :]
+        if not raw:  # only the open block was finished
+            pieces: list[bytes] = []
+        elif raw.startswith(b"event: "):
+            pieces = raw[7 : -len(separator)].split(separator + b"event: ")
+        else:
+            return 0
+        flat = b"".join(pieces)
+        count = len(pieces)
+        if flat.count(b"\n") != count or (not lf_only and flat.count(b"\r") != count):
+            return 0
+        names: list[str] = []
+        payloads: list[bytes] = []
+        for piece in pieces:
+            name, found, value = piece.partition(field)
+            if not found:
+                return 0
+            names.append(name.decode("utf-8", "replace") if name else "message")
+            payloads.append(value)
+        event_id = self._id_buffer
+        if first is not None:  # the open block is dispatched: its state is committed
+            self.last_event_id = event_id
+            self._event_type = ""
+            self._block_retry = None
+            self._block_bytes = 0
+            self._block_open = False
+            events.append(first)
+        self._dispatched(partial)
+        if payloads:
+            events.append(DataRun(payloads=payloads, id=event_id, names=names))
         return blocks_end
 
     def _dispatched(self, partial: bytearray) -> None:

@@ -279,7 +279,8 @@ class DeltaBatch(msgspec.Struct, kw_only=True, gc=False):
     A dialect gives it in place of a run of updates when the pipeline asks for batches
     (``feed_frames(frames, batch=True)``, which :meth:`raf.pipeline.Pipeline.feed_into` of an
     aggregate-only converter does): the run's ``ReasoningDelta``, ``TextDelta`` and
-    argument-only ``ToolCallDelta`` values (no id, no name, an index), with everything
+    argument-only ``ToolCallDelta`` values (no id, no name, an index) or ``ToolCallArgs``
+    values, with everything
     between them that the aggregate does not see dropped: the order of the texts among the
     fragments. :meth:`raf.converter.AgentResponseConverter.collect` folds it into the
     response as those updates would be; ``results`` expands it (reasoning, then text, then
@@ -288,21 +289,26 @@ class DeltaBatch(msgspec.Struct, kw_only=True, gc=False):
     Attributes:
         reasoning: the reasoning deltas, in order (none empty).
         text: the text deltas, in order (none empty).
-        arguments: each index's argument fragments, in order (none empty).
-        order: the index of every fragment, in the order they came.
+        arguments: each call's argument fragments, in order (none empty), by the call's
+            index (an ``int``: the fragments of ``ToolCallDelta`` values with that index and
+            no id or name) or by its id (a ``str``: the fragments of ``ToolCallArgs`` values
+            of a started call, for formats that name calls explicitly).
+        order: the key of every fragment, in the order they came.
     """
 
     reasoning: list[str]
     text: list[str]
-    arguments: dict[int, list[str]]
-    order: list[int]
+    arguments: dict[int | str, list[str]]
+    order: list[int | str]
 
     def updates(self) -> list[AgentResponseUpdate]:
         """The updates the batch stands for (reasoning, text, then the fragments in order)."""
         out: list[AgentResponseUpdate] = [ReasoningDelta(delta=d) for d in self.reasoning]
         out.extend(TextDelta(delta=d) for d in self.text)
-        pieces = {index: iter(fragments) for index, fragments in self.arguments.items()}
-        out.extend(
-            ToolCallDelta(index=index, arguments_delta=next(pieces[index])) for index in self.order
-        )
+        pieces = {key: iter(fragments) for key, fragments in self.arguments.items()}
+        for key in self.order:
+            if isinstance(key, str):
+                out.append(ToolCallArgs(id=key, args_delta=next(pieces[key])))
+            else:
+                out.append(ToolCallDelta(index=key, arguments_delta=next(pieces[key])))
         return out

@@ -132,3 +132,50 @@ def test_the_runs_are_taken_and_read_through_templates() -> None:
     # The first chunk sets the metadata, so it is mapped as usual; the others are a batch.
     assert [type(u).__name__ for u in got] == ["ResponseMetadata", "TextDelta", "DeltaBatch"]
     assert got[2].text == [str(i) for i in range(1, 20)]  # type: ignore[union-attr]
+
+
+def _stream(separators: tuple[str, str]) -> bytes:
+    """Text deltas, then two calls' fragments interleaved, serialised with ``separators``."""
+    base = {"id": "chatcmpl-9", "object": "chat.completion.chunk", "model": "m"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
+        body = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return "data: " + json.dumps(body, separators=separators) + "\n\n"
+
+    parts = [chunk({"role": "assistant", "content": ""})]
+    parts += [chunk({"content": f"word {n}, "}) for n in range(200)]
+    for index in (0, 1):
+        call = {"index": index, "id": f"call_{index}", "type": "function"}
+        parts.append(chunk({"tool_calls": [{**call, "function": {"name": "f", "arguments": ""}}]}))
+    text = json.dumps({"path": "/tmp/a b", "body": 'say "hi"\n' * 20})
+    pieces = [text[i : i + 5] for i in range(0, len(text), 5)]
+    for piece in pieces:
+        for index in (0, 1):
+            fragment = {"index": index, "function": {"arguments": piece}}
+            parts.append(chunk({"tool_calls": [fragment]}))
+    parts.append(chunk({}, "tool_calls"))
+    return ("".join(parts) + "data: [DONE]\n\n").encode()
+
+
+def test_spaced_and_compact_json_read_the_same_and_both_through_templates() -> None:
+    """Servers that serialise with a space after the colon (Python's json default) get the
+    same results as compact ones, and their chunks are read through templates too."""
+    counts = {}
+    responses = {}
+    for name, separators in (("compact", SEP), ("spaced", (", ", ": "))):
+        body = _stream(separators)
+        reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+        dialect = OpenAIChatDialect()
+        responses[name] = respond(reads, dialect, clock=_clock)
+        assert [type(r).__name__ for r in run(reads, "openai_chat", clock=_clock)] == [
+            type(r).__name__ for r in run([body], "openai_chat", clock=_clock)
+        ]
+        counts[name] = dialect.fast_path_counts()
+    assert responses["compact"] == responses["spaced"]
+    assert len(responses["spaced"].tool_calls) == 2
+    payloads = _stream(SEP).count(b"data: ") - 1  # [DONE] is no chunk
+    for name, count in counts.items():
+        # Every text and argument chunk but the first few of each kind is read through a
+        # template (a run's first chunk of a kind is decoded in full and leaves one).
+        assert count["template"] >= payloads - 12, (name, count, payloads)
+        assert count.get("full", 0) == 0, (name, count)

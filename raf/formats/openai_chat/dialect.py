@@ -309,6 +309,9 @@ class OpenAIChatDialect(JSONEventDialect):
         :meth:`flush`. A run where a payload may nest too deep is mapped event by event."""
         payloads = run.payloads
         depth = self.max_json_depth
+        if run.names is not None:  # typed events: not this format's usual shape
+            frame.out.extend(self.flush())
+            return self.feed_payloads(payloads, run.id, frame, run.names)
         if max(map(len, payloads)) > 2 * depth + 1 and any(
             p.count(b"{") + p.count(b"[") > depth for p in payloads if len(p) > 2 * depth + 1
         ):
@@ -350,6 +353,7 @@ class OpenAIChatDialect(JSONEventDialect):
                     elif value:
                         out.append(_TextDelta(delta=value))
                     continue
+                self.fast_stats["typed"] += 1
                 try:
                     chunk = _decode_chunk(payload)
                 except (msgspec.ValidationError, msgspec.DecodeError):
@@ -399,8 +403,8 @@ class OpenAIChatDialect(JSONEventDialect):
         if held is None:
             reasoning: list[str] = []
             text: list[str] = []
-            arguments: dict[int, list[str]] = {}
-            order: list[int] = []
+            arguments: dict[int | str, list[str]] = {}
+            order: list[int | str] = []
         else:  # the batch the last runs left open: this run goes on with it
             self._held = None
             reasoning, text, arguments, order = (
@@ -430,6 +434,7 @@ class OpenAIChatDialect(JSONEventDialect):
                             pieces.append(value)
                         order.append(tag)
                         continue
+                self.fast_stats["typed"] += 1
                 try:
                     chunk = _decode_chunk(payload)
                 except (msgspec.ValidationError, msgspec.DecodeError):
@@ -524,6 +529,13 @@ class OpenAIChatDialect(JSONEventDialect):
             else:
                 out.append(batch)
         return False
+
+    def fast_path_counts(self) -> dict[str, int]:
+        """See :meth:`JSONEventDialect.fast_path_counts`; with the payloads read through a
+        template."""
+        counts = super().fast_path_counts()
+        counts["template"] = self._templates.hits
+        return counts
 
     def flush(self) -> list[Any]:
         """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
