@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import io
 import json
 import random
@@ -68,6 +69,7 @@ import orjson
 from harness import (
     Comparison,
     Contender,
+    Heap,
     Settings,
     Targets,
     compare,
@@ -462,21 +464,27 @@ def openai_completions(r: Logical, dumps: Dumps) -> Frames:
 
 @dataclasses.dataclass(frozen=True)
 class Wire:
-    """How a format is put on the wire: its frames, and its framing."""
+    """How a format is put on the wire: its frames, and its framing (``sse``, ``json_lines``,
+    or ``json_array``: Gemini without ``alt=sse``, elements joined with ``"\\r\\n,"``)."""
 
     render: Callable[[Logical, Dumps], Frames]
     framing: str = "sse"  # or "json_lines"
     tools: bool = True  # whether the format has tool calls
     ids: bool = True  # whether its calls carry ids
+    whole_calls: bool = False  # whether a call arrives whole, in one frame
     end: bytes | None = None  # the data that ends the stream (the floor stops there)
+    dialect: str = ""  # the format raf reads it as, when not the wire's own name
 
 
 WIRES: dict[str, Wire] = {
     "openai_chat": Wire(openai_chat, end=b"[DONE]"),
     "anthropic_messages": Wire(anthropic_messages),
     "openai_responses": Wire(openai_responses),
-    "gemini": Wire(gemini, ids=False),
-    "ollama_chat": Wire(ollama_chat, framing="json_lines"),
+    "gemini": Wire(gemini, ids=False, whole_calls=True),
+    "gemini_array": Wire(
+        gemini, framing="json_array", ids=False, whole_calls=True, dialect="gemini"
+    ),
+    "ollama_chat": Wire(ollama_chat, framing="json_lines", whole_calls=True),
     "openai_completions": Wire(openai_completions, tools=False, end=b"[DONE]"),
 }
 
@@ -485,6 +493,8 @@ def frame(frames: Frames, framing: str) -> bytes:
     """The body of ``frames``: SSE blocks (``event:`` line when typed), or JSON lines."""
     if framing == "json_lines":
         return "".join(f"{payload}\n" for _, payload, _ in frames).encode()
+    if framing == "json_array":  # as Google sends it: "[", elements joined by "\r\n,", "\r\n]"
+        return ("[" + "\r\n,".join(payload for _, payload, _ in frames) + "\r\n]").encode()
     return "".join(
         (f"event: {kind}\n" if kind else "") + f"data: {payload}\n\n" for kind, payload, _ in frames
     ).encode()
@@ -520,6 +530,11 @@ class Workload:
         return f"{self.format} {self.name} {self.style}"
 
     @property
+    def dialect(self) -> str:
+        """The name raf reads the body with."""
+        return WIRES[self.format].dialect or self.format
+
+    @property
     def megabytes(self) -> float:
         return len(self.body) / 1e6
 
@@ -538,6 +553,7 @@ def make(name: str, logical: Logical, fmt: str, style: str) -> Workload:
 WORKLOADS = ("text", "tools", "big200", "big50", "escapes")
 
 
+@functools.cache
 def logicals(scale: int = 1, *, tools: bool = True) -> dict[str, Logical]:
     """The logical responses by workload name (``scale`` 4: a quarter of the size); without
     ``tools``, the long strings as text and no ``tools`` workload."""
@@ -645,6 +661,32 @@ def _lines_floor(chunks: Iterable[bytes]) -> int:
     return count
 
 
+def _array_floor(chunks: Iterable[bytes]) -> int:
+    """Split a JSON array of objects where Google's servers separate them (``"\\r\\n,"``),
+    drop the brackets, ``orjson.loads`` each element; the number decoded."""
+    loads = orjson.loads
+    count = 0
+    pending: list[bytes] = []
+    tail = b""  # the last two bytes of pending: a separator may span reads
+    start = True
+    for chunk in chunks:
+        if b"\r\n," not in chunk and b"\r\n," not in tail + chunk[:2]:
+            pending.append(chunk)
+            tail = (tail + chunk)[-2:]
+            continue
+        data = b"".join((*pending, chunk)) if pending else chunk
+        *items, rest = data.split(b"\r\n,")
+        pending = [rest] if rest else []
+        tail = rest[-2:]
+        for item in items:
+            loads(item[1:] if start else item)  # the first after "["
+            start = False
+            count += 1
+    last = b"".join(pending)
+    loads(last[1 if start else 0 : -3])  # before "\r\n]"
+    return count + 1
+
+
 def floor(w: Workload, name: str = "floor") -> Contender[int]:
     """The format's floor: frames split, each payload decoded by orjson, nothing else."""
     wire = WIRES[w.format]
@@ -652,6 +694,8 @@ def floor(w: Workload, name: str = "floor") -> Contender[int]:
     def go() -> int:
         if wire.framing == "json_lines":
             return _lines_floor(metered(w.chunks))
+        if wire.framing == "json_array":
+            return _array_floor(metered(w.chunks))
         return _sse_floor(metered(w.chunks), wire.end)
 
     def checked(count: int) -> str | None:
@@ -665,12 +709,12 @@ def run_contender(w: Workload, name: str = "run()") -> Contender[tuple[int, Agen
 
     def go() -> tuple[int, AgentResponseResult]:
         count = 0
-        for last in run(metered(w.chunks), w.format):  # noqa: B007
+        for last in run(metered(w.chunks), w.dialect):  # noqa: B007
             count += 1
         return count, last
 
     def checked(got: tuple[int, AgentResponseResult]) -> str | None:
-        results = list(run(w.chunks, w.format))  # the untimed pass
+        results = list(run(w.chunks, w.dialect))  # the untimed pass
         problem = check(collect_agent_response(results), w)
         count, last = got
         if problem is None and (
@@ -689,7 +733,7 @@ def respond_contender(
     to read with, so that a test can look at it afterwards)."""
 
     def go() -> AgentResponse:
-        return respond(metered(w.chunks), w.format if dialect is None else dialect())
+        return respond(metered(w.chunks), w.dialect if dialect is None else dialect())
 
     return Contender(name, go, lambda response: check(response, w))
 
@@ -703,7 +747,7 @@ class Cell:
 
     workload: Workload
     comparison: Comparison
-    heap: float | None  # respond()'s peak heap over the response's own size
+    heap: Heap | None  # respond()'s peak heap, and what its response holds (None: it failed)
     suffix: str = ""  # the contenders' name suffix in the comparison ("" or " 50")
 
 
@@ -723,20 +767,25 @@ def measure(ws: dict[str, Workload], rounds: int, settings: Settings) -> dict[st
                 respond_contender(small, "respond() 50"),
             ]
         comparison = compare(contenders, rounds=rounds, settings=settings)
-        cells[name] = Cell(w, comparison, heap_ratio(w))
+        cells[name] = Cell(w, comparison, respond_heap(w))
         if small is not None:
-            cells["big50"] = Cell(small, comparison, heap_ratio(small), " 50")
+            cells["big50"] = Cell(small, comparison, respond_heap(small), " 50")
     return cells
 
 
-def heap_ratio(w: Workload) -> float | None:
-    """``respond()``'s peak heap over what its response holds afterwards (both tracemalloc,
-    one run), or ``None`` when it failed."""
+def respond_heap(w: Workload) -> Heap | None:
+    """One ``respond()`` under tracemalloc: its peak heap, and in ``kept`` the response's own
+    size (what the returned ``AgentResponse`` still holds); ``None`` when it failed."""
     try:
         heap, response = peak_heap(respond_contender(w).run)
     except Exception:
         return None
-    return heap.peak / heap.kept if heap.kept > 0 and response else None
+    return heap if heap.kept > 0 and check(response, w) is None else None
+
+
+def heap_ratio(heap: Heap | None) -> float | None:
+    """The peak heap over the response's own size."""
+    return None if heap is None else heap.peak / heap.kept
 
 
 def _ratio(comparison: Comparison, name: str, relative_to: str) -> str:
@@ -750,11 +799,13 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
     for (style, name), cell in cells.items():
         c, s, w = cell.comparison, cell.suffix, cell.workload
         floor_s = c.seconds("floor" + s)
+        heap = heap_ratio(cell.heap)
         rows.append([
             name, style, f"{w.megabytes:.2f}", f"{w.frames:,}",
             f"{floor_s.median * 1000:.1f}" if floor_s else "-",
             _ratio(c, "run()" + s, "floor" + s), _ratio(c, "respond()" + s, "floor" + s),
-            "-" if cell.heap is None else f"{cell.heap:.2f}x",
+            "-" if cell.heap is None else f"{cell.heap.kept / 1000:,.0f}",
+            "-" if heap is None else f"{heap:.2f}x",
         ])  # fmt: skip
         for label, bound in (
             ("run()", RUN_TARGET[compiled]),
@@ -770,18 +821,18 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
             )
         targets.expect(
             f"{fmt} {name} {style} respond() peak heap / response",
-            cell.heap,
+            heap,
             at_most=HEAP_TARGET,
             unit="x",
         )
     print()
     print(
-        f"{fmt}: floor time / raf time, median (min-max) of paired rounds; heap: respond()'s "
-        "peak heap / its response's own size"
+        f"{fmt}: floor time / raf time, median (min-max) of paired rounds; response KB: the "
+        "heap the AgentResponse holds; heap: respond()'s peak heap / that"
     )
     headers = ["workload", "style", "MB", "payloads", "floor ms", "run() / floor"]
-    headers += ["respond() / floor", "heap"]
-    print(table(headers, rows, align="llrrrrrr"))
+    headers += ["respond() / floor", "response KB", "heap"]
+    print(table(headers, rows, align="llrrrrrrr"))
     lines = []
     for style in dict.fromkeys(style for style, _ in cells):
         cell = cells.get((style, "big200"))
@@ -816,7 +867,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # each table appears when it is done
-    missing = sorted(set(raf.formats.names()) - set(WIRES))
+    missing = sorted(set(raf.formats.names()) - {w.dialect or n for n, w in WIRES.items()})
     rounds = args.rounds or (3 if args.quick else 9)
     settings = Settings(budget=args.budget or (30.0 if args.quick else 120.0))
     styles = [args.style] if args.style else list(STYLES)
