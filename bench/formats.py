@@ -207,7 +207,7 @@ def _escaped(rng: random.Random, chars: int) -> str:
     return "".join(out)
 
 
-def _call_id(rng: random.Random) -> str:
+def call_id(rng: random.Random) -> str:
     return "call_" + "".join(
         rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop0123456789", k=24)
     )
@@ -220,7 +220,7 @@ def _calls(
     Python's separators, UTF-8) in ``lo``-``hi`` character fragments."""
     calls = tuple(
         Call(
-            _call_id(rng),
+            call_id(rng),
             name,
             arguments,
             _cut(rng, json.dumps(arguments, ensure_ascii=False), lo, hi),
