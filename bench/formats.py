@@ -44,9 +44,10 @@ Targets (PASS/FAIL per format; the exit status is 1 when any is missed):
 * ``respond()`` >= 1.0x the floor (>= 1.3x for the compiled build), every workload and style;
 * ``run()`` >= 0.5x the floor (>= 0.65x compiled), every workload and style;
 * time(big200) / time(big50) <= 4.5 for ``run()`` and ``respond()`` (linear is 4);
-* peak heap of ``respond()`` <= 2.2x the response's own size: the heap the returned
-  ``AgentResponse`` still holds when ``respond()`` has returned (tracemalloc), so the ratio
-  says how much more than its result the call needed at its peak.
+* peak heap of ``respond()`` (tracemalloc) <= 2.2x the response's own size: what it carries,
+  each value counted once, as the Python objects a caller reads (``sys.getsizeof`` of its
+  text, and of each call's id, name and parsed arguments with all they hold). A copy of a
+  value the response keeps besides (in its transcript) is not part of its own size.
 
 Run: ``python bench/formats.py`` (``--format F`` repeatable, ``--style compact|spaced``,
 ``--quick`` for quarter-size workloads and 3 rounds, ``--rounds N``, ``--budget S``).
@@ -69,7 +70,6 @@ import orjson
 from harness import (
     Comparison,
     Contender,
-    Heap,
     Settings,
     Targets,
     compare,
@@ -747,7 +747,7 @@ class Cell:
 
     workload: Workload
     comparison: Comparison
-    heap: Heap | None  # respond()'s peak heap, and what its response holds (None: it failed)
+    heap: Memory | None  # respond()'s peak heap and its response's sizes (None: it failed)
     suffix: str = ""  # the contenders' name suffix in the comparison ("" or " 50")
 
 
@@ -773,19 +773,52 @@ def measure(ws: dict[str, Workload], rounds: int, settings: Settings) -> dict[st
     return cells
 
 
-def respond_heap(w: Workload) -> Heap | None:
-    """One ``respond()`` under tracemalloc: its peak heap, and in ``kept`` the response's own
-    size (what the returned ``AgentResponse`` still holds); ``None`` when it failed."""
+def deep_size(value: Any) -> int:
+    """The bytes ``value`` takes as Python objects (``sys.getsizeof``), with what it holds:
+    the strings, numbers, lists and dicts of parsed JSON."""
+    size = sys.getsizeof(value)
+    if isinstance(value, dict):
+        size += sum(deep_size(k) + deep_size(v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        size += sum(deep_size(v) for v in value)
+    return size
+
+
+def own_size(response: AgentResponse) -> int:
+    """The response's own size: what it carries, each value counted once, as the Python
+    objects a caller reads: its text and reasoning strings, and each call's id, name and
+    parsed arguments (:func:`deep_size`)."""
+    size = sys.getsizeof(response.text) + sys.getsizeof(response.reasoning_text or "")
+    for call in response.tool_calls:
+        size += sys.getsizeof(call.id) + sys.getsizeof(call.name) + deep_size(call.arguments)
+    return size
+
+
+@dataclasses.dataclass(frozen=True)
+class Memory:
+    """One ``respond()`` under tracemalloc: its peak heap; the response's own size
+    (:func:`own_size`); what the returned ``AgentResponse`` holds in all (its own size, and
+    any copy of a value it keeps besides, in its transcript...)."""
+
+    peak: int
+    own: int
+    held: int
+
+    @property
+    def ratio(self) -> float:
+        """The peak heap over the response's own size."""
+        return self.peak / self.own
+
+
+def respond_heap(w: Workload) -> Memory | None:
+    """:class:`Memory` of one ``respond()`` of ``w``; ``None`` when it failed."""
     try:
         heap, response = peak_heap(respond_contender(w).run)
     except Exception:
         return None
-    return heap if heap.kept > 0 and check(response, w) is None else None
-
-
-def heap_ratio(heap: Heap | None) -> float | None:
-    """The peak heap over the response's own size."""
-    return None if heap is None else heap.peak / heap.kept
+    if check(response, w) is not None:
+        return None
+    return Memory(heap.peak, own_size(response), heap.kept)
 
 
 def _ratio(comparison: Comparison, name: str, relative_to: str) -> str:
@@ -799,12 +832,13 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
     for (style, name), cell in cells.items():
         c, s, w = cell.comparison, cell.suffix, cell.workload
         floor_s = c.seconds("floor" + s)
-        heap = heap_ratio(cell.heap)
+        heap = None if cell.heap is None else cell.heap.ratio
         rows.append([
             name, style, f"{w.megabytes:.2f}", f"{w.frames:,}",
             f"{floor_s.median * 1000:.1f}" if floor_s else "-",
             _ratio(c, "run()" + s, "floor" + s), _ratio(c, "respond()" + s, "floor" + s),
-            "-" if cell.heap is None else f"{cell.heap.kept / 1000:,.0f}",
+            "-" if cell.heap is None else f"{cell.heap.own / 1000:,.0f}",
+            "-" if cell.heap is None else f"{cell.heap.held / 1000:,.0f}",
             "-" if heap is None else f"{heap:.2f}x",
         ])  # fmt: skip
         for label, bound in (
@@ -828,11 +862,12 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
     print()
     print(
         f"{fmt}: floor time / raf time, median (min-max) of paired rounds; response KB: the "
-        "heap the AgentResponse holds; heap: respond()'s peak heap / that"
+        "size of its text and parsed arguments; held KB: what the AgentResponse holds in all; "
+        "heap: respond()'s peak heap / response KB"
     )
     headers = ["workload", "style", "MB", "payloads", "floor ms", "run() / floor"]
-    headers += ["respond() / floor", "response KB", "heap"]
-    print(table(headers, rows, align="llrrrrrrr"))
+    headers += ["respond() / floor", "response KB", "held KB", "heap"]
+    print(table(headers, rows, align="llrrrrrrrr"))
     lines = []
     for style in dict.fromkeys(style for style, _ in cells):
         cell = cells.get((style, "big200"))
