@@ -246,3 +246,14 @@ def test_the_format_workloads_have_the_shapes_they_promise() -> None:
     assert list(tools.order) != sorted(tools.order)  # interleaved
     escapes = formats.logicals(FORMAT_SMALL)["escapes"].calls[0].text
     assert escapes.count("\\") > len(escapes) / 4  # about half the text is two-character escapes
+
+
+def test_the_heap_target_counts_each_value_of_the_response_once() -> None:
+    workload = _format_workload("openai_chat", "tools", "compact")
+    memory = formats.respond_heap(workload)
+    response = formats.respond(workload.chunks, "openai_chat")
+    arguments = response.tool_calls[0].arguments
+    assert formats.deep_size(arguments) > sum(len(str(v)) for v in arguments.values())
+    assert memory.own == formats.own_size(response)
+    assert memory.peak >= memory.held >= memory.own > 0
+    assert memory.ratio == memory.peak / memory.own
