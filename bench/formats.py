@@ -1,6 +1,7 @@
 """Every format raf reads, every workload, compact and spaced JSON: raf against that format's floor.
 
-For each format (``raf.formats.names()``), the same logical responses are put on that
+For each format (``raf.formats.names()``; Gemini twice: over SSE, and as ``gemini_array`` the
+JSON array it streams without ``alt=sse``), the same logical responses are put on that
 format's wire the way its servers send them, in two JSON styles:
 
 * ``compact``: ``separators=(",", ":")``, non-ASCII as UTF-8 (what most servers send);
@@ -27,7 +28,8 @@ and ``escapes`` are then text deltas, ``tools`` does not apply.
 Contenders, on the same bytes fed in 4 KiB reads (through ``harness.metered``):
 
 * ``floor``: split the body into frames (SSE: events on blank lines, ``event:`` lines
-  skipped, ``data: `` stripped, stop at ``[DONE]``; JSON lines: lines) and ``orjson.loads``
+  skipped, ``data: `` stripped, stop at ``[DONE]``; JSON lines: lines; a JSON array: its
+  elements, split where Google's servers separate them, ``"\\r\\n,"``) and ``orjson.loads``
   each payload. Nothing else: the cheapest thing that still touches every byte and every
   JSON value of the format;
 * ``run()``: ``raf.pipeline.run(chunks, format)`` iterated to the end, each result dropped;
