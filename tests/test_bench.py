@@ -1,8 +1,10 @@
-"""Smoke tests of bench/: the harness's verdicts and ratios on fake contenders, and the
-pipeline benchmark's workloads (small) against raf. No assertion on a time, ever."""
+"""Smoke tests of bench/: the harness's verdicts and ratios on fake contenders; the workloads
+of the pipeline benchmark and of every format (small) against raf; and, counted, that raf's
+fast paths engage on every format's workloads. No assertion on a time, ever."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from pathlib import Path
@@ -11,6 +13,9 @@ from typing import Any
 
 import msgspec
 import pytest
+
+from raf import dialects as raf_dialects
+from raf import formats as raf_formats
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -158,3 +163,98 @@ def test_a_run_past_its_budget_is_a_timeout_even_when_wrapped() -> None:
         [pipeline.respond_contender(workload)], rounds=1, settings=harness.Settings(budget=-1.0)
     )
     assert comparison.outcomes["respond()"].status == "timeout"
+
+
+# -- bench/formats.py: every format, every workload, both JSON styles ---------------------------
+
+formats = _bench("formats")
+
+FORMAT_SMALL = 100  # the workloads at 1/100 of their size: 50 text deltas, 2,000-character strings
+FORMAT_CELLS = [
+    (wire, name, style)
+    for wire in formats.WIRES
+    for style in formats.STYLES
+    for name in formats.workloads(wire, style, FORMAT_SMALL)
+    if name != "big50"  # big200, smaller
+]
+
+
+def _format_workload(wire: str, name: str, style: str) -> Any:
+    return formats.workloads(wire, style, FORMAT_SMALL)[name]
+
+
+def test_every_format_raf_reads_has_a_wire_in_the_benchmark() -> None:
+    read = {spec.dialect or wire for wire, spec in formats.WIRES.items()}
+    assert set(raf_formats.names()) <= read
+
+
+@pytest.mark.parametrize(("wire", "name", "style"), FORMAT_CELLS)
+def test_the_format_workloads_ground_truth_is_what_raf_responds(
+    wire: str, name: str, style: str
+) -> None:
+    workload = _format_workload(wire, name, style)
+    for make in (formats.floor, formats.run_contender, formats.respond_contender):
+        contender = make(workload)
+        assert contender.check(contender.run()) is None, contender.name
+
+
+@pytest.mark.parametrize(("wire", "name", "style"), FORMAT_CELLS)
+def test_the_fast_paths_engage_on_every_format_workload(wire: str, name: str, style: str) -> None:
+    """Counted, never timed: every usual payload of the stream (a text delta, an argument
+    fragment, a call that arrives whole) is read by a fast path (a template or a typed
+    decoder); only the stream's other frames (starts, stops, the finish, usage) go the shared
+    path's full decode, plus at most one payload per kind of delta streamed (the text, each
+    call) to learn its shape. A dialect that reads through templates reads most through them,
+    in both JSON styles."""
+    workload = _format_workload(wire, name, style)
+    dialect = raf_dialects.create(workload.dialect)
+    response = formats.respond(workload.chunks, dialect)
+    assert formats.check(response, workload) is None
+    counts = dialect.fast_path_counts()
+    streamed = 0 if formats.WIRES[wire].whole_calls else len(workload.truth.calls)
+    learning = bool(workload.truth.text) + streamed
+    others = workload.frames - workload.usual
+    fast = counts.get("template", 0) + counts.get("typed", 0)
+    detail = f"{counts} for {workload.frames} payloads, {workload.usual} usual"
+    assert counts.get("full", 0) <= others + learning, detail
+    assert fast >= workload.usual - learning, detail
+    if "template" in counts and workload.usual >= 16:
+        assert counts["template"] >= workload.usual // 2, detail
+
+
+@pytest.mark.parametrize("wire", list(formats.WIRES))
+def test_each_floor_finds_every_payload_however_the_reads_cut_it(wire: str) -> None:
+    workload = _format_workload(wire, "big200", "spaced")
+    floor = formats.floor(workload)
+    for size in (1, 2, 3, 7, 4096):
+        chunks = tuple(workload.body[i : i + size] for i in range(0, len(workload.body), size))
+        replaced = dataclasses.replace(workload, chunks=chunks)
+        assert floor.check(formats.floor(replaced).run()) is None, size
+
+
+def test_the_format_workloads_have_the_shapes_they_promise() -> None:
+    compact = _format_workload("openai_chat", "text", "compact").body
+    spaced = _format_workload("openai_chat", "text", "spaced").body
+    assert b'"content":"' in compact
+    assert b'"content": "' not in compact
+    assert b'"content": "' in spaced
+    assert b"\\u" in spaced  # Python's default: non-ASCII escaped
+    assert "🚀".encode() in compact
+    text = formats.logicals(FORMAT_SMALL)["text"].text
+    assert {len(c.encode()) for c in "".join(text)} == {1, 2, 3, 4}  # every UTF-8 length
+    tools = formats.logicals(FORMAT_SMALL)["tools"]
+    assert list(dict.fromkeys(tools.order)) == [0, 1, 2, 3]  # an index: its rank of first sight
+    assert list(tools.order) != sorted(tools.order)  # interleaved
+    escapes = formats.logicals(FORMAT_SMALL)["escapes"].calls[0].text
+    assert escapes.count("\\") > len(escapes) / 4  # about half the text is two-character escapes
+
+
+def test_the_heap_target_counts_each_value_of_the_response_once() -> None:
+    workload = _format_workload("openai_chat", "tools", "compact")
+    memory = formats.respond_heap(workload)
+    response = formats.respond(workload.chunks, "openai_chat")
+    arguments = response.tool_calls[0].arguments
+    assert formats.deep_size(arguments) > sum(len(str(v)) for v in arguments.values())
+    assert memory.own == formats.own_size(response)
+    assert memory.peak >= memory.held >= memory.own > 0
+    assert memory.ratio == memory.peak / memory.own
