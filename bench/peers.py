@@ -1,18 +1,35 @@
-"""Client libraries that aggregate the same Chat Completions stream, for ``pipeline.py --peers``.
+"""raf's ``respond()`` beside the libraries that aggregate the same streams, per format.
 
-Each peer drives its library over an httpx ``MockTransport`` that serves the chunks it is
-given (through :func:`harness.metered`, so a run past its budget stops), and reduces what the
-library ends with to :data:`Reduced`: text, calls (id, name, parsed arguments), finish reason
-and usage. The reduction is separate from the measured call, so it is not timed.
+Run ``python bench/peers.py`` (``--rounds N``, ``--formats ...``, ``--deltas N``,
+``--calls N``, ``--arg-bytes N``, ``--budget S``, ``--slow S``). Every contender gets the same
+body in 4 KiB reads (``bench/peers_wire.py``: per format, a ``text`` and a ``tools``
+workload), is checked against the stream's truth (text, each call's name and parsed
+arguments, prompt and completion tokens) before it is timed, and is timed by the harness
+(``bench/harness.py``: thread CPU time, paired rounds with ``respond()``, the budget and the
+``slow`` rule so that a quadratic library cannot hang the run). The table gives each
+library's time over ``respond()``'s.
 
-* ``openai-python``: ``client.chat.completions.stream(...)`` with the request's ``tools``
-  when the stream has calls (non-strict, so it does not partial-parse the arguments on every
-  delta), then ``stream.get_final_completion()``;
-* ``langchain-openai``: ``ChatOpenAI(streaming=True).stream(...)``, the chunks summed with
-  ``acc = acc + chunk``, as LangChain aggregates.
+Each library runs as its users run it, from the request to the final aggregate, over an httpx
+``MockTransport`` that serves the body (:data:`SPECS` says what is timed for each):
 
-Neither is a dependency of raf: ``pip install openai langchain-openai`` (the ``bench``
-extra) to include them.
+* Chat Completions: openai-python's ``chat.completions.stream()`` + ``get_final_completion()``
+  and ``ChatCompletionStreamState`` fed the chunks of ``create(stream=True)``; langchain-openai's
+  ``ChatOpenAI.stream``, the ``AIMessageChunk`` s summed (langchain-core's ``+``);
+* Anthropic: the anthropic SDK's ``messages.stream()`` + ``get_final_message()`` and its
+  ``accumulate_event`` fed the events of ``create(stream=True)``; langchain-anthropic;
+* Responses: openai-python's ``responses.stream()`` + ``get_final_response()``;
+  langchain-openai with ``use_responses_api=True``;
+* Gemini: google-genai's ``generate_content_stream`` (it has no accumulator: the text parts
+  joined, the calls kept, as its users do); langchain-google-genai;
+* every format: a hand-written client, httpx-sse's ``connect_sse`` with ``json.loads`` of
+  each data and the text and arguments gathered by index (what a team writes by hand).
+
+:func:`peers` serves ``pipeline.py --peers`` (Chat Completions only, its own workloads):
+openai-python's stream helper, langchain-openai and the hand-written httpx-sse client, each
+reduced to :data:`Reduced` (text, calls with ids, finish reason, usage).
+
+None of these is a dependency of raf: the ``bench`` extra installs them; a library that is
+not installed is reported so, not timed.
 """
 
 from __future__ import annotations
@@ -175,9 +192,61 @@ def langchain_openai(model: str) -> Peer | None:
     return Peer("langchain-openai", stream, reduce)
 
 
+def httpx_sse_by_hand(model: str) -> Peer | None:
+    """What a team writes by hand: httpx-sse's ``connect_sse``, ``json.loads`` of every data,
+    text and arguments gathered by index; ``None`` when ``httpx-sse`` is not installed."""
+    try:
+        import httpx_sse  # noqa: PLC0415
+
+        server = _MockServer(("httpx",))
+    except ImportError:
+        return None
+    client = server.client()
+
+    def stream(chunks: Sequence[bytes], tools: Sequence[str]) -> Reduced:
+        server.chunks = chunks
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        finish = counts = None
+        with httpx_sse.connect_sse(client, "POST", "http://test/v1/chat", json={}) as source:
+            for sse in source.iter_sse():
+                if sse.data == "[DONE]":
+                    break
+                chunk = json.loads(sse.data)
+                if usage := chunk.get("usage"):
+                    counts = (
+                        usage["prompt_tokens"], usage["completion_tokens"], usage["total_tokens"]
+                    )  # fmt: skip
+                for choice in chunk.get("choices") or ():
+                    finish = choice.get("finish_reason") or finish
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        text.append(delta["content"])
+                    for entry in delta.get("tool_calls") or ():
+                        call = calls.setdefault(entry["index"], {"arguments": []})
+                        if entry.get("id"):
+                            call["id"] = entry["id"]
+                        function = entry.get("function") or {}
+                        if function.get("name"):
+                            call["name"] = function["name"]
+                        if function.get("arguments"):
+                            call["arguments"].append(function["arguments"])
+        gathered = [
+            (c.get("id"), c.get("name"), _parsed("".join(c["arguments"])))
+            for _, c in sorted(calls.items())
+        ]
+        return "".join(text), gathered, finish, counts
+
+    return Peer("httpx-sse by hand", stream, lambda reduced: reduced)
+
+
 def peers(model: str) -> dict[str, Peer | None]:
     """Every peer by name; ``None`` for one whose library is not installed."""
-    return {"openai-python": openai_python(model), "langchain-openai": langchain_openai(model)}
+    return {
+        "openai-python": openai_python(model),
+        "langchain-openai": langchain_openai(model),
+        "httpx-sse by hand": httpx_sse_by_hand(model),
+    }
 
 
 # -- every format: the libraries beside raf's respond() (python bench/peers.py) -----------------
@@ -435,9 +504,7 @@ def _langchain_anthropic() -> FormatPeer:
 
     def run(w: Workload) -> Any:
         server.chunks = w.chunks
-        tools = [
-            {"name": n, "description": n, "input_schema": {"type": "object"}} for n in w.tools
-        ]
+        tools = [{"name": n, "description": n, "input_schema": {"type": "object"}} for n in w.tools]
         return _summed((llm.bind_tools(tools) if tools else llm).stream(_MESSAGES))
 
     return FormatPeer("langchain-anthropic", "anthropic_messages", run, _langchain_summary)
@@ -605,7 +672,8 @@ SPECS: tuple[PeerSpec, ...] = (
              "client.messages.create(stream=True), each event to accumulate_event",
              _anthropic_accumulate),
     PeerSpec("langchain-anthropic", "anthropic_messages", ("langchain_anthropic",),
-             "ChatAnthropic(...).bind_tools(...).stream(...), the AIMessageChunks summed", _langchain_anthropic),
+             "ChatAnthropic(...).bind_tools(...).stream(...), the AIMessageChunks summed",
+             _langchain_anthropic),
     PeerSpec("httpx-sse by hand", "anthropic_messages", _SSE,
              "connect_sse + iter_sse, json.loads each data, text and partial_json by block",
              _by_hand("anthropic_messages", anthropic_by_hand)),
@@ -695,9 +763,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(budget=args.budget)
     began = time.perf_counter()
     print_environment(DISTRIBUTIONS, settings)
-    print(
-        f"{args.rounds} paired rounds; 4 KiB reads; a run over {args.slow:g} s is not repeated"
-    )
+    print(f"{args.rounds} paired rounds; 4 KiB reads; a run over {args.slow:g} s is not repeated")
     loads = peers_wire.workloads(
         tuple(args.formats), deltas=args.deltas, calls=args.calls, arg_bytes=args.arg_bytes
     )
@@ -708,10 +774,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         absent = missing(spec)
         try:
-            built[spec.format, spec.name] = (
-                f"not installed ({absent})" if absent else spec.build()
-            )
-        except Exception as exc:  # noqa: BLE001 - a library that cannot be set up is a row
+            built[spec.format, spec.name] = f"not installed ({absent})" if absent else spec.build()
+        except Exception as exc:  # a library that cannot be set up is a row of the table
             built[spec.format, spec.name] = f"error: {type(exc).__name__}: {str(exc)[:120]}"
         print(f"  {spec.format} / {spec.name}: {spec.timed}")
     rows = []

@@ -2,11 +2,12 @@
 
 One logical response (``dialects.logical``: text deltas, then tool calls whose arguments
 arrive in 8-byte fragments, then usage) is put on each format's wire as that format's servers
-send it: Chat Completions and Gemini bodies are ``bench/dialects.py``'s, Anthropic's too with
-the full usage in ``message_delta`` (as the API sends it now); the Responses body is built here with every event OpenAI sends (``content_part.added`` before
-the text deltas, ``response.completed`` carrying the whole output), since the SDK's
-accumulator indexes into the parts the first events announce and returns the output of
-``response.completed``.
+send it. The Chat Completions and Gemini bodies are ``bench/dialects.py``'s; Anthropic's is
+too, with the full usage in ``message_delta`` as the API sends it now (LangChain reads the
+input tokens from there). The Responses body is built here with every event OpenAI sends
+(``content_part.added`` before the text deltas, ``response.completed`` carrying the whole
+output): the SDK's accumulator indexes into the parts the first events announce and returns
+the output of ``response.completed``.
 
 Every contender is reduced to :data:`Summary` (text, each call's name and parsed arguments,
 prompt and completion tokens), the one thing all four formats carry, and compared with the
