@@ -778,7 +778,12 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # a library that cannot be set up is a row of the table
             built[spec.format, spec.name] = f"error: {type(exc).__name__}: {str(exc)[:120]}"
         print(f"  {spec.format} / {spec.name}: {spec.timed}")
-    rows = []
+    print(
+        f"\nworkloads: text = {args.deltas:,} text deltas; tools = a sentence, then "
+        f"{args.calls} calls x {args.arg_bytes:,} B arguments in 8 B fragments"
+    )
+    print("time / respond()'s time, paired rounds: median (min-max); higher is slower")
+    results: dict[tuple[str, str], dict[str, tuple[str, str]]] = {}
     for w in loads:
         entries = [respond_contender(w)]
         problems: dict[str, str] = {}
@@ -790,6 +795,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 entries.append(contender(peer, w))
         comparison = compare(entries, rounds=args.rounds, settings=settings, slow=args.slow)
+        rows = []
         for entry in entries:
             seconds = comparison.seconds(entry.name)
             ms = f"{seconds.median * 1000:,.1f}" if seconds else "-"
@@ -799,12 +805,19 @@ def main(argv: list[str] | None = None) -> int:
                 spread = comparison.slowdown(entry.name)
                 verdict = comparison.outcomes[entry.name].verdict
                 ratio = spread.format(digits=1, unit="x") if spread else verdict
-            rows.append([w.format, f"{w.name} ({w.kilobytes:,.0f} KB)", entry.name, ms, ratio])
-        rows += [[w.format, w.name, name, "-", problem] for name, problem in problems.items()]
-    print(f"\nworkloads: text = {args.deltas:,} text deltas; tools = a sentence, then "
-          f"{args.calls} calls x {args.arg_bytes:,} B arguments in 8 B fragments")  # fmt: skip
-    print("time / respond()'s time, paired rounds: median (min-max); higher is slower")
-    print(table(["format", "workload", "contender", "ms", "/ respond()"], rows, align="lllrr"))
+            rows.append([entry.name, ms, ratio])
+        rows += [[name, "-", problem] for name, problem in problems.items()]
+        for name, ms, ratio in rows:
+            results.setdefault((w.format, name), {})[w.name] = (ms, ratio)
+        print(f"\n{w.format}, {w.name} ({w.kilobytes:,.0f} KB)")
+        print(table(["contender", "ms", "/ respond()"], rows))
+    print("\nas Markdown (docs/benchmarks.md):\n")
+    print("| format | contender | text ms | text / `respond()` | tools ms | tools / `respond()` |")
+    print("|---|---|---|---|---|---|")
+    for (fmt, name), by_load in results.items():
+        cells = [c for load in ("text", "tools") for c in by_load.get(load, ("-", "-"))]
+        label = f"`{name}`" if name == "respond()" else name
+        print(f"| {fmt} | {label} | " + " | ".join(cells) + " |")
     print(f"total runtime {time.perf_counter() - began:.0f} s")
     return 0
 
