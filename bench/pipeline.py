@@ -91,7 +91,7 @@ RUN_TARGET = {True: 0.5, False: 0.45}  # by raf_compiled()
 RESPOND_TARGET = 1.0
 LINEARITY_TARGET = 4.5
 HEAP_TARGET = 2.0
-PEERS = ("openai", "langchain-openai", "langchain-core", "httpx")
+PEERS = ("openai", "langchain-openai", "langchain-core", "httpx", "httpx-sse")
 
 # Text deltas use every UTF-8 length; long argument strings stay within Latin-1 (multi-byte
 # UTF-8 on the wire, one byte per character in CPython), so the heap's ratio to the argument

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -258,3 +259,75 @@ def test_the_heap_target_counts_each_value_of_the_response_once() -> None:
     assert memory.own == formats.own_size(response)
     assert memory.peak >= memory.held >= memory.own > 0
     assert memory.ratio == memory.peak / memory.own
+
+
+# -- bench/peers.py: each library checked right before it is timed --------------------------
+
+peers = _bench("peers")
+peers_wire = _bench("peers_wire")
+PEER_LOADS = peers_wire.workloads(deltas=25, calls=2, arg_bytes=300)
+
+
+def _installed(modules: tuple[str, ...]) -> None:
+    """Skip unless every module imports; with RAF_REQUIRE_CLIENTS=1 a missing one fails."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
+                pytest.fail(f"{module} is required (RAF_REQUIRE_CLIENTS=1) but missing: {exc}")
+            pytest.skip(f"{module} is not installed (the bench extra: pip install raf[bench])")
+
+
+@pytest.mark.parametrize("spec", peers.SPECS, ids=lambda s: f"{s.format}-{s.name}")
+def test_each_peer_aggregates_its_format_to_the_truth(spec: Any) -> None:
+    _installed(spec.modules)
+    peer = spec.build()
+    loads = [w for w in PEER_LOADS if w.format == spec.format]
+    assert [w.name for w in loads] == ["text", "tools"]
+    for workload in loads:
+        contender = peers.contender(peer, workload)
+        assert contender.check(contender.run()) is None, workload.name
+
+
+@pytest.mark.parametrize("workload", PEER_LOADS, ids=lambda w: f"{w.format}-{w.name}")
+def test_raf_responds_the_peer_workloads_truth(workload: Any) -> None:
+    contender = peers.respond_contender(workload)
+    assert contender.check(contender.run()) is None
+    text, calls, usage = workload.truth
+    assert usage == (120, 4000)
+    assert len(calls) == (2 if workload.name == "tools" else 0)
+    assert len(text) > 0
+
+
+def test_a_peer_that_loses_a_call_is_wrong_and_never_timed() -> None:
+    _installed(("httpx_sse", "httpx"))
+    workload = next(w for w in PEER_LOADS if w.name == "tools")
+    spec = next(
+        s for s in peers.SPECS if s.format == workload.format and s.name == "httpx-sse by hand"
+    )
+    peer = spec.build()
+    lossy = peers.FormatPeer("lossy", peer.format, peer.run, lambda s: (s[0], s[1][:-1], s[2]))
+    comparison = harness.compare(
+        [peers.respond_contender(workload), peers.contender(lossy, workload)],
+        rounds=2,
+        settings=SETTINGS,
+    )
+    assert comparison.outcomes["lossy"].verdict == "WRONG: 1 tool calls (want 2)"
+    assert comparison.outcomes["lossy"].times == []
+    assert comparison.outcomes["respond()"].ok
+
+
+@pytest.mark.parametrize("name", ["openai-python", "langchain-openai", "httpx-sse by hand"])
+def test_each_pipeline_peer_aggregates_the_chat_workloads(name: str) -> None:
+    modules = {
+        "openai-python": ("openai",),
+        "langchain-openai": ("langchain_openai",),
+        "httpx-sse by hand": ("httpx_sse", "httpx"),
+    }
+    _installed(modules[name])
+    peer = peers.peers(pipeline.MODEL)[name]
+    assert peer is not None
+    for workload in SMALL:
+        contender = pipeline.peer_contender(peer, workload)
+        assert contender.check(contender.run()) is None, workload.name
