@@ -505,11 +505,13 @@ class AnthropicMessagesDialect(JSONEventDialect):
                                     # Reasoning after text: the batch so far first (a batch
                                     # gives its reasoning before its text).
                                     out.append(
-                                        DeltaBatch(
-                                            reasoning=reasoning,
-                                            text=text,
-                                            arguments=arguments,
-                                            order=order,
+                                        self._handed(
+                                            DeltaBatch(
+                                                reasoning=reasoning,
+                                                text=text,
+                                                arguments=arguments,
+                                                order=order,
+                                            )
                                         )
                                     )
                                     reasoning, text, arguments, order = [], [], {}, []
@@ -524,9 +526,10 @@ class AnthropicMessagesDialect(JSONEventDialect):
                         continue
                 # Not a usual delta: the batch so far, then the event as usual.
                 if reasoning or text or order:
-                    out.append(
-                        DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order)
+                    batch = DeltaBatch(
+                        reasoning=reasoning, text=text, arguments=arguments, order=order
                     )
+                    out.append(self._handed(batch))
                     reasoning, text, arguments, order = [], [], {}, []
                 if self._one(payload, name, event_id, frame):
                     return True
@@ -537,13 +540,18 @@ class AnthropicMessagesDialect(JSONEventDialect):
             if len(order) + len(text) + len(reasoning) < _HOLD:
                 self._held = batch  # left open for the next run (flush() hands it on)
             else:
-                out.append(batch)
+                out.append(self._handed(batch))
         return False
+
+    def _handed(self, batch: DeltaBatch) -> DeltaBatch:
+        """``batch``, counted as it is handed on (``fast_stats["batched"]``: its deltas)."""
+        self.fast_stats["batched"] += len(batch.reasoning) + len(batch.text) + len(batch.order)
+        return batch
 
     def flush(self) -> list[Any]:
         """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
         held, self._held = self._held, None
-        return [] if held is None else [held]
+        return [] if held is None else [self._handed(held)]
 
     def fast_path_counts(self) -> dict[str, int]:
         """See :meth:`JSONEventDialect.fast_path_counts`; with the payloads read through a
