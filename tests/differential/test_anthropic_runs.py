@@ -62,10 +62,13 @@ def _inserted(
     draw: st.DrawFn, separators: tuple[str, str], seen: list[tuple[int, str]]
 ) -> tuple[str | None, str]:
     """One event to put in a stream: its name (``None``: its type; ``""``: no ``event:``
-    line) and its data. Its delta is mostly of a block and kind the stream has (``seen``)."""
+    line) and its data. Its delta is mostly of a block the stream has (``seen``), often of
+    the kind of that block's."""
     value = draw(_STRINGS)
     if seen and draw(st.integers(0, 3)):
         index, kind = draw(st.sampled_from(seen))
+        if draw(st.booleans()):  # another kind of delta for that block (thinking in text...)
+            kind = draw(st.sampled_from(_DELTAS))[0]
         field = dict(_DELTAS)[kind]
     else:
         index = draw(st.integers(0, 3))
@@ -389,3 +392,27 @@ def test_a_block_restarted_as_another_kind_reads_its_deltas_by_the_new_kind() ->
         "]",
     ]
     assert [u.delta for u in events if isinstance(u, updates.TextDelta)] == ["x", "y"]
+
+
+def test_reasoning_after_text_in_one_run_keeps_its_place_in_the_message() -> None:
+    """A batch gives its reasoning before its text: reasoning that comes after text hands the
+    batch so far on first, so the turn's message has text, reasoning, text."""
+    body = _events(
+        _MESSAGE,
+        _start(0, {"type": "text", "text": ""}),
+        *[_delta(0, "text_delta", t) for t in ("a", "b")],
+        *[_delta(0, "thinking_delta", t) for t in ("r", "s")],
+        *[_delta(0, "text_delta", t) for t in ("c", "d")],
+        *_END,
+    )
+    events, _ = _read_all_ways(body)
+    kinds = [
+        type(u).__name__
+        for u in events
+        if isinstance(u, updates.TextDelta | updates.ReasoningDelta)
+    ]
+    assert kinds == ["TextDelta"] * 2 + ["ReasoningDelta"] * 2 + ["TextDelta"] * 2
+    dialect = AnthropicMessagesDialect()
+    got = dialect.feed_frames(SSEDecoder().feed_runs(body), batch=True) + dialect.flush()
+    batches = [(b.reasoning, b.text) for b in got if isinstance(b, updates.DeltaBatch)]
+    assert batches == [([], ["a", "b"]), (["r", "s"], ["c", "d"])]

@@ -387,7 +387,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             return None
         delta = event.delta
         kind = delta.type
-        block_kind = block.kind
+        block_kind = block.kind  # past _LEGACY_TOOL: _OTHER and _HOSTED, which give nothing
         if kind == "text_delta":
             if block_kind > _LEGACY_TOOL:
                 return None
