@@ -67,8 +67,8 @@ def _inserted(
     value = draw(_STRINGS)
     if seen and draw(st.integers(0, 3)):
         index, kind = draw(st.sampled_from(seen))
-        if draw(st.booleans()):  # another kind of delta for that block (thinking in text...)
-            kind = draw(st.sampled_from(_DELTAS))[0]
+        if draw(st.booleans()):  # thinking in a text block, text in a thinking block
+            kind = draw(st.sampled_from(["text_delta", "thinking_delta"]))
         field = dict(_DELTAS)[kind]
     else:
         index = draw(st.integers(0, 3))
