@@ -24,7 +24,6 @@ from tests.helpers import (
     feed_all,
     read_with_and_without_usual,
     split,
-    taken_by_usual,
 )
 
 NAME = "anthropic_messages"
@@ -909,5 +908,10 @@ def test_the_usual_event_fast_path_reads_as_the_shared_path(variant: str) -> Non
 
 def test_the_fast_path_takes_the_usual_events() -> None:
     body = start() + text_block(0, "a", "b") + tool(1, "toolu_1", "get", '{"x":', "1}") + end()
-    taken = taken_by_usual(AnthropicMessagesDialect(), body.encode())
-    assert len(taken) == 4  # the two text and the two argument fragments
+    # In runs (``feed_run``: a template or typed), and one event at a time (``usual``).
+    for chunks in ([body.encode()], split(body.encode(), "bytewise")):
+        decoder = UpdateDecoder(NAME)
+        feed_all(decoder.feed, decoder.close, chunks)
+        counts = decoder.dialect.fast_path_counts()  # type: ignore[union-attr]
+        assert counts.get("typed", 0) + counts.get("template", 0) == 4, counts
+        assert counts.get("full", 0) == body.count("data: ") - 4, counts

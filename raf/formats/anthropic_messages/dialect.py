@@ -36,10 +36,11 @@ import msgspec
 from raf import safe_json
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
-from raf.framing.sse import ServerSentEvent
+from raf.dialects.templates import Templates
+from raf.framing.sse import DataRun, ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.model.usage import Usage
 
 __all__ = ["COUNTS", "FINISH_REASONS", "HOSTED_BLOCKS", "USAGE", "AnthropicMessagesDialect"]
@@ -104,6 +105,28 @@ class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _decode_delta = msgspec.json.Decoder(_Delta).decode
+_DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
+
+_TEMPLATES = 8
+"""How many templates (raf.dialects.templates) a stream keeps: one per block and kind of
+delta streaming at once (they are dropped whenever a block starts or stops)."""
+_HOLD = 512
+"""The most deltas a batch left open across runs gathers before it is handed on (as the Chat
+Completions dialect)."""
+
+# What a template's payload gives (its tag): (_AS_TEXT, 0) a TextDelta, (_AS_REASONING, 0) a
+# ReasoningDelta, (_AS_ARGS, key) a ToolCallArgs of the call with id ``key`` (a str) or a
+# ToolCallDelta of the block with index ``key`` (an int: a tool block without id or name).
+_AS_TEXT = 0
+_AS_REASONING = 1
+_AS_ARGS = 2
+_Tag = tuple[int, int | str]
+_TEXT_TAG: _Tag = (_AS_TEXT, 0)
+_REASONING_TAG: _Tag = (_AS_REASONING, 0)
+_TextDelta = updates.TextDelta
+_ReasoningDelta = updates.ReasoningDelta
+_ToolCallArgs = updates.ToolCallArgs
+_ToolCallDelta = updates.ToolCallDelta
 
 
 def _hosted_result(kind: str, data: dict[str, Any]) -> updates.HostedToolResult:
@@ -191,6 +214,12 @@ class AnthropicMessagesDialect(JSONEventDialect):
         self._usage: dict[str, int] = {}
         self._started = False
         self._message_id: str | None = None  # the id of the message being read
+        # Templates of content_block_delta payloads read in runs (feed_run), each tagged with
+        # what its payload gives; emptied whenever a block starts or stops or a message
+        # starts, so a template always stands for a block that is open and unchanged.
+        self._templates: Templates[_Tag] = Templates(_TEMPLATES)
+        # The batch of the last runs, left open for the next one (batch mode only).
+        self._held: DeltaBatch | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -287,6 +316,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             value = delta.partial_json
         else:
             return False  # a signature, citations or an unknown kind: the shared path
+        self.fast_stats["typed"] += 1
         self._apply(block, kind, value, out)
         return True
 
@@ -316,9 +346,224 @@ class AnthropicMessagesDialect(JSONEventDialect):
                 block.got_args = True
                 out.append(updates.ToolCallDelta(index=block.index, arguments_delta=value))
 
+    # -- runs ----------------------------------------------------------------------------------
+
+    def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
+        """A run's events are read straight from bytes. A ``content_block_delta`` (by its
+        event name, or in a run of ``data:`` lines) that is byte for byte an earlier one of
+        the same block with another string in the place of its ``text``, ``thinking`` or
+        ``partial_json`` is read through a template (:mod:`raf.dialects.templates`): only that
+        string is decoded. Another usual delta (:meth:`usual`) is decoded strictly typed and
+        leaves a template; every other event takes the shared path, in its place. With
+        ``batch``, the text, reasoning and argument fragments of consecutive usual deltas are
+        gathered into one :class:`DeltaBatch` (the fragments by call id, or by block index
+        for a tool block without id), left open across runs (up to 512 deltas) until an
+        event of another kind, reasoning after text, an event outside a run, the end of the
+        stream or :meth:`flush`. With :attr:`usual` switched off (``None``), every event
+        takes the shared path."""
+        if batch and self.usual is not None:
+            return self._batch(run, frame)
+        frame.out.extend(self.flush())
+        if self.usual is None:
+            return self.feed_payloads(run.payloads, run.id, frame, run.names)
+        return self._stream(run, frame)
+
+    def _typed(self, payload: bytes) -> tuple[_Block, str, str | None, _Tag] | None:
+        """``payload`` read as :meth:`usual` reads it: its block, the kind of its delta, its
+        value and the tag of a template of it (what it gives); ``None`` when the shared path
+        must read it (not a usual delta: not a JSON object, long enough to nest too deep,
+        another shape, a block never started or already stopped, a signature or another kind
+        of delta, a kind of block that gives no update of it)."""
+        if payload[:1] != b"{" or len(payload) > 2 * self.max_json_depth + 1:
+            return None
+        try:
+            event = _decode_delta(payload)
+        except _DECODE_ERRORS:
+            return None
+        if event.type != "content_block_delta":
+            return None
+        block = self._blocks.get(event.index)
+        if block is None or block.stopped:
+            return None
+        delta = event.delta
+        kind = delta.type
+        block_kind = block.kind  # past _LEGACY_TOOL: _OTHER and _HOSTED, which give nothing
+        if kind == "text_delta":
+            if block_kind > _LEGACY_TOOL:
+                return None
+            return block, kind, delta.text, _TEXT_TAG
+        if kind == "thinking_delta":
+            if block_kind > _LEGACY_TOOL:
+                return None
+            return block, kind, delta.thinking, _REASONING_TAG
+        if kind == "input_json_delta":
+            if block_kind == _TOOL and block.id is not None:
+                return block, kind, delta.partial_json, (_AS_ARGS, block.id)
+            if block_kind == _LEGACY_TOOL:
+                return block, kind, delta.partial_json, (_AS_ARGS, block.index)
+        return None
+
+    def _one(self, payload: bytes, name: str, event_id: str, frame: Frame) -> bool:
+        """The shared path for one payload of a run, as :meth:`feed_payloads` maps it."""
+        event = ServerSentEvent(event=name, data=payload.decode("utf-8", "replace"), id=event_id)
+        if self.usual(event, frame.out):
+            return False
+        return self.feed_event(event, frame)
+
+    def _stream(self, run: DataRun, frame: Frame) -> bool:
+        """:meth:`feed_run` without ``batch``: each usual delta gives the update its event
+        gives, through a template where one matches."""
+        out = frame.out
+        names = run.names
+        event_id = run.id
+        templates = self._templates
+        match = templates.match
+        typed = self._typed
+        stats = self.fast_stats
+        for position, payload in enumerate(run.payloads):
+            try:
+                name = "message" if names is None else names[position]
+                if name == "content_block_delta" or names is None:
+                    matched = match(payload)
+                    if matched is not None:
+                        # (A template's payload nests two deep: never too deep, since it was
+                        # made from a payload short enough to skip the depth count.)
+                        value, (code, key) = matched
+                        if value:
+                            if code == _AS_TEXT:
+                                out.append(_TextDelta(delta=value))
+                            elif code == _AS_REASONING:
+                                out.append(_ReasoningDelta(delta=value))
+                            elif isinstance(key, str):
+                                out.append(_ToolCallArgs(id=key, args_delta=value))
+                            else:
+                                out.append(_ToolCallDelta(index=key, arguments_delta=value))
+                        continue
+                    found = typed(payload)
+                    if found is not None:
+                        stats["typed"] += 1
+                        block, kind, fragment, tag = found
+                        self._apply(block, kind, fragment, out)
+                        if fragment:
+                            templates.add(payload, _DELTA_FIELDS[kind], fragment, tag)
+                        continue
+                if self._one(payload, name, event_id, frame):
+                    return True
+            except Exception as exc:  # a bug in raf: report it, skip the event, go on
+                out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        return False
+
+    def _batch(self, run: DataRun, frame: Frame) -> bool:
+        """:meth:`feed_run` with ``batch``: the usual deltas' values are gathered, through a
+        template where one matches; any other event hands on the batch so far first."""
+        out: list[Any] = frame.out  # updates, and the DeltaBatch values
+        held = self._held
+        if held is None:
+            reasoning: list[str] = []
+            text: list[str] = []
+            arguments: dict[int | str, list[str]] = {}
+            order: list[int | str] = []
+        else:  # the batch the last runs left open: this run goes on with it
+            self._held = None
+            reasoning, text, arguments, order = (
+                held.reasoning,
+                held.text,
+                held.arguments,
+                held.order,
+            )
+        names = run.names
+        event_id = run.id
+        templates = self._templates
+        match = templates.match
+        typed = self._typed
+        stats = self.fast_stats
+        for position, payload in enumerate(run.payloads):
+            try:
+                name = "message" if names is None else names[position]
+                if name == "content_block_delta" or names is None:
+                    matched = match(payload)
+                    value: str | None = None
+                    tag: _Tag | None = None
+                    if matched is not None:
+                        value, tag = matched
+                    else:
+                        found = typed(payload)
+                        if found is not None:
+                            stats["typed"] += 1
+                            block, kind, value, tag = found
+                            if value:
+                                if tag[0] == _AS_ARGS:
+                                    block.got_args = True  # as _apply does
+                                templates.add(payload, _DELTA_FIELDS[kind], value, tag)
+                    if tag is not None:
+                        if value:
+                            code, key = tag
+                            if code == _AS_TEXT:
+                                text.append(value)
+                            elif code == _AS_REASONING:
+                                if text:
+                                    # Reasoning after text: the batch so far first (a batch
+                                    # gives its reasoning before its text).
+                                    out.append(
+                                        self._handed(
+                                            DeltaBatch(
+                                                reasoning=reasoning,
+                                                text=text,
+                                                arguments=arguments,
+                                                order=order,
+                                            )
+                                        )
+                                    )
+                                    reasoning, text, arguments, order = [], [], {}, []
+                                reasoning.append(value)
+                            else:
+                                pieces = arguments.get(key)
+                                if pieces is None:
+                                    arguments[key] = [value]
+                                else:
+                                    pieces.append(value)
+                                order.append(key)
+                        continue
+                # Not a usual delta: the batch so far, then the event as usual.
+                if reasoning or text or order:
+                    batch = DeltaBatch(
+                        reasoning=reasoning, text=text, arguments=arguments, order=order
+                    )
+                    out.append(self._handed(batch))
+                    reasoning, text, arguments, order = [], [], {}, []
+                if self._one(payload, name, event_id, frame):
+                    return True
+            except Exception as exc:  # a bug in raf: report it, skip the event, go on
+                out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        if reasoning or text or order:
+            batch = DeltaBatch(reasoning=reasoning, text=text, arguments=arguments, order=order)
+            if len(order) + len(text) + len(reasoning) < _HOLD:
+                self._held = batch  # left open for the next run (flush() hands it on)
+            else:
+                out.append(self._handed(batch))
+        return False
+
+    def _handed(self, batch: DeltaBatch) -> DeltaBatch:
+        """``batch``, counted as it is handed on (``fast_stats["batched"]``: its deltas)."""
+        self.fast_stats["batched"] += len(batch.reasoning) + len(batch.text) + len(batch.order)
+        return batch
+
+    def flush(self) -> list[Any]:
+        """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
+        held, self._held = self._held, None
+        return [] if held is None else [self._handed(held)]
+
+    def fast_path_counts(self) -> dict[str, int]:
+        """See :meth:`JSONEventDialect.fast_path_counts`; with the payloads read through a
+        template."""
+        counts = super().fast_path_counts()
+        counts["template"] = self._templates.hits
+        return counts
+
     # -- handlers ----------------------------------------------------------------------------
 
     def _message_start(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._templates.clear()  # the blocks may be replaced
         out = frame.out
         message = frame.dict(payload, "message")
         message_id = None if message is None else frame.str(message, "id", "message.") or None
@@ -366,6 +611,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             frame.out.append(updates.Usage(usage=USAGE.parse(self._usage)))
 
     def _content_block_start(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._templates.clear()  # a block may be replaced
         out = frame.out
         index = self._index(payload, frame)
         block_data = frame.dict(payload, "content_block")
@@ -471,6 +717,7 @@ class AnthropicMessagesDialect(JSONEventDialect):
             self._apply(block, kind, frame.str(delta, field, where), out)
 
     def _content_block_stop(self, payload: dict[str, Any], frame: Frame) -> None:
+        self._templates.clear()  # a block may stop
         index = self._index(payload, frame)
         block = self._last if index is None else self._blocks.get(index)
         if block is None:
