@@ -297,7 +297,10 @@ class OpenAIChatDialect(JSONEventDialect):
         if event.event != "message":
             return False
         chunk = self.typed_usual(event, _decode_chunk)
-        return chunk is not None and self._usual(chunk, out, event.data)
+        if chunk is not None and self._usual(chunk, out, event.data):
+            self.fast_stats["typed"] += 1
+            return True
+        return False
 
     def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
         """A run's chunks are read straight from bytes: through a template where one matches
@@ -309,7 +312,9 @@ class OpenAIChatDialect(JSONEventDialect):
         :meth:`flush`. A run where a payload may nest too deep is mapped event by event."""
         payloads = run.payloads
         depth = self.max_json_depth
-        if run.names is not None:  # typed events: not this format's usual shape
+        if run.names is not None or self.usual is None:
+            # Typed events (not this format's usual shape), or the fast paths switched off
+            # (``usual = None``, as the tests that compare with the shared path do).
             frame.out.extend(self.flush())
             return self.feed_payloads(payloads, run.id, frame, run.names)
         if max(map(len, payloads)) > 2 * depth + 1 and any(
