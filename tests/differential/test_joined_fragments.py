@@ -127,7 +127,8 @@ def test_one_batch_gives_one_fragment_one_progress_and_one_result() -> None:
         ["ToolCallArgs", "ToolCallArgsProgress"]
     ]
     args, progress = first[0].contents
-    assert isinstance(args, contents.ToolCallArgs) and args.args_delta == "llo, wor"
+    assert isinstance(args, contents.ToolCallArgs)
+    assert args.args_delta == "llo, wor"
     assert isinstance(progress, contents.ToolCallArgsProgress)
     assert (progress.received, progress.value) == (len("Hello, wor"), "llo, wor")
     assert [[type(c).__name__ for c in r.contents] for r in second] == [

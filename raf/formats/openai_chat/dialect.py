@@ -501,9 +501,12 @@ class OpenAIChatDialect(JSONEventDialect):
                                     if fragment and not content:
                                         if not templates.add(payload, "arguments", fragment, index):
                                             match = templates.matcher()
-                                    elif content and not calls:
-                                        if not templates.add(payload, "content", content, None):
-                                            match = templates.matcher()
+                                    elif (
+                                        content
+                                        and not calls
+                                        and not templates.add(payload, "content", content, None)
+                                    ):
+                                        match = templates.matcher()
                                 continue
                 # Not a batch's chunk: the batch so far, then the chunk as usual.
                 if reasoning or text or order:
