@@ -63,6 +63,11 @@ _EARLIER = -1
 # The kinds of a part of the turn's message (_Part.kind).
 _TEXT_PART, _REASONING_PART, _CALL_PART, _HOSTED_PART, _RAW_PART = range(5)
 
+_BLOCK: Final = 256
+"""The deltas of the open text (or reasoning) part are joined into one string every ``_BLOCK``
+deltas, so that a stream of many tiny deltas holds about one copy of its text, not one object
+per delta (each costs some 50 bytes more than its characters)."""
+
 
 class _Part:
     """One block of the turn's message while it is being built. A text or reasoning part
@@ -150,8 +155,13 @@ class ResponseCollector:
     """
 
     def __init__(self, *, pending_calls: Iterable[ToolCall] = ()) -> None:
+        # The text and reasoning deltas, the open part's older ones joined into blocks: the
+        # open part's deltas not yet joined start at *_from, and are joined when the list
+        # reaches *_fold (docs/converter.md, "collect_agent_response").
         self._text: list[str] = []
         self._reasoning: list[str] = []
+        self._text_from = self._reasoning_from = 0
+        self._text_fold = self._reasoning_fold = _BLOCK
         self._tool_calls: list[ToolCall] = []
         self._errors: list[contents.Error] = []
         self._hosted: dict[str, HostedCall] = {}
@@ -209,7 +219,10 @@ class ResponseCollector:
                 open_part = self._open
                 if open_part is None or open_part.kind != _TEXT_PART:
                     self._start(_TEXT_PART)
-                self._text.append(content.delta)  # type: ignore[union-attr]
+                text = self._text
+                text.append(content.delta)  # type: ignore[union-attr]
+                if len(text) >= self._text_fold:
+                    self._fold_text()
             elif kind in _COLLECTED:
                 self._collect(content)
         if result.events:
@@ -222,14 +235,20 @@ class ResponseCollector:
         open_part = self._open
         if open_part is None or open_part.kind != _TEXT_PART:
             self._start(_TEXT_PART)
-        self._text.append(delta)
+        text = self._text
+        text.append(delta)
+        if len(text) >= self._text_fold:
+            self._fold_text()
 
     def add_reasoning(self, delta: str) -> None:
         """Take a reasoning delta into account (what adding a ``Reasoning`` content does)."""
         open_part = self._open
         if open_part is None or open_part.kind != _REASONING_PART:
             self._start(_REASONING_PART)
-        self._reasoning.append(delta)
+        reasoning = self._reasoning
+        reasoning.append(delta)
+        if len(reasoning) >= self._reasoning_fold:
+            self._fold_reasoning()
 
     def add_text_deltas(self, deltas: list[str]) -> None:
         """:meth:`add_text` for each of ``deltas``, in order."""
@@ -237,7 +256,10 @@ class ResponseCollector:
             open_part = self._open
             if open_part is None or open_part.kind != _TEXT_PART:
                 self._start(_TEXT_PART)
-            self._text.extend(deltas)
+            text = self._text
+            text.extend(deltas)
+            if len(text) >= self._text_fold:
+                self._fold_text()
 
     def add_reasoning_deltas(self, deltas: list[str]) -> None:
         """:meth:`add_reasoning` for each of ``deltas``, in order."""
@@ -245,7 +267,24 @@ class ResponseCollector:
             open_part = self._open
             if open_part is None or open_part.kind != _REASONING_PART:
                 self._start(_REASONING_PART)
-            self._reasoning.extend(deltas)
+            reasoning = self._reasoning
+            reasoning.extend(deltas)
+            if len(reasoning) >= self._reasoning_fold:
+                self._fold_reasoning()
+
+    def _fold_text(self) -> None:
+        """Join the open text part's deltas not yet joined into one block."""
+        text, start = self._text, self._text_from
+        text[start:] = ["".join(text[start:])]
+        self._text_from = start + 1
+        self._text_fold = start + 1 + _BLOCK
+
+    def _fold_reasoning(self) -> None:
+        """Join the open reasoning part's deltas not yet joined into one block."""
+        reasoning, start = self._reasoning, self._reasoning_from
+        reasoning[start:] = ["".join(reasoning[start:])]
+        self._reasoning_from = start + 1
+        self._reasoning_fold = start + 1 + _BLOCK
 
     def add_call_start(self, call_id: str, name: str) -> None:
         """Take the start of a tool call into account (what adding a ``ToolCallStart``
@@ -264,7 +303,15 @@ class ResponseCollector:
     def _start(self, kind: int) -> _Part:
         """Open a new text or reasoning part (ending the open one)."""
         self._close()
-        part = _Part(kind, len(self._text if kind == _TEXT_PART else self._reasoning))
+        if kind == _TEXT_PART:
+            start = self._text_from = len(self._text)
+            self._text_fold = start + _BLOCK
+        else:
+            start = len(self._reasoning)
+            if kind == _REASONING_PART:
+                self._reasoning_from = start
+                self._reasoning_fold = start + _BLOCK
+        part = _Part(kind, start)
         self._parts.append(part)
         self._open = part
         return part
@@ -375,17 +422,24 @@ class ResponseCollector:
         return part
 
     def _message(
-        self, start: tuple[int, int, int] | None = None, end: tuple[int, int, int] | None = None
+        self,
+        start: tuple[int, int, int] | None,
+        end: tuple[int, int, int] | None,
+        whole: tuple[str, str],
     ) -> ChatMessage | None:
         """The assistant message of the turn so far, or of the round between ``start`` and
-        ``end`` (parts, text deltas, tool calls); ``None`` when nothing arrived."""
+        ``end`` (parts, text deltas, tool calls); ``None`` when nothing arrived. ``whole``:
+        all the text and all the reasoning, joined (a part that holds all of it is given
+        that string, not a copy)."""
         parts = self._parts
         texts, reasonings = self._text, self._reasoning
         text, tool_calls = texts, self._tool_calls
+        content: str | None = whole[0]
         if start is not None and end is not None:
             parts = parts[start[0] : end[0]]
             text = texts[start[1] : end[1]]
             tool_calls = tool_calls[start[2] : end[2]]
+            content = None
         if not parts:
             return None
         out: list[blocks.Block] = []
@@ -393,14 +447,12 @@ class ResponseCollector:
             kind = part.kind
             if kind == _TEXT_PART:
                 out.append(
-                    blocks.Text(
-                        text="".join(texts[part.start : part.end]), signature=part.signature
-                    )
+                    blocks.Text(text=_part_text(texts, part, whole[0]), signature=part.signature)
                 )
             elif kind == _REASONING_PART:
                 out.append(
                     blocks.Reasoning(
-                        text="".join(reasonings[part.start : part.end]),
+                        text=_part_text(reasonings, part, whole[1]),
                         signature=part.signature,
                         redacted=part.redacted,
                         encrypted_content=part.encrypted_content,
@@ -434,7 +486,7 @@ class ResponseCollector:
                 )
         return ChatMessage(
             role=MessageRole.ASSISTANT,
-            content="".join(text),
+            content="".join(text) if content is None else content,
             tool_calls=tuple(tool_calls) or None,
             blocks=tuple(out),
         )
@@ -554,11 +606,12 @@ class ResponseCollector:
         )
         self._tool_messages.append((slot, message))
 
-    def _transcript(self) -> tuple[ChatMessage, ...]:
-        """The turn's messages: one per round, each followed by its tool messages."""
+    def _transcript(self, whole: tuple[str, str]) -> tuple[ChatMessage, ...]:
+        """The turn's messages: one per round, each followed by its tool messages (``whole``:
+        all the text and reasoning, joined)."""
         marks, answers = self._marks, self._tool_messages
         if not marks and not answers:
-            message = self._message()
+            message = self._message(None, None, whole)
             return () if message is None else (message,)
         by_slot: dict[int, list[ChatMessage]] = {}
         for slot, answer in answers:
@@ -567,7 +620,7 @@ class ResponseCollector:
         start = (0, 0, 0)
         ends = [*marks, (len(self._parts), len(self._text), len(self._tool_calls))]
         for slot, end in enumerate(ends):
-            message = self._message(start, end)
+            message = self._message(start, end, whole)
             if message is not None:
                 out.append(message)
             out.extend(by_slot.get(slot, ()))
@@ -586,6 +639,7 @@ class ResponseCollector:
 
     def response(self) -> AgentResponse:
         """The aggregate of everything added so far."""
+        text = "".join(self._text)
         reasoning = "".join(self._reasoning)
         usage = self._usage
         rounds: tuple[Round, ...] = ()
@@ -598,13 +652,13 @@ class ResponseCollector:
         return AgentResponse(
             id=self._id,
             model=self._model,
-            text="".join(self._text),
+            text=text,
             reasoning_text=reasoning or None,
             tool_calls=tuple(self._tool_calls),
             hosted_tool_calls=tuple(self._hosted.values()),
             approval_requests=tuple(self._approvals),
             tool_messages=tuple(message for _, message in self._tool_messages),
-            turn_transcript=self._transcript(),
+            turn_transcript=self._transcript((text, reasoning)),
             finish_reason=self._finish,
             usage=usage,
             source_agent_id=self._source_agent_id,
@@ -620,6 +674,13 @@ class ResponseCollector:
         if raise_on_error and response.errors:
             raise AgentResponseError(response)
         return response
+
+
+def _part_text(pieces: list[str], part: _Part, whole: str) -> str:
+    """The text of a text or reasoning part: ``whole`` when the part holds all ``pieces``."""
+    if part.start == 0 and (part.end is None or part.end == len(pieces)):
+        return whole
+    return "".join(pieces[part.start : part.end])
 
 
 def _string(value: object) -> str:

@@ -213,6 +213,10 @@ class AgentResponseConverter:
             (``add_call_start``) straight into the collector.
             Every other content, every event, the final calls and errors are the same
             (docs/converter.md, "Aggregate-only").
+        join_fragments: ``True`` converts consecutive argument fragments of one call within
+            one batch (one network read in ``run()``) as one: one ``ToolCallArgs`` holding
+            their text, parsed at once, in one result. Faster on long arguments; the results
+            then depend on how the body was read (docs/converter.md, "Joined fragments").
     """
 
     def __init__(
@@ -227,6 +231,7 @@ class AgentResponseConverter:
         max_tool_calls: int = DEFAULT_MAX_TOOL_CALLS,
         max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
         streaming_contents: bool = True,
+        join_fragments: bool = False,
     ) -> None:
         if min(max_arguments_chars, max_total_arguments_chars, max_tool_calls) < 1:
             raise ValueError("limits must be positive")
@@ -240,6 +245,7 @@ class AgentResponseConverter:
         self.max_tool_calls = max_tool_calls
         self.max_json_depth = max_json_depth
         self.streaming_contents = streaming_contents
+        self.join_fragments = join_fragments
         self._total_arguments = 0
         self.model_id: str | None = None
         self._response_id: str | None = None
@@ -275,7 +281,12 @@ class AgentResponseConverter:
         The updates of one call are treated as arriving together (e.g. from one network
         chunk): their contents share one metadata object, with one timestamp. The finish
         reason they carry is kept in :attr:`finish_reason` for :meth:`finalize`.
+
+        With ``join_fragments``, consecutive argument fragments of one call in ``batch`` are
+        converted as one update (docs/converter.md, "Joined fragments").
         """
+        if self.join_fragments:
+            batch = _joined(batch)
         return self._convert(batch, self._streaming_table)
 
     def collect(
@@ -288,6 +299,8 @@ class AgentResponseConverter:
         hands text and reasoning to the collector directly, building no content for them."""
         if self.streaming_contents:
             handlers = self._streaming_table
+            if self.join_fragments:
+                batch = _joined(batch)  # type: ignore[arg-type]  # no DeltaBatch when streaming
         else:
             handlers = self._collect_table
             self._sink = collector
@@ -1021,3 +1034,60 @@ def _handler_for(kind: type, handlers: dict[type, _Handler]) -> _Handler:
     handler = next((handlers[base] for base in kind.__mro__ if base in handlers), _ignore)
     handlers[kind] = handler
     return handler
+
+
+_Delta = updates.ToolCallDelta
+_Args = updates.ToolCallArgs
+
+
+def _joined(batch: Iterable[AgentResponseUpdate]) -> list[AgentResponseUpdate]:
+    """``batch`` with each run of consecutive argument fragments of one call made one update:
+    ``ToolCallDelta`` values with only arguments (no id, no name) and the same index (or none),
+    or ``ToolCallArgs`` values with the same id; their texts joined, in order."""
+    out: list[AgentResponseUpdate] = []
+    pieces: list[str] = []
+    # The first fragment of the run being gathered (one of the two, or neither).
+    delta_head: updates.ToolCallDelta | None = None
+    args_head: updates.ToolCallArgs | None = None
+    for update in batch:
+        kind = type(update)
+        if kind is _Delta:
+            delta: updates.ToolCallDelta = update  # type: ignore[assignment]
+            if delta.id is None and delta.name is None:
+                if delta_head is not None and delta_head.index == delta.index:
+                    pieces.append(delta.arguments_delta)
+                    continue
+                if delta_head is not None or args_head is not None:
+                    out.append(_run_of(delta_head, args_head, pieces))
+                delta_head, args_head, pieces = delta, None, [delta.arguments_delta]
+                continue
+        elif kind is _Args:
+            args: updates.ToolCallArgs = update  # type: ignore[assignment]
+            if args_head is not None and args_head.id == args.id:
+                pieces.append(args.args_delta)
+                continue
+            if delta_head is not None or args_head is not None:
+                out.append(_run_of(delta_head, args_head, pieces))
+            delta_head, args_head, pieces = None, args, [args.args_delta]
+            continue
+        if delta_head is not None or args_head is not None:
+            out.append(_run_of(delta_head, args_head, pieces))
+            delta_head = args_head = None
+        out.append(update)
+    if delta_head is not None or args_head is not None:
+        out.append(_run_of(delta_head, args_head, pieces))
+    return out
+
+
+def _run_of(
+    delta: updates.ToolCallDelta | None, args: updates.ToolCallArgs | None, pieces: list[str]
+) -> AgentResponseUpdate:
+    """The one update a run of fragments stands for, that starts with ``delta`` or ``args``."""
+    if delta is not None:
+        if len(pieces) == 1:
+            return delta
+        return _Delta(index=delta.index, arguments_delta="".join(pieces))
+    assert args is not None
+    if len(pieces) == 1:
+        return args
+    return _Args(id=args.id, args_delta="".join(pieces))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+import tracemalloc
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 
@@ -118,3 +120,32 @@ def test_collector_response_at_any_point() -> None:
     assert collector.response().text == "Hel"
     collector.add(RESULTS[3])
     assert collector.response().text == "Hello"
+
+
+def test_many_tiny_text_deltas_are_held_in_about_one_copy_of_the_text() -> None:
+    """50,000 deltas of 2-3 characters: the collector holds the text in blocks, not one object
+    per delta (each of which costs some 50 bytes more than its characters)."""
+    source = "abcdefghij" * 13_000
+    steps = [(i, i + 2 + i % 2) for i in range(0, len(source) - 3, 3)]
+    tracemalloc.start()
+    try:
+        collector = ResponseCollector()
+        for start, end in steps:
+            collector.add_text(source[start:end])  # a new string each time, as a decoder gives
+        reasoning = ResponseCollector()
+        for start, end in steps:
+            reasoning.add_reasoning_deltas([source[start:end], source[end : end + 1]])
+        response = collector.response()
+        thought = reasoning.response()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    text = "".join(source[start:end] for start, end in steps)
+    assert response.text == text
+    assert response.turn_transcript[0].blocks == (blocks.Text(text=text),)
+    assert thought.reasoning_text == "".join(
+        source[start:end] + source[end : end + 1] for start, end in steps
+    )
+    # Both texts and the blocks of both collectors at once; one object per delta was ~15x.
+    held = sys.getsizeof(text) + sys.getsizeof(thought.reasoning_text)
+    assert peak <= 3 * held

@@ -23,6 +23,7 @@ UTF-8 included, is not a match.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 import msgspec
@@ -78,6 +79,13 @@ class Templates(Generic[T]):
         self._only = None
         self._offset = -1
         self._table = {}
+
+    def matcher(self) -> Callable[[bytes], tuple[str, T] | None] | None:
+        """:meth:`match`, or ``None`` when no payload can match any more: there is no
+        template and :meth:`add` has stopped trying (a caller then skips the lookup)."""
+        if not self._entries and self._failed >= self.tries:
+            return None
+        return self.match
 
     def add(self, payload: bytes, key: str, value: str, tag: T) -> bool:
         """Keep the template of ``payload`` around the value of its member ``key``, which the

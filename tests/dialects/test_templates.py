@@ -170,3 +170,20 @@ def test_a_stream_whose_chunks_cannot_be_cut_stops_being_tried() -> None:
     usual = b'{"id":"ab","choices":[{"delta":{"content":"x"}}]}'
     assert not templates.add(usual, "content", "x", None)  # no longer tried
     assert Templates[None]().add(usual, "content", "x", None)
+
+
+def test_no_lookup_once_no_template_can_match() -> None:
+    templates: Templates[None] = Templates(tries=2)
+    assert templates.matcher() == templates.match  # none yet, but add() still tries
+    escaped = b'{"id":"a\\u0062","choices":[{"delta":{"content":"x"}}]}'
+    assert not templates.add(escaped, "content", "x", None)
+    assert templates.matcher() is not None
+    assert not templates.add(escaped, "content", "x", None)
+    assert templates.matcher() is None  # empty, and add() stopped trying
+    kept: Templates[None] = Templates(tries=1)
+    usual = b'{"id":"ab","choices":[{"delta":{"content":"x"}}]}'
+    assert kept.add(usual, "content", "x", None)
+    assert not kept.add(escaped, "content", "x", None)
+    matcher = kept.matcher()  # the template kept still reads its payloads
+    assert matcher is not None
+    assert matcher(usual.replace(b'"x"', b'"y"')) == ("y", None)

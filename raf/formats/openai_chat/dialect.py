@@ -347,10 +347,10 @@ class OpenAIChatDialect(JSONEventDialect):
         one text or argument fragment, or takes the shared path."""
         out = frame.out
         templates = self._templates_now()
-        match = templates.match
+        match = templates.matcher()
         for payload in payloads:
             try:
-                matched = match(payload)
+                matched = match(payload) if match is not None else None
                 if matched is not None:
                     value, tag = matched
                     if tag is not None:
@@ -365,7 +365,7 @@ class OpenAIChatDialect(JSONEventDialect):
                     chunk = None
                 if chunk is not None and self._usual(chunk, out, payload):
                     templates = self._templates_now()
-                    match = templates.match
+                    match = templates.matcher()
                     delta = chunk.choices[0].delta  # type: ignore[index]  # usual: one choice
                     content = delta.content  # type: ignore[union-attr]  # and a delta
                     calls = delta.tool_calls  # type: ignore[union-attr]
@@ -388,7 +388,7 @@ class OpenAIChatDialect(JSONEventDialect):
                 if self._one(payload, event_id, frame):
                     return True
                 templates = self._templates_now()
-                match = templates.match
+                match = templates.matcher()
             except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
                 out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
         return False
@@ -420,11 +420,11 @@ class OpenAIChatDialect(JSONEventDialect):
             )
         last_id, last_model = self._last_id, self._last_model
         templates = self._templates_now()
-        match = templates.match
+        match = templates.matcher()
         gathered = False  # a chunk was gathered into the batch: the stream is recognised
         for payload in payloads:
             try:
-                matched = match(payload)
+                matched = match(payload) if match is not None else None
                 if matched is not None:
                     value, tag = matched
                     if tag is None:
@@ -504,9 +504,14 @@ class OpenAIChatDialect(JSONEventDialect):
                                     order.append(index)  # type: ignore[arg-type]
                                 if not thought:
                                     if fragment and not content:
-                                        templates.add(payload, "arguments", fragment, index)
-                                    elif content and not calls:
-                                        templates.add(payload, "content", content, None)
+                                        if not templates.add(payload, "arguments", fragment, index):
+                                            match = templates.matcher()
+                                    elif (
+                                        content
+                                        and not calls
+                                        and not templates.add(payload, "content", content, None)
+                                    ):
+                                        match = templates.matcher()
                                 continue
                 # Not a batch's chunk: the batch so far, then the chunk as usual.
                 if reasoning or text or order:
@@ -523,6 +528,7 @@ class OpenAIChatDialect(JSONEventDialect):
                     last_id, last_model = self._last_id, self._last_model
                     templates.clear()
                     self._templates_for = (last_id, last_model)
+                    match = templates.matcher()
             except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
                 out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
         if gathered:
