@@ -706,17 +706,20 @@ def floor(w: Workload, name: str = "floor") -> Contender[int]:
     return Contender(name, go, checked)
 
 
-def run_contender(w: Workload, name: str = "run()") -> Contender[tuple[int, AgentResponseResult]]:
-    """``run()``: every result handled and dropped; returns the count and the last one."""
+def run_contender(
+    w: Workload, name: str = "run()", *, join: bool = False
+) -> Contender[tuple[int, AgentResponseResult]]:
+    """``run()``: every result handled and dropped; returns the count and the last one.
+    ``join``: with ``join_fragments=True`` (one ``ToolCallArgs`` per read and call)."""
 
     def go() -> tuple[int, AgentResponseResult]:
         count = 0
-        for last in run(metered(w.chunks), w.dialect):  # noqa: B007
+        for last in run(metered(w.chunks), w.dialect, join_fragments=join):  # noqa: B007
             count += 1
         return count, last
 
     def checked(got: tuple[int, AgentResponseResult]) -> str | None:
-        results = list(run(w.chunks, w.dialect))  # the untimed pass
+        results = list(run(w.chunks, w.dialect, join_fragments=join))  # the untimed pass
         problem = check(collect_agent_response(results), w)
         count, last = got
         if problem is None and (
@@ -760,7 +763,12 @@ def measure(ws: dict[str, Workload], rounds: int, settings: Settings) -> dict[st
     for name, w in ws.items():
         if name == "big50":
             continue
-        contenders: list[Contender[Any]] = [floor(w), run_contender(w), respond_contender(w)]
+        contenders: list[Contender[Any]] = [
+            floor(w),
+            run_contender(w),
+            run_contender(w, "run(joined)", join=True),
+            respond_contender(w),
+        ]
         small = ws.get("big50") if name == "big200" else None
         if small is not None:
             contenders += [
@@ -838,7 +846,9 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
         rows.append([
             name, style, f"{w.megabytes:.2f}", f"{w.frames:,}",
             f"{floor_s.median * 1000:.1f}" if floor_s else "-",
-            _ratio(c, "run()" + s, "floor" + s), _ratio(c, "respond()" + s, "floor" + s),
+            _ratio(c, "run()" + s, "floor" + s),
+            _ratio(c, "run(joined)", "floor") if not s else "-",
+            _ratio(c, "respond()" + s, "floor" + s),
             "-" if cell.heap is None else f"{cell.heap.own / 1000:,.0f}",
             "-" if cell.heap is None else f"{cell.heap.held / 1000:,.0f}",
             "-" if heap is None else f"{heap:.2f}x",
@@ -868,8 +878,8 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
         "heap: respond()'s peak heap / response KB"
     )
     headers = ["workload", "style", "MB", "payloads", "floor ms", "run() / floor"]
-    headers += ["respond() / floor", "response KB", "held KB", "heap"]
-    print(table(headers, rows, align="llrrrrrrrr"))
+    headers += ["run(joined) / floor", "respond() / floor", "response KB", "held KB", "heap"]
+    print(table(headers, rows, align="llrrrrrrrrr"))
     lines = []
     for style in dict.fromkeys(style for style, _ in cells):
         cell = cells.get((style, "big200"))
