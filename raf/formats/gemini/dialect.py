@@ -196,8 +196,9 @@ class _Response(msgspec.Struct, gc=False):
 
 _decode_response = msgspec.json.Decoder(_Response).decode
 _DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
-_TEMPLATES = 2
-"""Templates (raf.dialects.templates) a stream keeps: one for text, one for thoughts."""
+_TEMPLATES = 1
+"""Templates (raf.dialects.templates) a stream keeps: the last text or thought chunk's (their
+prefixes are the same, so one template of each would not tell them apart)."""
 _HOLD = 512
 """The most deltas a batch left open across runs gathers before it is handed on."""
 _THOUGHT = "thought"
@@ -578,11 +579,13 @@ class GeminiDialect(JSONEventDialect):
         templates: Templates[str | None],
     ) -> None:
         """Keep a template of a chunk that holds one text (or thought) part and nothing else
-        that changes from chunk to chunk (no usage)."""
+        that changes from chunk to chunk (no usage), in place of the one kept (which this
+        chunk did not match)."""
         if len(parts) == 1 and response.usageMetadata is None:
             part = parts[0]
             if part.text:
                 tag = _THOUGHT if part.thought is True else None
+                templates.clear()
                 templates.add(payload, "text", part.text, tag)
 
     def _templates_now(self) -> Templates[str | None]:
