@@ -36,7 +36,7 @@ import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
-from raf.dialects.templates import Templates
+from raf.dialects.templates import cut
 from raf.framing.sse import DataRun, ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
@@ -196,13 +196,14 @@ class _Response(msgspec.Struct, gc=False):
 
 _decode_response = msgspec.json.Decoder(_Response).decode
 _DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
-_TEMPLATES = 1
-"""Templates (raf.dialects.templates) a stream keeps: the last text or thought chunk's (their
-prefixes are the same, so one template of each would not tell them apart)."""
+_Template = tuple[bytes, bytes, int, int, int, bool]
+"""The template of a text chunk (:func:`raf.dialects.templates.cut`): prefix, suffix, their
+lengths, the length of the shortest payload that matches, and whether the text is a thought.
+One is kept (the last text or thought chunk's)."""
+_NO_TEMPLATE: _Template = (b"", b"", 0, 0, 0, False)
+_decode_string = msgspec.json.Decoder(str).decode
 _HOLD = 512
 """The most deltas a batch left open across runs gathers before it is handed on."""
-_THOUGHT = "thought"
-"""The tag of a template whose text is a thought (``None``: text)."""
 _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 
@@ -238,10 +239,11 @@ class GeminiDialect(JSONEventDialect):
         self._made_up = 0  # ids made up so far for hosted calls and unpaired results
         # Per call part key, the ids of the hosted calls without a result yet, oldest first.
         self._unanswered: dict[str, dict[str, None]] = {"executableCode": {}, "toolCall": {}}
-        # The fast paths: templates of text chunks (tag None, or _THOUGHT for a thought),
-        # the state they were made in, and the batch the last runs left open.
-        self._templates: Templates[str | None] = Templates(_TEMPLATES)
-        self._templates_for: tuple[Any, ...] = ()
+        # The fast paths: the template of the last text chunk, the state it was made in, how
+        # many chunks could not be cut, and the batch the last runs left open.
+        self._template: _Template | None = None
+        self._template_for: tuple[Any, ...] = ()
+        self._cuts_failed = 0
         self._held: DeltaBatch | None = None
 
     @property
@@ -478,8 +480,8 @@ class GeminiDialect(JSONEventDialect):
         return parts
 
     def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
-        """A run's chunks are read straight from bytes: through a template where one matches
-        (the text chunk seen before with another string in its place, see
+        """A run's chunks are read straight from bytes: through the template where it matches
+        (the last text or thought chunk decoded, with another string in its place, see
         :mod:`raf.dialects.templates`), else decoded typed and mapped as :meth:`usual` maps
         them, or by the shared path, in their place. With ``batch``, the text and thoughts of
         consecutive chunks that carry nothing else (usage aside) are gathered into one
@@ -497,28 +499,38 @@ class GeminiDialect(JSONEventDialect):
         elif held is not None:  # the batch the last runs left open: this run goes on with it
             self._held = None
             reasoning, text = held.reasoning, held.text
-        templates = self._templates_now()
-        match = templates.match
+        hits = 0
+        template = self._template_now()
+        # (The template's parts as locals: most payloads of a text stream match it.)
+        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
         for payload in run.payloads:
             try:
-                matched = match(payload)
-                if matched is not None:
-                    value, tag = matched
-                    if value:
+                if (
+                    template is not None
+                    and payload.startswith(prefix)
+                    and payload.endswith(suffix)
+                    and len(payload) >= shortest
+                ):
+                    try:
+                        value: str | None = _decode_string(payload[start : len(payload) - tail])
+                    except _DECODE_ERRORS:
+                        value = None
+                    if value is not None:
+                        hits += 1
+                        if not value:
+                            continue
                         if not batch:
                             out.append(
-                                _TextDelta(delta=value)
-                                if tag is None
-                                else _ReasoningDelta(delta=value)
+                                _ReasoningDelta(delta=value) if thought else _TextDelta(delta=value)
                             )
-                        elif tag is None:
+                        elif not thought:
                             text.append(value)
                         else:
                             if text:  # thoughts after text: the batch so far first
                                 out.append(self._batch(reasoning, text))
                                 reasoning, text = [], []
                             reasoning.append(value)
-                    continue
+                        continue
                 response = self._decode_typed(payload)
                 if response is not None:
                     parts = self._batchable(response) if batch else None
@@ -537,29 +549,32 @@ class GeminiDialect(JSONEventDialect):
                                     out.append(self._batch(reasoning, text))
                                     reasoning, text = [], []
                                 reasoning.append(piece)
-                        self._template(payload, response, parts, templates)
+                        template = self._keep_template(payload, response, parts) or template
+                        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
                         continue
                     if reasoning or text:
                         out.append(self._batch(reasoning, text))
                         reasoning, text = [], []
                     if self._typed(response, out, payload):
-                        templates = self._templates_now()
-                        match = templates.match
+                        template = self._template_now()
                         if not batch:
                             parts = self._batchable(response)
                             if parts is not None:
-                                self._template(payload, response, parts, templates)
+                                template = self._keep_template(payload, response, parts) or template
+                        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
                         continue
                 elif reasoning or text:
                     out.append(self._batch(reasoning, text))
                     reasoning, text = [], []
                 event = ServerSentEvent(data=payload.decode("utf-8", "replace"), id=run.id)
                 if self.feed_event(event, frame):
+                    self.fast_stats["template"] += hits
                     return True
-                templates = self._templates_now()
-                match = templates.match
+                template = self._template_now()
+                prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
             except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
                 out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        self.fast_stats["template"] += hits
         if reasoning or text:
             if len(reasoning) + len(text) < _HOLD:
                 self._held = DeltaBatch(reasoning=reasoning, text=text, arguments={}, order=[])
@@ -571,32 +586,42 @@ class GeminiDialect(JSONEventDialect):
         self.fast_stats["batched"] += len(reasoning) + len(text)
         return DeltaBatch(reasoning=reasoning, text=text, arguments={}, order=[])
 
-    def _template(
-        self,
-        payload: bytes,
-        response: _Response,
-        parts: list[_Part],
-        templates: Templates[str | None],
-    ) -> None:
-        """Keep a template of a chunk that holds one text (or thought) part and nothing else
-        that changes from chunk to chunk (no usage), in place of the one kept (which this
-        chunk did not match)."""
-        if len(parts) == 1 and response.usageMetadata is None:
-            part = parts[0]
-            if part.text:
-                tag = _THOUGHT if part.thought is True else None
-                templates.clear()
-                templates.add(payload, "text", part.text, tag)
+    def _keep_template(
+        self, payload: bytes, response: _Response, parts: list[_Part]
+    ) -> _Template | None:
+        """The template of a chunk that holds one text (or thought) part and nothing else
+        that changes from chunk to chunk (no usage), kept in place of the last one (which
+        this chunk did not match); ``None`` if none was made (after 32 chunks that could not
+        be cut, none is tried)."""
+        if len(parts) != 1 or response.usageMetadata is not None or self._cuts_failed >= 32:
+            return None
+        part = parts[0]
+        if not part.text:
+            return None
+        pieces = cut(payload, "text", part.text)
+        if pieces is None:
+            self._cuts_failed += 1
+            return None
+        prefix, suffix = pieces
+        template = (
+            prefix,
+            suffix,
+            len(prefix),
+            len(suffix),
+            len(prefix) + len(suffix) + 2,
+            part.thought is True,
+        )
+        self._template = template
+        return template
 
-    def _templates_now(self) -> Templates[str | None]:
-        """The templates, emptied if what a template's chunk maps to may have changed since
-        they were made: the response's id or model, a finish reason, a streamed call."""
-        templates = self._templates
+    def _template_now(self) -> _Template | None:
+        """The template, dropped if what its chunk maps to may have changed since it was
+        made: the response's id or model, a finish reason, a streamed call."""
         now = (self._last_id, self._last_model, self._finish_seen, self._open is None)
-        if self._templates_for != now:
-            templates.clear()
-            self._templates_for = now
-        return templates
+        if self._template_for != now:
+            self._template = None
+            self._template_for = now
+        return self._template
 
     def flush(self) -> list[Any]:
         """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
@@ -605,13 +630,6 @@ class GeminiDialect(JSONEventDialect):
             return []
         self.fast_stats["batched"] += len(held.reasoning) + len(held.text)
         return [held]
-
-    def fast_path_counts(self) -> dict[str, int]:
-        """See :meth:`JSONEventDialect.fast_path_counts`; with the payloads read through a
-        template."""
-        counts = super().fast_path_counts()
-        counts["template"] = self._templates.hits
-        return counts
 
     # -- pieces ----------------------------------------------------------------------------
 
