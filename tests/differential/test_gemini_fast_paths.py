@@ -22,6 +22,8 @@ from raf import framing
 from raf.collect import collect_agent_response
 from raf.formats.gemini import strategies
 from raf.formats.gemini.dialect import _USAGE_FIELDS, USAGE, GeminiDialect
+from raf.formats.ollama_chat import strategies as ollama_strategies
+from raf.formats.ollama_chat.dialect import OllamaChatDialect
 from raf.framing.sse import DataRun
 from raf.model import updates
 from raf.pipeline import respond, run
@@ -41,10 +43,19 @@ class _Shared(GeminiDialect):
     usual = None  # type: ignore[assignment]
 
 
-def _by_events(chunks: list[bytes], depth: int | None = None) -> list[Any]:
+class _SharedOllama(OllamaChatDialect):
+    usual = None  # type: ignore[assignment]
+
+
+_SHARED: dict[type, type] = {GeminiDialect: _Shared, OllamaChatDialect: _SharedOllama}
+
+
+def _by_events(
+    chunks: list[bytes], depth: int | None = None, cls: type = GeminiDialect
+) -> list[Any]:
     """The reference: each frame mapped on its own by the shared path."""
     limits = {} if depth is None else {"max_json_depth": depth}
-    body, dialect = framing.create("auto"), _Shared(**limits)
+    body, dialect = framing.create("auto"), _SHARED[cls](**limits)
     out: list[Any] = []
     for chunk in chunks:
         out.extend(dialect.feed_events(body.feed(chunk)))
@@ -54,10 +65,10 @@ def _by_events(chunks: list[bytes], depth: int | None = None) -> list[Any]:
 
 
 def _by_runs(
-    chunks: list[bytes], batch: bool, depth: int | None = None
-) -> tuple[list[Any], GeminiDialect]:
+    chunks: list[bytes], batch: bool, depth: int | None = None, cls: type = GeminiDialect
+) -> tuple[list[Any], Any]:
     limits = {} if depth is None else {"max_json_depth": depth}
-    body, dialect = framing.create("auto"), GeminiDialect(**limits)
+    body, dialect = framing.create("auto"), cls(**limits)
     out: list[Any] = []
     for chunk in chunks:
         out.extend(dialect.feed_frames(body.feed_runs(chunk), batch=batch))  # type: ignore[attr-defined]
@@ -74,19 +85,19 @@ def _expanded(items: list[Any]) -> list[Any]:
     ]
 
 
-def _check(chunks: list[bytes], depth: int | None = None) -> None:
+def _check(chunks: list[bytes], depth: int | None = None, cls: type = GeminiDialect) -> None:
     """Runs, runs with batches (expanded) and the shared path give the same updates, in the
     same order; respond() is collect(run())."""
-    reference = _by_events(chunks, depth)
-    streamed, _ = _by_runs(chunks, batch=False, depth=depth)
+    reference = _by_events(chunks, depth, cls)
+    streamed, _ = _by_runs(chunks, batch=False, depth=depth, cls=cls)
     assert streamed == reference
-    batched, _ = _by_runs(chunks, batch=True, depth=depth)
+    batched, _ = _by_runs(chunks, batch=True, depth=depth, cls=cls)
     # A batch holds text after reasoning only (thoughts after text start a new batch), so
     # expanding it gives the updates in their own order.
     assert _expanded(batched) == reference
     if depth is None:
-        assert respond(chunks, "gemini", clock=_clock) == collect_agent_response(
-            run(chunks, "gemini", clock=_clock)
+        assert respond(chunks, cls.name, clock=_clock) == collect_agent_response(
+            run(chunks, cls.name, clock=_clock)
         )
 
 
@@ -176,7 +187,7 @@ def _payloads(draw: st.DrawFn) -> bytes:
         _chunk([], promptFeedback={"blockReason": "SAFETY"}),
         _chunk([{"functionCall": {"name": "f", "args": {"a": [1, 2.5, "é"], "b": None}}}]),
         _chunk([{"functionCall": {"name": "f", "args": {"a": 1e308}}, "thoughtSignature": "s"}]),
-        _chunk([{"functionCall": {"name": "f", "args": "{\"a\": 1}", "id": "c1"}}]),
+        _chunk([{"functionCall": {"name": "f", "args": '{"a": 1}', "id": "c1"}}]),
         _chunk([{"functionCall": {"name": "f"}}, {"text": "after"}]),
         _chunk([{"functionCall": {"name": "", "args": {"a": 1}}}]),
         _chunk([{"functionCall": {"args": {"a": 1}}}]),
@@ -229,7 +240,8 @@ def test_json_array_and_json_lines_bodies_read_the_same_through_the_typed_path()
         _check(reads)
         _, dialect = _by_runs(reads, batch=True)
         counts = dialect.fast_path_counts()
-        assert counts.get("typed") == 30 and not counts.get("full"), counts
+        assert counts.get("typed") == 30, counts
+        assert not counts.get("full"), counts
 
 
 def _text_stream(separators: tuple[str, str], usage: bool) -> bytes:
@@ -271,7 +283,8 @@ def test_a_usual_text_stream_takes_the_fast_paths_compact_and_spaced() -> None:
                     assert counts["batched"] >= 301 - 30, counts
             response = respond(reads, "gemini", clock=_clock)
             assert response.text.startswith("word 40, word 41")
-            assert response.usage is not None and response.usage.total_tokens == 4
+            assert response.usage is not None
+            assert response.usage.total_tokens == 4
             responses.append(response)
     assert all(r == responses[0] for r in responses)
 
@@ -293,3 +306,79 @@ def test_a_run_is_taken_and_its_batch_left_open_until_flushed() -> None:
 def test_the_typed_usage_reads_the_counts_the_usage_table_reads() -> None:
     read = {path for count in vars(USAGE).values() for group in count for path in group}
     assert set(_USAGE_FIELDS) == read
+
+
+# Ollama's JSON lines: the usual line (text or thinking) is read typed.
+
+
+def _ollama_line(message: dict[str, Any], separators: tuple[str, str], **extra: Any) -> bytes:
+    body = {"model": "qwen3", "created_at": "2026-01-01T00:00:00Z", "message": message}
+    body |= {"done": False, **extra}
+    return json.dumps(body, separators=separators, ensure_ascii=False).encode()
+
+
+@st.composite
+def _ollama_lines(draw: st.DrawFn) -> bytes:
+    kind = draw(st.integers(0, 9))
+    text = draw(_strings)
+    separators = draw(st.sampled_from([COMPACT, SPACED]))
+    if kind <= 4:
+        return _ollama_line({"role": "assistant", "content": text}, separators)
+    if kind <= 6:
+        return _ollama_line({"role": "assistant", "content": "", "thinking": text}, separators)
+    usual = _ollama_line({"role": "assistant", "content": "x"}, COMPACT)
+    mutations = [
+        usual.replace(b'"x"', b"5"),
+        usual.replace(b'"x"', b'"\\ud800"'),
+        usual.replace(b'"qwen3"', b'"other"'),
+        usual.replace(b'"qwen3"', b'""'),
+        usual.replace(b'"qwen3"', b"[1]"),
+        usual.replace(b'"done":false', b'"done":"no"'),
+        usual.replace(b'"done":false', b'"done":null'),
+        usual.replace(b'"done":false', b'"done":true,"done_reason":"stop","eval_count":3'),
+        usual.replace(b'"done":false', b'"done":false,"error":"boom"'),
+        usual.replace(b'"done":false', b'"done":false,"response":"r"'),
+        usual.replace(b'"content":"x"', b'"content":"x","thinking":7'),
+        usual.replace(b'"content":"x"', b'"content":"x","tool_calls":{}'),
+        usual.replace(b'"content":"x"', b'"content":"x","tool_calls":[]'),
+        _ollama_line({"tool_calls": [{"function": {"name": "f", "arguments": {"a": 1}}}]}, COMPACT),
+        _ollama_line({"content": "x"}, COMPACT, deep=json.loads("[" * 70 + "]" * 70)),
+        b'{"message":null}',
+        b'{"error":"overloaded"}',
+        b"[1]",
+        b"{",
+    ]
+    return draw(st.sampled_from(mutations))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ollama_lines(), min_size=1, max_size=30), st.sampled_from([7, 64, 300, 4096]))
+def test_ollama_lines_read_what_the_shared_path_reads(lines: list[bytes], size: int) -> None:
+    body = b"".join(line + b"\n" for line in lines)
+    chunks = [body[i : i + size] for i in range(0, len(body), size)]
+    _check(chunks, cls=OllamaChatDialect)
+    _check(chunks, depth=5, cls=OllamaChatDialect)
+
+
+@settings(max_examples=100, deadline=None)
+@given(ollama_strategies.streams(), st.sampled_from([1, 64, 4096]))
+def test_generated_ollama_streams_read_the_same_through_the_typed_path(
+    stream: Any, size: int
+) -> None:
+    body = stream.body
+    _check([body[i : i + size] for i in range(0, len(body), size)], cls=OllamaChatDialect)
+
+
+def test_a_usual_ollama_stream_is_read_typed_compact_and_spaced() -> None:
+    for separators in (COMPACT, SPACED):
+        lines = [
+            _ollama_line({"role": "assistant", "content": f"w{n} "}, separators) for n in range(50)
+        ]
+        lines.append(_ollama_line({"role": "assistant", "content": ""}, separators, done=True))
+        body = b"".join(line + b"\n" for line in lines)
+        reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+        _check(reads, cls=OllamaChatDialect)
+        _, dialect = _by_runs(reads, batch=True, cls=OllamaChatDialect)
+        counts = dialect.fast_path_counts()
+        assert counts["typed"] == 51, counts
+        assert counts["full"] == 1, counts  # the done line takes the shared path
