@@ -36,9 +36,11 @@ import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.dialects.templates import cut
+from raf.framing.sse import DataRun, ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.model.usage import Usage
 
 __all__ = ["FINISH_REASONS", "HOSTED_PARTS", "USAGE", "GeminiDialect", "parse_json_path"]
@@ -137,6 +139,75 @@ def _args_text(args: Any) -> str:
     return _encode(args).decode()
 
 
+# The usual chunk, strictly typed (the fast paths, :meth:`GeminiDialect.usual` and
+# :meth:`GeminiDialect.feed_run`): every field the handler reads, with the type it accepts
+# without a problem; fields raf does not read are skipped by the decoder. A chunk that does
+# not fit (a field of another type) takes the shared path, which names the problem.
+class _Usage(msgspec.Struct, gc=False):
+    promptTokenCount: int | None = None
+    toolUsePromptTokenCount: int | None = None
+    candidatesTokenCount: int | None = None
+    thoughtsTokenCount: int | None = None
+    totalTokenCount: int | None = None
+    cachedContentTokenCount: int | None = None
+
+
+_USAGE_FIELDS = _Usage.__struct_fields__
+"""The counts :data:`USAGE` reads (tests check that the two agree)."""
+
+
+class _FunctionCall(msgspec.Struct, gc=False):
+    name: str | None = None
+    id: str | None = None
+    args: Any = None
+    partialArgs: Any = None
+    willContinue: Any = None
+
+
+class _Part(msgspec.Struct, gc=False):
+    text: str | None = None
+    thought: Any = None
+    thoughtSignature: str | None = None
+    functionCall: _FunctionCall | None = None
+    executableCode: Any = None
+    codeExecutionResult: Any = None
+    toolCall: Any = None
+    toolResponse: Any = None
+
+
+class _Content(msgspec.Struct, gc=False):
+    parts: list[_Part] | None = None
+
+
+class _Candidate(msgspec.Struct, gc=False):
+    content: _Content | None = None
+    index: int | None = None
+    finishReason: str | None = None
+
+
+class _Response(msgspec.Struct, gc=False):
+    candidates: list[_Candidate] | None = None
+    usageMetadata: _Usage | None = None
+    responseId: str | None = None
+    modelVersion: str | None = None
+    error: Any = None
+    promptFeedback: Any = None
+
+
+_decode_response = msgspec.json.Decoder(_Response).decode
+_DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
+_Template = tuple[bytes, bytes, int, int, int, bool]
+"""The template of a text chunk (:func:`raf.dialects.templates.cut`): prefix, suffix, their
+lengths, the length of the shortest payload that matches, and whether the text is a thought.
+One is kept (the last text or thought chunk's)."""
+_NO_TEMPLATE: _Template = (b"", b"", 0, 0, 0, False)
+_decode_string = msgspec.json.Decoder(str).decode
+_HOLD = 512
+"""The most deltas a batch left open across runs gathers before it is handed on."""
+_TextDelta = updates.TextDelta
+_ReasoningDelta = updates.ReasoningDelta
+
+
 class GeminiDialect(JSONEventDialect):
     """Sans-IO state of one Gemini stream. See docs/dialects.md for the rules.
 
@@ -160,13 +231,29 @@ class GeminiDialect(JSONEventDialect):
         super().__init__(**limits)
         self._calls = 0
         self._open: _Streamed | None = None
-        self._usage: Usage | None = None
+        self._usage_value: Usage | None = None
+        self._usage_stale = False  # _raw_usage changed since _usage_value was parsed
         self._raw_usage: dict[str, Any] = {}
         self._emitted: Usage | None = None
         self._finish_seen = False
         self._made_up = 0  # ids made up so far for hosted calls and unpaired results
         # Per call part key, the ids of the hosted calls without a result yet, oldest first.
         self._unanswered: dict[str, dict[str, None]] = {"executableCode": {}, "toolCall": {}}
+        # The fast paths: the template of the last text chunk, the state it was made in, how
+        # many chunks could not be cut, and the batch the last runs left open.
+        self._template: _Template | None = None
+        self._template_for: tuple[Any, ...] = ()
+        self._cuts_failed = 0
+        self._held: DeltaBatch | None = None
+
+    @property
+    def _usage(self) -> Usage | None:
+        """The usage so far (``usageMetadata`` merged field by field), parsed when read: the
+        fast paths only merge the counts of each chunk."""
+        if self._usage_stale:
+            self._usage_value = USAGE.parse(self._raw_usage)
+            self._usage_stale = False
+        return self._usage_value
 
     def kind_of(self, event: Any, payload: dict[str, Any]) -> str:
         """Every payload is a ``GenerateContentResponse`` (Gemini has no event types)."""
@@ -190,7 +277,8 @@ class GeminiDialect(JSONEventDialect):
             # Field by field: a chunk that repeats only some counts keeps the others.
             self._raw_usage.update((k, v) for k, v in raw_usage.items() if v is not None)
             usage = USAGE.parse(self._raw_usage)
-            self._usage = usage
+            self._usage_value = usage
+            self._usage_stale = False
 
         reason: str | None = None
         candidate = self._candidate(payload, frame)
@@ -233,6 +321,315 @@ class GeminiDialect(JSONEventDialect):
             self._emitted = usage
 
     handlers: ClassVar[Mapping[str, Handler]] = {"response": _response}
+
+    # -- the fast paths ----------------------------------------------------------------------
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual chunk, mapped as :meth:`_response` maps it: a ``message`` frame whose
+        data decodes as a typed chunk (:class:`_Response`) with one candidate (index 0 or
+        none) carrying text, thoughts, signatures, whole function calls, usage, a finish
+        reason, and no error, blocked prompt or hosted tool part, before any finish reason
+        and with no streamed call open. Any other frame returns ``False`` having done
+        nothing, and takes the shared path."""
+        if event.event != "message":
+            return False
+        response = self._decode_typed(event.data)
+        return response is not None and self._typed(response, out, event.data)
+
+    def _decode_typed(self, data: str | bytes) -> _Response | None:
+        """``data`` decoded as a typed chunk, or ``None`` when the shared path must read it:
+        data that may nest deeper than ``max_json_depth`` (more brackets than that: the
+        shared path counts them, then scans), or data that does not fit the type."""
+        depth = self.max_json_depth
+        if len(data) > 2 * depth + 1:
+            if isinstance(data, str):
+                if data.count("{") + data.count("[") > depth:
+                    return None
+            elif data.count(b"{") + data.count(b"[") > depth:
+                return None
+        try:
+            response = _decode_response(data)
+        except _DECODE_ERRORS:
+            return None
+        self.fast_stats["typed"] += 1
+        return response
+
+    def _typed(self, response: _Response, out: list[Any], data: str | bytes) -> bool:
+        """Map a typed chunk as :meth:`_response` maps it (see :meth:`usual`); ``False``,
+        having done nothing, when it is not of the usual shape."""
+        candidates = response.candidates
+        if (
+            candidates is None
+            or len(candidates) > 1
+            or response.error is not None
+            or response.promptFeedback is not None
+            or self._finish_seen
+            or self._open is not None
+        ):
+            return False
+        parts: list[_Part] | None = None
+        reason: str | None = None
+        if candidates:
+            candidate = candidates[0]
+            if candidate.index:
+                return False  # another candidate's (the shared path skips it)
+            if candidate.content is not None:
+                parts = candidate.content.parts
+            reason = candidate.finishReason or None
+        for part in parts or ():
+            call = part.functionCall
+            if (
+                part.executableCode is not None
+                or part.codeExecutionResult is not None
+                or part.toolCall is not None
+                or part.toolResponse is not None
+                or (
+                    call is not None
+                    and (not call.name or call.partialArgs is not None or call.willContinue is True)
+                )
+            ):
+                return False
+        self.recognised = True
+        try:
+            response_id, model = response.responseId, response.modelVersion
+            if (response_id and response_id != self._last_id) or (
+                model and model != self._last_model
+            ):
+                self.metadata(response_id, model, out)
+            if response.usageMetadata is not None:
+                self._merge_usage(response.usageMetadata)
+            for part in parts or ():
+                text = part.text
+                thought = part.thought is True
+                if text:
+                    out.append(_ReasoningDelta(delta=text) if thought else _TextDelta(delta=text))
+                call = part.functionCall
+                if call is not None:
+                    index = self._calls
+                    self._calls += 1
+                    out.append(
+                        updates.ToolCallDelta(
+                            index=index,
+                            id=call.id or None,
+                            name=call.name,
+                            arguments_delta=_args_text(call.args),
+                        )
+                    )
+                signature = part.thoughtSignature
+                if signature:
+                    if thought:
+                        out.append(updates.ReasoningSignature(signature=signature))
+                    else:
+                        kind = "tool_call" if call is not None else "text" if text else "empty"
+                        out.append(updates.PartSignature(signature=signature, part=kind))
+            if reason is not None:
+                mapped = FINISH_REASONS.get(reason, reason)
+                if mapped == "stop" and self._calls:
+                    mapped = "tool_calls"
+                self._finish(finish_reason({}, mapped), out)
+        except Exception as exc:  # a bug in raf: report it, skip the frame, go on
+            if not isinstance(data, str):
+                data = data.decode("utf-8", "replace")
+            out.append(self.internal_error(exc, data))
+        return True
+
+    def _merge_usage(self, usage: _Usage) -> None:
+        """A chunk's ``usageMetadata`` merged as :meth:`_response` merges it (when it holds a
+        count: field by field, a count that is absent keeping the last one), parsed when
+        next read."""
+        values = [getattr(usage, name) for name in _USAGE_FIELDS]
+        if any(value is not None and value >= 0 for value in values):
+            raw = self._raw_usage
+            for name, value in zip(_USAGE_FIELDS, values, strict=True):
+                if value is not None:
+                    raw[name] = value
+            self._usage_stale = True
+
+    def _batchable(self, response: _Response) -> list[_Part] | None:
+        """The parts of a typed chunk whose updates are only text and thoughts (no
+        metadata change, call, signature or finish), for a batch; ``None`` if it is not such
+        a chunk (its usage, if any, merged as :meth:`_typed` would)."""
+        candidates = response.candidates
+        if (
+            candidates is None
+            or len(candidates) != 1
+            or response.error is not None
+            or response.promptFeedback is not None
+            or self._finish_seen
+            or self._open is not None
+        ):
+            return None
+        response_id, model = response.responseId, response.modelVersion
+        if (response_id and response_id != self._last_id) or (model and model != self._last_model):
+            return None
+        candidate = candidates[0]
+        content = candidate.content
+        if candidate.index or candidate.finishReason or content is None or not content.parts:
+            return None
+        parts = content.parts
+        for part in parts:
+            if (
+                part.functionCall is not None
+                or part.thoughtSignature
+                or part.executableCode is not None
+                or part.codeExecutionResult is not None
+                or part.toolCall is not None
+                or part.toolResponse is not None
+            ):
+                return None
+        return parts
+
+    def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
+        """A run's chunks are read straight from bytes: through the template where it matches
+        (the last text or thought chunk decoded, with another string in its place, see
+        :mod:`raf.dialects.templates`), else decoded typed and mapped as :meth:`usual` maps
+        them, or by the shared path, in their place. With ``batch``, the text and thoughts of
+        consecutive chunks that carry nothing else (usage aside) are gathered into one
+        :class:`DeltaBatch`, left open across runs (up to 512 deltas) until a chunk of
+        another kind, an event outside a run, the end of the stream or :meth:`flush`."""
+        if run.names is not None:  # typed events: not this format's shape
+            frame.out.extend(self.flush())
+            return self.feed_payloads(run.payloads, run.id, frame, run.names)
+        out: list[Any] = frame.out  # updates, and the DeltaBatch values
+        reasoning: list[str] = []
+        text: list[str] = []
+        held = self._held
+        if not batch:
+            out.extend(self.flush())
+        elif held is not None:  # the batch the last runs left open: this run goes on with it
+            self._held = None
+            reasoning, text = held.reasoning, held.text
+        hits = 0
+        template = self._template_now()
+        # (The template's parts as locals: most payloads of a text stream match it.)
+        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
+        for payload in run.payloads:
+            try:
+                if (
+                    template is not None
+                    and payload.startswith(prefix)
+                    and payload.endswith(suffix)
+                    and len(payload) >= shortest
+                ):
+                    try:
+                        value: str | None = _decode_string(payload[start : len(payload) - tail])
+                    except _DECODE_ERRORS:
+                        value = None
+                    if value is not None:
+                        hits += 1
+                        if not value:
+                            continue
+                        if not batch:
+                            out.append(
+                                _ReasoningDelta(delta=value) if thought else _TextDelta(delta=value)
+                            )
+                        elif not thought:
+                            text.append(value)
+                        else:
+                            if text:  # thoughts after text: the batch so far first
+                                out.append(self._batch(reasoning, text))
+                                reasoning, text = [], []
+                            reasoning.append(value)
+                        continue
+                response = self._decode_typed(payload)
+                if response is not None:
+                    parts = self._batchable(response) if batch else None
+                    if parts is not None:
+                        self.recognised = True
+                        if response.usageMetadata is not None:
+                            self._merge_usage(response.usageMetadata)
+                        for part in parts:
+                            piece = part.text
+                            if not piece:
+                                continue
+                            if part.thought is not True:
+                                text.append(piece)
+                            else:
+                                if text:
+                                    out.append(self._batch(reasoning, text))
+                                    reasoning, text = [], []
+                                reasoning.append(piece)
+                        template = self._keep_template(payload, response, parts) or template
+                        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
+                        continue
+                    if reasoning or text:
+                        out.append(self._batch(reasoning, text))
+                        reasoning, text = [], []
+                    if self._typed(response, out, payload):
+                        template = self._template_now()
+                        if not batch:
+                            parts = self._batchable(response)
+                            if parts is not None:
+                                template = self._keep_template(payload, response, parts) or template
+                        prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
+                        continue
+                elif reasoning or text:
+                    out.append(self._batch(reasoning, text))
+                    reasoning, text = [], []
+                event = ServerSentEvent(data=payload.decode("utf-8", "replace"), id=run.id)
+                if self.feed_event(event, frame):
+                    self.fast_stats["template"] += hits
+                    return True
+                template = self._template_now()
+                prefix, suffix, start, tail, shortest, thought = template or _NO_TEMPLATE
+            except Exception as exc:  # a bug in raf: report it, skip the chunk, go on
+                out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        self.fast_stats["template"] += hits
+        if reasoning or text:
+            if len(reasoning) + len(text) < _HOLD:
+                self._held = DeltaBatch(reasoning=reasoning, text=text, arguments={}, order=[])
+            else:
+                out.append(self._batch(reasoning, text))
+        return False
+
+    def _batch(self, reasoning: list[str], text: list[str]) -> DeltaBatch:
+        self.fast_stats["batched"] += len(reasoning) + len(text)
+        return DeltaBatch(reasoning=reasoning, text=text, arguments={}, order=[])
+
+    def _keep_template(
+        self, payload: bytes, response: _Response, parts: list[_Part]
+    ) -> _Template | None:
+        """The template of a chunk that holds one text (or thought) part and nothing else
+        that changes from chunk to chunk (no usage), kept in place of the last one (which
+        this chunk did not match); ``None`` if none was made (after 32 chunks that could not
+        be cut, none is tried)."""
+        if len(parts) != 1 or response.usageMetadata is not None or self._cuts_failed >= 32:
+            return None
+        part = parts[0]
+        if not part.text:
+            return None
+        pieces = cut(payload, "text", part.text)
+        if pieces is None:
+            self._cuts_failed += 1
+            return None
+        prefix, suffix = pieces
+        template = (
+            prefix,
+            suffix,
+            len(prefix),
+            len(suffix),
+            len(prefix) + len(suffix) + 2,
+            part.thought is True,
+        )
+        self._template = template
+        return template
+
+    def _template_now(self) -> _Template | None:
+        """The template, dropped if what its chunk maps to may have changed since it was
+        made: the response's id or model, a finish reason, a streamed call."""
+        now = (self._last_id, self._last_model, self._finish_seen, self._open is None)
+        if self._template_for != now:
+            self._template = None
+            self._template_for = now
+        return self._template
+
+    def flush(self) -> list[Any]:
+        """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
+        held, self._held = self._held, None
+        if held is None:
+            return []
+        self.fast_stats["batched"] += len(held.reasoning) + len(held.text)
+        return [held]
 
     # -- pieces ----------------------------------------------------------------------------
 

@@ -28,7 +28,9 @@ import msgspec
 
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.framing.sse import ServerSentEvent
 from raf.model import updates
+from raf.model.updates import AgentResponseUpdate
 
 __all__ = ["FINISH_REASONS", "USAGE", "OllamaChatDialect"]
 
@@ -56,6 +58,25 @@ def _arguments_text(arguments: Any) -> str:
     if isinstance(arguments, str):
         return arguments
     return _encode(arguments).decode()
+
+
+# The usual line (text or thinking, not done), strictly typed: a line that does not fit takes
+# the shared path, which names what is wrong.
+class _Message(msgspec.Struct, gc=False):
+    content: str | None = None
+    thinking: str | None = None
+    tool_calls: list[Any] | None = None
+
+
+class _Line(msgspec.Struct, gc=False):
+    model: str | None = None
+    message: _Message | None = None
+    done: bool | None = None
+    error: Any = None
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+_DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
 
 class OllamaChatDialect(JSONEventDialect):
@@ -114,6 +135,35 @@ class OllamaChatDialect(JSONEventDialect):
             )
 
     handlers: ClassVar[Mapping[str, Handler]] = {"line": _line}
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual line, mapped as :meth:`_line` maps it: one that decodes typed
+        (:class:`_Line`) with a ``message`` of text or thinking, no tool calls, no error and
+        not done. Any other line (or one that may nest deeper than ``max_json_depth``)
+        returns ``False`` having done nothing, and takes the shared path."""
+        data = event.data
+        depth = self.max_json_depth
+        if event.event != "message" or (
+            len(data) > 2 * depth + 1 and data.count("{") + data.count("[") > depth
+        ):
+            return False
+        try:
+            line = _decode_line(data)
+        except _DECODE_ERRORS:
+            return False
+        self.fast_stats["typed"] += 1
+        message = line.message
+        if message is None or line.error is not None or line.done or message.tool_calls:
+            return False
+        self.recognised = True
+        model = line.model
+        if model and model != self._last_model:
+            self.metadata(None, model, out)
+        if message.thinking:
+            out.append(updates.ReasoningDelta(delta=message.thinking))
+        if message.content:
+            out.append(updates.TextDelta(delta=message.content))
+        return True
 
     def _message(self, message: dict[str, Any], frame: Frame) -> None:
         out = frame.out
