@@ -60,7 +60,7 @@ def _arguments_text(arguments: Any) -> str:
     return _encode(arguments).decode()
 
 
-# The usual line (text or thinking, not done), strictly typed: a line that does not fit takes
+# The usual line (text, thinking or whole calls, not done), strictly typed: a line that does not fit takes
 # the shared path, which names what is wrong.
 class _Message(msgspec.Struct, gc=False):
     content: str | None = None
@@ -76,6 +76,27 @@ class _Line(msgspec.Struct, gc=False):
 
 
 _decode_line = msgspec.json.Decoder(_Line).decode
+
+
+def _typed_calls(entries: list[Any]) -> list[tuple[str | None, str | None, Any]] | None:
+    """Each whole call of a usual line (id, name, arguments), as :meth:`_message` reads it,
+    or ``None`` when one has a field of another type than it expects (the shared path then
+    reports it)."""
+    calls: list[tuple[str | None, str | None, Any]] = []
+    for entry in entries:
+        if type(entry) is not dict:
+            return None
+        function = entry.get("function")
+        if type(function) is not dict:
+            return None
+        call_id = entry.get("id")
+        name = function.get("name")
+        if (call_id is not None and type(call_id) is not str) or (
+            name is not None and type(name) is not str
+        ):
+            return None
+        calls.append((call_id, name, function.get("arguments")))
+    return calls
 _DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
 
@@ -138,8 +159,8 @@ class OllamaChatDialect(JSONEventDialect):
 
     def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
         """The usual line, mapped as :meth:`_line` maps it: one that decodes typed
-        (:class:`_Line`) with a ``message`` of text or thinking, no tool calls, no error and
-        not done. Any other line (or one that may nest deeper than ``max_json_depth``)
+        (:class:`_Line`) with a ``message`` of text, thinking or whole calls (each with a
+        ``function`` object, its id and name strings if present), no error and not done. Any other line (or one that may nest deeper than ``max_json_depth``)
         returns ``False`` having done nothing, and takes the shared path."""
         data = event.data
         depth = self.max_json_depth
@@ -151,10 +172,13 @@ class OllamaChatDialect(JSONEventDialect):
             line = _decode_line(data)
         except _DECODE_ERRORS:
             return False
-        self.fast_stats["typed"] += 1
         message = line.message
-        if message is None or line.error is not None or line.done or message.tool_calls:
+        if message is None or line.error is not None or line.done:
             return False
+        calls = _typed_calls(message.tool_calls) if message.tool_calls else ()
+        if calls is None:
+            return False
+        self.fast_stats["typed"] += 1
         self.recognised = True
         model = line.model
         if model and model != self._last_model:
@@ -163,6 +187,17 @@ class OllamaChatDialect(JSONEventDialect):
             out.append(updates.ReasoningDelta(delta=message.thinking))
         if message.content:
             out.append(updates.TextDelta(delta=message.content))
+        for call_id, name, arguments in calls:
+            index = self._calls
+            self._calls += 1
+            out.append(
+                updates.ToolCallDelta(
+                    index=index,
+                    id=call_id or None,
+                    name=name or None,
+                    arguments_delta=_arguments_text(arguments),
+                )
+            )
         return True
 
     def _message(self, message: dict[str, Any], frame: Frame) -> None:
