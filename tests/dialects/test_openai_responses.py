@@ -21,7 +21,8 @@ from raf.formats.openai_responses.dialect import (
     parse_usage,
 )
 from raf.model import Usage, updates
-from raf.model.updates import AgentResponseUpdate
+from raf.framing.sse import SSEDecoder
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.pipeline import UpdateDecoder, respond
 from tests.helpers import (
     CHUNKINGS,
@@ -1421,6 +1422,44 @@ USUAL_VARIANTS: list[Any] = [
 ]
 
 
+def _one_by_one(chunks: list[bytes], usual: bool = False) -> list[Any]:
+    """The updates of the events of ``chunks`` fed one by one: the shared path only, or with
+    the ``usual`` fast path of single events."""
+    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
+    if not usual:
+        dialect.usual = None  # type: ignore[assignment]
+    out: list[Any] = []
+    for piece in chunks:
+        out.extend(dialect.feed_events(decoder.feed(piece)))
+    return out + dialect.close()
+
+
+def _by_runs(chunks: list[bytes], batch: bool) -> list[Any]:
+    """The updates of ``chunks`` read as the pipeline reads them: runs of events, each run
+    through ``feed_run`` (with ``batch``: its deltas as DeltaBatch values, expanded here)."""
+    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
+    out: list[Any] = []
+    for piece in chunks:
+        out.extend(dialect.feed_frames(decoder.feed_runs(piece), batch=batch))
+    out.extend(dialect.close())
+    return out
+
+
+def _expanded(out: list[Any]) -> list[Any]:
+    return [u for x in out for u in (x.updates() if isinstance(x, DeltaBatch) else [x])]
+
+
+def _same_three_ways(body: bytes) -> None:
+    """Events one by one (the shared path), runs, and runs in batches give the same."""
+    for size in (len(body), 64, 7):
+        chunks = [body[i : i + size] for i in range(0, len(body), size)]
+        shared = _one_by_one(chunks)
+        assert _one_by_one(chunks, usual=True) == shared
+        assert _by_runs(chunks, batch=False) == shared
+        batched = _by_runs(chunks, batch=True)
+        assert sorted(map(repr, _expanded(batched))) == sorted(map(repr, shared))
+
+
 @pytest.mark.parametrize("variant", USUAL_VARIANTS)
 def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, Any]) -> None:
     # Before the items are added, while they stream, after they are done, and in a resumed
@@ -1433,14 +1472,22 @@ def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, 
     for body in (sse(events), sse(events[3:]), sse(events, named=False)):
         fast, shared = read_with_and_without_usual("openai_responses", body)
         assert fast == shared
-    # What json.dumps cannot write: a number out of range, a lone surrogate escape.
+        _same_three_ways(body)
+        # Events outside runs (an id line ends a run) take the usual path one by one.
+        _same_three_ways(body.replace(b"\ndata: ", b"\nid: 1\ndata: "))
+    # What json.dumps cannot write: a number out of range, a lone surrogate escape, invalid
+    # UTF-8, an event named otherwise than its type.
     body = sse(events)
     for raw in (
         body.replace(b"0.5", b"1e400").replace(b'"extra":0', b'"extra":1e400'),
         body.replace(b'"plain"', b'"lone \\ud800"'),
+        body.replace(b'"plain"', b'"\xffplain"'),
+        body.replace(b"event: response.output_text.delta", b"event: error"),
+        body.replace(b"event: response.output_text.delta", b"event: response.refusal.delta"),
     ):
         fast, shared = read_with_and_without_usual("openai_responses", raw)
         assert fast == shared
+        _same_three_ways(raw)
 
 
 def test_the_fast_path_takes_the_usual_events() -> None:
@@ -1449,4 +1496,10 @@ def test_the_fast_path_takes_the_usual_events() -> None:
         created(), added(message, 0), added(call, 1), text_delta("a"), text_delta("b"),
         args_delta("fc_1", "{}", 1), done(message, 0), done(call, 1), completed(),
     ])  # fmt: skip
-    assert len(taken_by_usual(OpenAIResponsesDialect(), body)) == 3
+    # Alone (an id line each: no runs), each event takes the usual path.
+    assert len(taken_by_usual(OpenAIResponsesDialect(), body.replace(b"\nd", b"\nid: 1\nd"))) == 3
+    # In runs, as the pipeline reads them, the deltas are read by the typed decoder.
+    dialect = OpenAIResponsesDialect()
+    decoder = UpdateDecoder(dialect)
+    feed_all(decoder.feed, decoder.close, [body])
+    assert dialect.fast_path_counts() == {"typed": 3, "full": 6}
