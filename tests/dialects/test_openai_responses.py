@@ -1419,6 +1419,10 @@ USUAL_VARIANTS: list[Any] = [
     {**_ARGS, "obfuscation": "abc"},
     {**_TEXT, "type": "response.refusal.delta"},
     {**_TEXT, "type": "response.reasoning_text.delta"},
+    {**_TEXT, "content_index": -1},
+    {**_TEXT, "content_index": 10**30},
+    {**_TEXT, "summary_index": 1},
+    {**_TEXT, "type": "response.reasoning_summary_text.delta", "summary_index": 1},
 ]
 
 
@@ -1488,6 +1492,67 @@ def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, 
         fast, shared = read_with_and_without_usual("openai_responses", raw)
         assert fast == shared
         _same_three_ways(raw)
+
+
+def _text_done_event(text: str, ci: int = 0) -> dict[str, Any]:
+    return {**text_done(text, ci=ci), "logprobs": []}
+
+
+MIXED_STREAMS: dict[str, list[Any]] = {
+    # Deltas after the part's done event (the done event replaces what the part kept), and a
+    # second done event that differs: what arrived after the first one counts.
+    "text after its done": [
+        created(), added(msg(), 0), text_delta("a"), text_delta("b"), _text_done_event("ab"),
+        text_delta("c"), text_delta("d"), _text_done_event("abcd"), text_delta("e"),
+        _text_done_event("abce"), completed(),
+    ],
+    "arguments after their done": [
+        created(), added(fc("fc_1", "call_1"), 0), args_delta("fc_1", '{"a"', 0),
+        args_delta("fc_1", ":1", 0), args_done("fc_1", '{"a":1', 0), args_delta("fc_1", "}", 0),
+        args_delta("fc_1", "", 0), args_done("fc_1", '{"a":1}', 0),
+        done(fc("fc_1", "call_1", arguments='{"a":2}'), 0), args_delta("fc_1", " ", 0),
+        completed(),
+    ],
+    # Parts that take turns, reasoning parts (a blank line between them), reasoning after
+    # text, text in a reasoning item and reasoning in a message (routed by the item).
+    "parts taking turns": [
+        created(), added(reasoning_item(), 0), summary_delta("s0", 0), summary_delta("s1", 1),
+        summary_delta("s0'", 0), added(msg(), 1), text_delta("t0", index=1),
+        text_delta("t1", index=1, ci=1), text_delta("t0'", index=1), summary_delta("s1'", 1),
+        text_delta("r", item_id="rs_1"), summary_delta("m", 0, item_id="msg_1"),
+        {**text_delta("x", index=1), "type": "response.refusal.delta"},
+        {**text_delta("y", index=1), "type": "response.reasoning_text.delta"},
+        {**text_delta("y'", index=1), "type": "response.reasoning_text.delta"},
+        text_delta("t0''", index=1), _text_done_event("t0t0'"), completed(),
+    ],
+    # Calls whose fragments interleave, a call added in the middle, a second response
+    # (response.created clears what routes by index, not by id).
+    "interleaved calls and two responses": [
+        created(), added(fc("fc_1", "call_1"), 0), added(fc("fc_2", "call_2"), 1),
+        args_delta("fc_1", "{", 0), args_delta("fc_2", "[", 1), args_delta("fc_1", "}", 0),
+        added(fc("fc_3", "call_3"), 2), args_delta("fc_3", "1", 2), args_delta("fc_2", "]", 1),
+        completed(), created(), args_delta("fc_1", " ", 0), added(msg("msg_2"), 0),
+        text_delta("new", item_id="msg_2"), args_delta("fc_2", "x", 1), completed(),
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", MIXED_STREAMS)
+def test_runs_read_mixed_streams_as_the_shared_path(name: str) -> None:
+    events = MIXED_STREAMS[name]
+    for body in (sse(events), sse(events, named=False), sse(events, done_marker=True)):
+        _same_three_ways(body)
+        spaced = b"".join(
+            b"data: " + json.dumps(json.loads(line[6:])).encode() + b"\n"
+            if line.startswith(b"data: {")
+            else line
+            for line in body.splitlines(keepends=True)
+        )
+        assert spaced != body
+        _same_three_ways(spaced)
+        a, b = respond([spaced], "openai_responses"), respond([body], "openai_responses")
+        assert (a.text, a.reasoning_text, a.tool_calls) == (b.text, b.reasoning_text, b.tool_calls)
+        assert [e.error_code for e in a.errors] == [e.error_code for e in b.errors]
 
 
 def test_the_fast_path_takes_the_usual_events() -> None:

@@ -326,6 +326,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
             if last is not None and seq <= last:
                 return False  # the shared path reports it
             self._seq = seq
+        self.fast_stats["typed"] += 1
         delta = read.delta
         if delta:
             if channel == _ARGUMENTS:
@@ -369,95 +370,111 @@ class OpenAIResponsesDialect(JSONEventDialect):
         depth = self.max_json_depth
         short = 2 * depth + 1
         typed = 0
+        last_seq = self._seq  # (kept here, and in self._seq around the shared path)
+        # The route of the last usual event (its type and item, and the text part it went
+        # to), taken again by the events that follow while they name the same. Forgotten
+        # when an event takes the shared path, whose handlers may change what it points to.
+        r_name: str | None = None
+        r_item_id: str | None = None
+        r_channel = ""
+        r_summary = False
+        r_owner = ""
+        r_call = ""
+        r_args: list[str] = []
+        r_index: int | None = None
+        r_key = ("", "", 0)
+        r_kept: list[str] = []
         try:
             for position, payload in enumerate(payloads):
                 name = "message" if names is None else names[position]
                 try:
                     read: _Delta | None = None
-                    # (What the shared path would check first: an object, and no deeper
-                    # than the limit, which a payload with fewer brackets cannot be.)
-                    if (
-                        (names is None or name in _DELTAS)
-                        and payload[:1] == b"{"
-                        and (
-                            len(payload) <= short
-                            or payload.count(b"{") + payload.count(b"[") <= depth
-                        )
+                    # (What the shared path would check first: no deeper than the limit,
+                    # which a payload with fewer brackets cannot be.)
+                    if (names is None or name == r_name or name in _DELTAS) and (
+                        len(payload) <= short or payload.count(b"{") + payload.count(b"[") <= depth
                     ):
                         try:
                             read = _decode_delta(payload)
                         except _DecodeErrors:
                             pass
-                    if read is not None:
-                        kind = read.type
-                        route = _DELTAS.get(kind)
-                        item = items.get(read.item_id or "")
+                    if read is not None and (names is None or read.type == name):
                         seq = read.sequence_number
-                        last = self._seq
-                        if (
-                            route is not None
-                            and item is not None
-                            and (names is None or name == kind)
-                            and (seq is None or last is None or seq > last)
-                        ):
-                            channel = route[0]
-                            call_id = item.call_id
-                            if channel == _ARGUMENTS:
-                                if item.kind == "function_call" and call_id is not None:
-                                    typed += 1
-                                    if seq is not None:
-                                        self._seq = seq
-                                    delta = read.delta
-                                    if delta:
-                                        item.args.append(delta)
-                                        if batch:
-                                            pieces = arguments.get(call_id)
-                                            if pieces is None:
-                                                arguments[call_id] = [delta]
-                                            else:
-                                                pieces.append(delta)
-                                            order.append(call_id)
-                                        else:
-                                            out.append(
-                                                _ToolCallArgs(id=call_id, args_delta=delta)
-                                            )
-                                    continue
-                            else:
+                        if seq is None or last_seq is None or seq > last_seq:
+                            kind = read.type
+                            item_id = read.item_id
+                            channel = r_channel
+                            if kind != r_name or item_id != r_item_id:
+                                channel = ""
+                                route = _DELTAS.get(kind)
+                                item = None if route is None else items.get(item_id or "")
+                                if route is not None and item is not None:
+                                    channel = route[0]
+                                    call_id = item.call_id
+                                    if channel == _ARGUMENTS and (
+                                        item.kind != "function_call" or call_id is None
+                                    ):
+                                        channel = ""
+                                    else:
+                                        r_name, r_item_id = kind, item_id
+                                        r_channel, r_summary = channel, route[1]
+                                        r_owner, r_call, r_args = (
+                                            item.id or "",
+                                            call_id or "",
+                                            item.args,
+                                        )
+                                        r_index = None
+                            if channel:
                                 typed += 1
                                 if seq is not None:
-                                    self._seq = seq
+                                    last_seq = seq
                                 delta = read.delta
-                                if delta:
-                                    index = (
-                                        read.summary_index if route[1] else read.content_index
-                                    )
-                                    key = (channel, item.id or "", index or 0)
-                                    kept = parts.get(key)
+                                if not delta:
+                                    continue
+                                if channel == _ARGUMENTS:
+                                    r_args.append(delta)
+                                    if batch:
+                                        pieces = arguments.get(r_call)
+                                        if pieces is None:
+                                            arguments[r_call] = [delta]
+                                        else:
+                                            pieces.append(delta)
+                                        order.append(r_call)
+                                    else:
+                                        out.append(_ToolCallArgs(id=r_call, args_delta=delta))
+                                    continue
+                                index = (
+                                    read.summary_index if r_summary else read.content_index
+                                ) or 0
+                                if index != r_index:
+                                    r_index = index
+                                    r_key = (channel, r_owner, index)
+                                    kept = parts.get(r_key)
                                     if kept is None:
-                                        parts[key] = [delta]
-                                    else:
-                                        kept.append(delta)
-                                    if not batch:
-                                        self._emit(channel, key, delta, out)
-                                    elif channel in _TEXT_CHANNELS:
-                                        text.append(delta)
-                                    else:
-                                        if text:
-                                            # Reasoning after text: the batch so far first.
-                                            out.append(
-                                                DeltaBatch(
-                                                    reasoning=reasoning,
-                                                    text=text,
-                                                    arguments=arguments,
-                                                    order=order,
-                                                )
+                                        kept = parts[r_key] = []
+                                    r_kept = kept
+                                r_kept.append(delta)
+                                if not batch:
+                                    self._emit(channel, r_key, delta, out)
+                                elif channel in _TEXT_CHANNELS:
+                                    text.append(delta)
+                                else:
+                                    if text:
+                                        # Reasoning after text: the batch so far first.
+                                        out.append(
+                                            DeltaBatch(
+                                                reasoning=reasoning,
+                                                text=text,
+                                                arguments=arguments,
+                                                order=order,
                                             )
-                                            reasoning, text, arguments, order = [], [], {}, []
-                                        other = self._last_reasoning
-                                        if other is not None and other != key:
-                                            reasoning.append(_SEPARATOR)
-                                        self._last_reasoning = key
-                                        reasoning.append(delta)
+                                        )
+                                        reasoning, text, arguments, order = [], [], {}, []
+                                    other = self._last_reasoning
+                                    if other is not None and other != r_key:
+                                        reasoning.append(_SEPARATOR)
+                                    self._last_reasoning = r_key
+                                    reasoning.append(delta)
                                 continue
                     # The shared path, after what was gathered before it.
                     if reasoning or text or order:
@@ -467,14 +484,22 @@ class OpenAIResponsesDialect(JSONEventDialect):
                             )
                         )
                         reasoning, text, arguments, order = [], [], {}, []
+                    r_name = r_item_id = None
+                    r_channel = ""
+                    self._seq = last_seq
                     event = ServerSentEvent(
                         event=name, data=payload.decode("utf-8", "replace"), id=run.id
                     )
-                    if self.feed_event(event, frame):
+                    ended = self.feed_event(event, frame)
+                    last_seq = self._seq
+                    if ended:
                         return True
                 except Exception as exc:  # a bug in raf: report it, skip the event, go on
+                    r_name = r_item_id = None
+                    r_channel = ""
                     out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
         finally:
+            self._seq = last_seq
             if typed:
                 self.recognised = True
                 stats = self.fast_stats
