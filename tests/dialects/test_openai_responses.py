@@ -20,8 +20,8 @@ from raf.formats.openai_responses.dialect import (
     OpenAIResponsesDialect,
     parse_usage,
 )
-from raf.model import Usage, updates
 from raf.framing.sse import SSEDecoder
+from raf.model import Usage, updates
 from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.pipeline import UpdateDecoder, respond
 from tests.helpers import (

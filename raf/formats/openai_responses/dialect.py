@@ -397,7 +397,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
                         try:
                             read = _decode_delta(payload)
                         except _DecodeErrors:
-                            pass
+                            read = None
                     if read is not None and (names is None or read.type == name):
                         seq = read.sequence_number
                         if seq is None or last_seq is None or seq > last_seq:
