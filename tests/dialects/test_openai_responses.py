@@ -20,8 +20,9 @@ from raf.formats.openai_responses.dialect import (
     OpenAIResponsesDialect,
     parse_usage,
 )
+from raf.framing.sse import SSEDecoder
 from raf.model import Usage, updates
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.pipeline import UpdateDecoder, respond
 from tests.helpers import (
     CHUNKINGS,
@@ -1418,7 +1419,49 @@ USUAL_VARIANTS: list[Any] = [
     {**_ARGS, "obfuscation": "abc"},
     {**_TEXT, "type": "response.refusal.delta"},
     {**_TEXT, "type": "response.reasoning_text.delta"},
+    {**_TEXT, "content_index": -1},
+    {**_TEXT, "content_index": 10**30},
+    {**_TEXT, "summary_index": 1},
+    {**_TEXT, "type": "response.reasoning_summary_text.delta", "summary_index": 1},
 ]
+
+
+def _one_by_one(chunks: list[bytes], usual: bool = False) -> list[Any]:
+    """The updates of the events of ``chunks`` fed one by one: the shared path only, or with
+    the ``usual`` fast path of single events."""
+    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
+    if not usual:
+        dialect.usual = None  # type: ignore[assignment]
+    out: list[Any] = []
+    for piece in chunks:
+        out.extend(dialect.feed_events(decoder.feed(piece)))
+    return out + dialect.close()
+
+
+def _by_runs(chunks: list[bytes], batch: bool) -> list[Any]:
+    """The updates of ``chunks`` read as the pipeline reads them: runs of events, each run
+    through ``feed_run`` (with ``batch``: its deltas as DeltaBatch values, expanded here)."""
+    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
+    out: list[Any] = []
+    for piece in chunks:
+        out.extend(dialect.feed_frames(decoder.feed_runs(piece), batch=batch))
+    out.extend(dialect.close())
+    return out
+
+
+def _expanded(out: list[Any]) -> list[Any]:
+    return [u for x in out for u in (x.updates() if isinstance(x, DeltaBatch) else [x])]
+
+
+def _same_three_ways(body: bytes) -> None:
+    """Events one by one (the shared path), runs, and runs in batches give the same."""
+    for size in (len(body), 64, 7):
+        chunks = [body[i : i + size] for i in range(0, len(body), size)]
+        shared = _one_by_one(chunks)
+        assert _one_by_one(chunks, usual=True) == shared
+        assert _by_runs(chunks, batch=False) == shared
+        batched = _by_runs(chunks, batch=True)
+        assert sorted(map(repr, _expanded(batched))) == sorted(map(repr, shared))
 
 
 @pytest.mark.parametrize("variant", USUAL_VARIANTS)
@@ -1433,14 +1476,83 @@ def test_the_usual_events_fast_path_reads_as_the_shared_path(variant: dict[str, 
     for body in (sse(events), sse(events[3:]), sse(events, named=False)):
         fast, shared = read_with_and_without_usual("openai_responses", body)
         assert fast == shared
-    # What json.dumps cannot write: a number out of range, a lone surrogate escape.
+        _same_three_ways(body)
+        # Events outside runs (an id line ends a run) take the usual path one by one.
+        _same_three_ways(body.replace(b"\ndata: ", b"\nid: 1\ndata: "))
+    # What json.dumps cannot write: a number out of range, a lone surrogate escape, invalid
+    # UTF-8, an event named otherwise than its type.
     body = sse(events)
     for raw in (
         body.replace(b"0.5", b"1e400").replace(b'"extra":0', b'"extra":1e400'),
         body.replace(b'"plain"', b'"lone \\ud800"'),
+        body.replace(b'"plain"', b'"\xffplain"'),
+        body.replace(b"event: response.output_text.delta", b"event: error"),
+        body.replace(b"event: response.output_text.delta", b"event: response.refusal.delta"),
     ):
         fast, shared = read_with_and_without_usual("openai_responses", raw)
         assert fast == shared
+        _same_three_ways(raw)
+
+
+def _text_done_event(text: str, ci: int = 0) -> dict[str, Any]:
+    return {**text_done(text, ci=ci), "logprobs": []}
+
+
+MIXED_STREAMS: dict[str, list[Any]] = {
+    # Deltas after the part's done event (the done event replaces what the part kept), and a
+    # second done event that differs: what arrived after the first one counts.
+    "text after its done": [
+        created(), added(msg(), 0), text_delta("a"), text_delta("b"), _text_done_event("ab"),
+        text_delta("c"), text_delta("d"), _text_done_event("abcd"), text_delta("e"),
+        _text_done_event("abce"), completed(),
+    ],
+    "arguments after their done": [
+        created(), added(fc("fc_1", "call_1"), 0), args_delta("fc_1", '{"a"', 0),
+        args_delta("fc_1", ":1", 0), args_done("fc_1", '{"a":1', 0), args_delta("fc_1", "}", 0),
+        args_delta("fc_1", "", 0), args_done("fc_1", '{"a":1}', 0),
+        done(fc("fc_1", "call_1", arguments='{"a":2}'), 0), args_delta("fc_1", " ", 0),
+        completed(),
+    ],
+    # Parts that take turns, reasoning parts (a blank line between them), reasoning after
+    # text, text in a reasoning item and reasoning in a message (routed by the item).
+    "parts taking turns": [
+        created(), added(reasoning_item(), 0), summary_delta("s0", 0), summary_delta("s1", 1),
+        summary_delta("s0'", 0), added(msg(), 1), text_delta("t0", index=1),
+        text_delta("t1", index=1, ci=1), text_delta("t0'", index=1), summary_delta("s1'", 1),
+        text_delta("r", item_id="rs_1"), summary_delta("m", 0, item_id="msg_1"),
+        {**text_delta("x", index=1), "type": "response.refusal.delta"},
+        {**text_delta("y", index=1), "type": "response.reasoning_text.delta"},
+        {**text_delta("y'", index=1), "type": "response.reasoning_text.delta"},
+        text_delta("t0''", index=1), _text_done_event("t0t0'"), completed(),
+    ],
+    # Calls whose fragments interleave, a call added in the middle, a second response
+    # (response.created clears what routes by index, not by id).
+    "interleaved calls and two responses": [
+        created(), added(fc("fc_1", "call_1"), 0), added(fc("fc_2", "call_2"), 1),
+        args_delta("fc_1", "{", 0), args_delta("fc_2", "[", 1), args_delta("fc_1", "}", 0),
+        added(fc("fc_3", "call_3"), 2), args_delta("fc_3", "1", 2), args_delta("fc_2", "]", 1),
+        completed(), created(), args_delta("fc_1", " ", 0), added(msg("msg_2"), 0),
+        text_delta("new", item_id="msg_2"), args_delta("fc_2", "x", 1), completed(),
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", MIXED_STREAMS)
+def test_runs_read_mixed_streams_as_the_shared_path(name: str) -> None:
+    events = MIXED_STREAMS[name]
+    for body in (sse(events), sse(events, named=False), sse(events, done_marker=True)):
+        _same_three_ways(body)
+        spaced = b"".join(
+            b"data: " + json.dumps(json.loads(line[6:])).encode() + b"\n"
+            if line.startswith(b"data: {")
+            else line
+            for line in body.splitlines(keepends=True)
+        )
+        assert spaced != body
+        _same_three_ways(spaced)
+        a, b = respond([spaced], "openai_responses"), respond([body], "openai_responses")
+        assert (a.text, a.reasoning_text, a.tool_calls) == (b.text, b.reasoning_text, b.tool_calls)
+        assert [e.error_code for e in a.errors] == [e.error_code for e in b.errors]
 
 
 def test_the_fast_path_takes_the_usual_events() -> None:
@@ -1449,4 +1561,10 @@ def test_the_fast_path_takes_the_usual_events() -> None:
         created(), added(message, 0), added(call, 1), text_delta("a"), text_delta("b"),
         args_delta("fc_1", "{}", 1), done(message, 0), done(call, 1), completed(),
     ])  # fmt: skip
-    assert len(taken_by_usual(OpenAIResponsesDialect(), body)) == 3
+    # Alone (an id line each: no runs), each event takes the usual path.
+    assert len(taken_by_usual(OpenAIResponsesDialect(), body.replace(b"\nd", b"\nid: 1\nd"))) == 3
+    # In runs, as the pipeline reads them, the deltas are read by the typed decoder.
+    dialect = OpenAIResponsesDialect()
+    decoder = UpdateDecoder(dialect)
+    feed_all(decoder.feed, decoder.close, [body])
+    assert dialect.fast_path_counts() == {"typed": 3, "full": 6}

@@ -53,10 +53,10 @@ from raf import safe_json
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.errors import raw_excerpt
-from raf.framing.sse import ServerSentEvent
+from raf.framing.sse import DataRun, ServerSentEvent
 from raf.model import updates
 from raf.model.codes import ErrorCode
-from raf.model.updates import AgentResponseUpdate
+from raf.model.updates import AgentResponseUpdate, DeltaBatch
 from raf.model.usage import Usage
 
 __all__ = [
@@ -173,22 +173,42 @@ def _is_client_call(kind: str | None, obj: dict[str, Any]) -> bool:
 
 
 class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """The usual events, ``response.output_text.delta`` and
-    ``response.function_call_arguments.delta``, exactly: every field they carry known and
-    typed, so that reading one gives what the shared path gives (an unknown field, which the
-    shared path decodes and may report on, sends the event there)."""
+    """The usual events (:data:`_DELTAS`: text, refusal, reasoning and argument fragments),
+    exactly: every field they carry known and typed, so that reading one gives what the
+    shared path gives (an unknown field, which the shared path decodes and may report on,
+    sends the event there)."""
 
     type: str
     delta: str | None = None
     item_id: str | None = None
     output_index: int | None = None
     content_index: int | None = None
+    summary_index: int | None = None
     sequence_number: int | None = None
     logprobs: Any = None
     obfuscation: str | None = None
 
 
 _decode_delta = msgspec.json.Decoder(_Delta).decode
+_DecodeErrors = (msgspec.ValidationError, msgspec.DecodeError)
+
+_ARGUMENTS = "arguments"
+_DELTAS: dict[str, tuple[str, bool]] = {
+    "response.output_text.delta": ("text", False),
+    "response.refusal.delta": ("refusal", False),
+    "response.reasoning_summary_text.delta": ("summary", True),
+    "response.reasoning_text.delta": ("reasoning", False),
+    "response.function_call_arguments.delta": (_ARGUMENTS, False),
+}
+"""The usual events read by the fast paths (:meth:`OpenAIResponsesDialect.usual`,
+:meth:`OpenAIResponsesDialect.feed_run`): event type -> the channel of its text (as
+:meth:`OpenAIResponsesDialect._part` keys it, or ``arguments``), and whether the part's index
+is ``summary_index`` (else ``content_index``)."""
+_TEXT_CHANNELS = frozenset({"text", "refusal"})
+_HOLD = 512
+"""The most deltas a batch left open across runs gathers before it is handed on (as the Chat
+Completions dialect's)."""
+_ToolCallArgs = updates.ToolCallArgs
 
 
 class _Item:
@@ -256,6 +276,7 @@ class OpenAIResponsesDialect(JSONEventDialect):
         self._started = False  # response.created seen (else: a resumed stream)
         self._seq: int | None = None
         self._last_reasoning: tuple[str, str, int] | None = None
+        self._held: DeltaBatch | None = None  # the batch left open across runs (feed_run)
 
     # -- framing-level hooks ---------------------------------------------------------------
 
@@ -280,35 +301,225 @@ class OpenAIResponsesDialect(JSONEventDialect):
         self._report_orphans(out)
 
     def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
-        """The usual events, mapped as their handlers map them: a text or argument fragment
-        (:class:`_Delta`) whose ``item_id`` names an item that was added (of type
-        ``function_call``, with a call id, for arguments), with a ``sequence_number`` that
-        increases or none. Any other frame returns ``False`` having done nothing, and takes
-        the shared path."""
-        payload = self.typed_usual(event, _decode_delta)
-        if payload is None:
+        """The usual events (a text, refusal, reasoning or argument fragment, :class:`_Delta`),
+        mapped as their handlers map them, when its ``item_id`` names an item that was added
+        (of type ``function_call``, for arguments) and its ``sequence_number`` increases or
+        is absent. Any other frame returns ``False`` having done nothing, and takes the shared
+        path."""
+        read = self.typed_usual(event, _decode_delta)
+        return read is not None and self._delta(read, out)
+
+    def _delta(self, read: _Delta, out: list[AgentResponseUpdate]) -> bool:
+        """:meth:`usual` on a decoded event."""
+        route = _DELTAS.get(read.type)
+        if route is None:
             return False
-        kind = payload.type
-        text = kind == "response.output_text.delta"
-        if not text and kind != "response.function_call_arguments.delta":
+        channel, by_summary = route
+        item = self._items.get(read.item_id or "")
+        if item is None or (
+            channel == _ARGUMENTS and (item.kind != "function_call" or item.call_id is None)
+        ):
             return False
-        item_id = payload.item_id
-        item = self._items.get(item_id) if item_id else None
-        if item is None or not (text or (item.kind in _FUNCTION and item.call_id is not None)):
-            return False
-        seq = payload.sequence_number
-        if seq is not None and self._seq is not None and seq <= self._seq:
-            return False  # the shared path reports it
+        seq = read.sequence_number
         if seq is not None:
+            last = self._seq
+            if last is not None and seq <= last:
+                return False  # the shared path reports it
             self._seq = seq
-        delta = payload.delta
-        if not delta:
-            return True
-        if text:
-            self._part("text", item.id or item_id or "", payload.content_index or 0, delta, out)
-        else:
-            self._args(item, delta, out)
+        self.fast_stats["typed"] += 1
+        delta = read.delta
+        if delta:
+            if channel == _ARGUMENTS:
+                self._args(item, delta, out)
+            else:
+                index = read.summary_index if by_summary else read.content_index
+                self._part(channel, item.id or "", index or 0, delta, out)
         return True
+
+    def feed_run(self, run: DataRun, frame: Frame, batch: bool) -> bool:
+        """A run's usual events (see :meth:`usual`) are read straight from bytes by a typed
+        decoder and mapped as their handlers map them; every other payload takes the shared
+        path, in its place. With ``batch``, their text, reasoning and argument fragments are
+        gathered into one :class:`DeltaBatch` (arguments by the call's id), left open across
+        runs (up to 512 deltas) until a payload of another kind, an event outside a run, the
+        end of the stream or :meth:`flush`; reasoning after text hands the batch so far on
+        first (a batch gives its reasoning before its text)."""
+        out: list[Any] = frame.out
+        held = self._held
+        if held is not None:
+            self._held = None
+            if not batch:
+                out.append(held)
+                held = None
+        if held is None:
+            reasoning: list[str] = []
+            text: list[str] = []
+            arguments: dict[int | str, list[str]] = {}
+            order: list[int | str] = []
+        else:  # the batch the last runs left open: this run goes on with it
+            reasoning, text, arguments, order = (
+                held.reasoning,
+                held.text,
+                held.arguments,
+                held.order,
+            )
+        payloads = run.payloads
+        names = run.names
+        items = self._items
+        parts = self._parts
+        depth = self.max_json_depth
+        short = 2 * depth + 1
+        typed = 0
+        last_seq = self._seq  # (kept here, and in self._seq around the shared path)
+        # The route of the last usual event (its type and item, and the text part it went
+        # to), taken again by the events that follow while they name the same. Forgotten
+        # when an event takes the shared path, whose handlers may change what it points to.
+        r_name: str | None = None
+        r_item_id: str | None = None
+        r_channel = ""
+        r_summary = False
+        r_owner = ""
+        r_call = ""
+        r_args: list[str] = []
+        r_index: int | None = None
+        r_key = ("", "", 0)
+        r_kept: list[str] = []
+        try:
+            for position, payload in enumerate(payloads):
+                name = "message" if names is None else names[position]
+                try:
+                    read: _Delta | None = None
+                    # (What the shared path would check first: no deeper than the limit,
+                    # which a payload with fewer brackets cannot be.)
+                    if (names is None or name == r_name or name in _DELTAS) and (
+                        len(payload) <= short or payload.count(b"{") + payload.count(b"[") <= depth
+                    ):
+                        try:
+                            read = _decode_delta(payload)
+                        except _DecodeErrors:
+                            read = None
+                    if read is not None and (names is None or read.type == name):
+                        seq = read.sequence_number
+                        if seq is None or last_seq is None or seq > last_seq:
+                            kind = read.type
+                            item_id = read.item_id
+                            channel = r_channel
+                            if kind != r_name or item_id != r_item_id:
+                                channel = ""
+                                route = _DELTAS.get(kind)
+                                item = None if route is None else items.get(item_id or "")
+                                if route is not None and item is not None:
+                                    channel = route[0]
+                                    call_id = item.call_id
+                                    if channel == _ARGUMENTS and (
+                                        item.kind != "function_call" or call_id is None
+                                    ):
+                                        channel = ""
+                                    else:
+                                        r_name, r_item_id = kind, item_id
+                                        r_channel, r_summary = channel, route[1]
+                                        r_owner, r_call, r_args = (
+                                            item.id or "",
+                                            call_id or "",
+                                            item.args,
+                                        )
+                                        r_index = None
+                            if channel:
+                                typed += 1
+                                if seq is not None:
+                                    last_seq = seq
+                                delta = read.delta
+                                if not delta:
+                                    continue
+                                if channel == _ARGUMENTS:
+                                    r_args.append(delta)
+                                    if batch:
+                                        pieces = arguments.get(r_call)
+                                        if pieces is None:
+                                            arguments[r_call] = [delta]
+                                        else:
+                                            pieces.append(delta)
+                                        order.append(r_call)
+                                    else:
+                                        out.append(_ToolCallArgs(id=r_call, args_delta=delta))
+                                    continue
+                                index = (
+                                    read.summary_index if r_summary else read.content_index
+                                ) or 0
+                                if index != r_index:
+                                    r_index = index
+                                    r_key = (channel, r_owner, index)
+                                    kept = parts.get(r_key)
+                                    if kept is None:
+                                        kept = parts[r_key] = []
+                                    r_kept = kept
+                                r_kept.append(delta)
+                                if not batch:
+                                    self._emit(channel, r_key, delta, out)
+                                elif channel in _TEXT_CHANNELS:
+                                    text.append(delta)
+                                else:
+                                    if text:
+                                        # Reasoning after text: the batch so far first.
+                                        out.append(
+                                            DeltaBatch(
+                                                reasoning=reasoning,
+                                                text=text,
+                                                arguments=arguments,
+                                                order=order,
+                                            )
+                                        )
+                                        reasoning, text, arguments, order = [], [], {}, []
+                                    other = self._last_reasoning
+                                    if other is not None and other != r_key:
+                                        reasoning.append(_SEPARATOR)
+                                    self._last_reasoning = r_key
+                                    reasoning.append(delta)
+                                continue
+                    # The shared path, after what was gathered before it.
+                    if reasoning or text or order:
+                        out.append(
+                            DeltaBatch(
+                                reasoning=reasoning, text=text, arguments=arguments, order=order
+                            )
+                        )
+                        reasoning, text, arguments, order = [], [], {}, []
+                    r_name = r_item_id = None
+                    r_channel = ""
+                    self._seq = last_seq
+                    event = ServerSentEvent(
+                        event=name, data=payload.decode("utf-8", "replace"), id=run.id
+                    )
+                    ended = self.feed_event(event, frame)
+                    last_seq = self._seq
+                    if ended:
+                        return True
+                except Exception as exc:  # a bug in raf: report it, skip the event, go on
+                    r_name = r_item_id = None
+                    r_channel = ""
+                    out.append(self.internal_error(exc, payload.decode("utf-8", "replace")))
+        finally:
+            self._seq = last_seq
+            if typed:
+                self.recognised = True
+                stats = self.fast_stats
+                stats["typed"] += typed
+                if batch:
+                    stats["batched"] += typed
+            if reasoning or text or order:
+                batched = DeltaBatch(
+                    reasoning=reasoning, text=text, arguments=arguments, order=order
+                )
+                if len(order) + len(text) + len(reasoning) < _HOLD and not self._done:
+                    self._held = batched  # left open for the next run (flush() hands it on)
+                else:
+                    out.append(batched)
+        return False
+
+    def flush(self) -> list[Any]:
+        """The batch left open by the last runs, if any (see :meth:`feed_run`)."""
+        held, self._held = self._held, None
+        return [] if held is None else [held]
 
     # -- helpers -----------------------------------------------------------------------------
 
