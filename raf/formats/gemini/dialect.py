@@ -29,13 +29,14 @@ docs/dialects.md (section ``gemini``) is the specification; in short:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate
@@ -137,6 +138,7 @@ def _args_text(args: Any) -> str:
     return _encode(args).decode()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GeminiDialect(JSONEventDialect):
     """Sans-IO state of one Gemini stream. See docs/dialects.md for the rules.
 
@@ -156,8 +158,14 @@ class GeminiDialect(JSONEventDialect):
     truncation_message = "stream ended without a finishReason"
     recognises_by_type = False  # every payload is a "response": _response tells
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._calls = 0
         self._open: _Streamed | None = None
         self._usage: Usage | None = None
@@ -231,8 +239,6 @@ class GeminiDialect(JSONEventDialect):
         if usage is not None and not finished_here and self._finish_seen and usage != self._emitted:
             out.append(updates.Usage(usage=usage))
             self._emitted = usage
-
-    handlers: ClassVar[Mapping[str, Handler]] = {"response": _response}
 
     # -- pieces ----------------------------------------------------------------------------
 
@@ -461,6 +467,10 @@ class GeminiDialect(JSONEventDialect):
         if self._usage is not None and self._emitted is None:
             out.append(updates.Usage(usage=self._usage))
             self._emitted = self._usage
+
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+GeminiDialect.handlers = {"response": GeminiDialect._response}
 
 
 def _signed(part: dict[str, Any], text: str | None) -> str:

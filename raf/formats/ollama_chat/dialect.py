@@ -21,13 +21,14 @@ docs/dialects.md (section ``ollama_chat``) is the specification; in short:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 
 __all__ = ["FINISH_REASONS", "USAGE", "OllamaChatDialect"]
@@ -58,6 +59,7 @@ def _arguments_text(arguments: Any) -> str:
     return _encode(arguments).decode()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OllamaChatDialect(JSONEventDialect):
     """Sans-IO state of one Ollama ``/api/chat`` stream. See docs/dialects.md for the rules.
 
@@ -73,8 +75,14 @@ class OllamaChatDialect(JSONEventDialect):
     truncation_message = 'stream ended without a "done": true line'
     recognises_by_type = False  # every line is a ChatResponse: _line tells
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._calls = 0
 
     def kind_of(self, event: Any, payload: dict[str, Any]) -> str:
@@ -113,8 +121,6 @@ class OllamaChatDialect(JSONEventDialect):
                 )
             )
 
-    handlers: ClassVar[Mapping[str, Handler]] = {"line": _line}
-
     def _message(self, message: dict[str, Any], frame: Frame) -> None:
         out = frame.out
         thinking = frame.str(message, "thinking", "message.")
@@ -141,3 +147,7 @@ class OllamaChatDialect(JSONEventDialect):
                     arguments_delta=_arguments_text(function.get("arguments")),
                 )
             )
+
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+OllamaChatDialect.handlers = {"line": OllamaChatDialect._line}
