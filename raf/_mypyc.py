@@ -29,6 +29,7 @@ HOT_MODULES = (
     "raf.formats.openai_chat.dialect",
     "raf.formats.openai_completions.dialect",
     "raf.formats.openai_responses.dialect",
+    "raf.framing.json_values",
     "raf.framing.sse",
     "raf.pipeline",
 )
