@@ -16,7 +16,23 @@ __all__ = ["HOT_MODULES", "compiled_modules", "mypyc_attr"]
 
 # What pyproject.toml's mypyc build hook compiles (its ``include``; tests/test_compiled.py
 # checks that the two lists agree).
-HOT_MODULES = ("raf.args_parser", "raf.converter", "raf.framing.sse")
+HOT_MODULES = (
+    "raf.args_parser",
+    "raf.collect",
+    "raf.converter",
+    "raf.dialects.base",
+    "raf.dialects.tables",
+    "raf.dialects.templates",
+    "raf.formats.anthropic_messages.dialect",
+    "raf.formats.gemini.dialect",
+    "raf.formats.ollama_chat.dialect",
+    "raf.formats.openai_chat.dialect",
+    "raf.formats.openai_completions.dialect",
+    "raf.formats.openai_responses.dialect",
+    "raf.framing.json_values",
+    "raf.framing.sse",
+    "raf.pipeline",
+)
 
 if TYPE_CHECKING:
     from mypy_extensions import mypyc_attr

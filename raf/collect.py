@@ -16,8 +16,10 @@ error, calls still streaming as ``tool_call_incomplete``), as with
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
-from typing import Final, Protocol, runtime_checkable
+from typing import Final
 
+from raf._collects_into import CollectsInto
+from raf._mypyc import mypyc_attr
 from raf.errors import AgentResponseError
 from raf.model import blocks, contents, events
 from raf.model._base import JSONValue
@@ -114,6 +116,7 @@ def _is_empty(usage: Usage) -> bool:
     return not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ResponseCollector:
     """Accumulates results; :meth:`response` builds the aggregate at any point.
 
@@ -685,16 +688,6 @@ def _part_text(pieces: list[str], part: _Part, whole: str) -> str:
 
 def _string(value: object) -> str:
     return value if isinstance(value, str) else ""
-
-
-@runtime_checkable
-class CollectsInto(Protocol):
-    """Results that can add themselves to a collector as they are produced, and close the
-    turn into it when interrupted (:class:`raf.pipeline.Driver`)."""
-
-    def collect_into(self, collector: ResponseCollector) -> bool:
-        """Whether the results now go to ``collector`` by themselves."""
-        ...
 
 
 def _collector(

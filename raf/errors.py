@@ -121,6 +121,10 @@ class AgentResponseError(RafError):
         super().__init__(summary)
         self.response = response
         self.cause = cause
+        if cause is not None:
+            # Also here, not only by ``raise ... from cause``: the compiled build's raise
+            # statement does not set ``__cause__``.
+            self.__cause__ = cause
 
 
 class CassetteError(RafError):

@@ -61,10 +61,53 @@ def test_the_build_hook_compiles_the_hot_modules() -> None:
 
 
 def test_the_structs_of_the_hot_modules_keep_their_field_types() -> None:
-    # mypyc replaces the annotations of a class it compiles (``int | None`` becomes ``type``),
-    # so a msgspec.Struct defined in a compiled module has wrong field types: the hot modules
-    # import theirs from modules that are never compiled.
+    # mypyc replaces the annotations of a class it compiles (``int | None`` becomes ``type``,
+    # ``list[bytes]`` becomes ``list``), so a msgspec.Struct defined in a compiled module has
+    # wrong field types: the hot modules import theirs from modules that are never compiled
+    # (a dialect's from ``_wire.py`` beside it).
     for name in _mypyc.HOT_MODULES:
         for value in vars(importlib.import_module(name)).values():
             if isinstance(value, type) and issubclass(value, msgspec.Struct):
+                assert value.__module__ not in _mypyc.HOT_MODULES, (
+                    f"{value.__qualname__} is defined in {value.__module__}, which is compiled"
+                )
                 msgspec.json.schema(value)  # raises TypeError on a field of type ``type``
+
+
+def test_the_hot_modules_define_no_runtime_checkable_protocol() -> None:
+    # mypyc compiles a protocol into a native trait, which ``typing.runtime_checkable``
+    # refuses at import: such protocols live in modules that are never compiled.
+    for name in _mypyc.HOT_MODULES:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and value.__module__ == name:
+                assert not getattr(value, "_is_runtime_protocol", False), value.__qualname__
+
+
+def test_every_format_s_dialect_is_compiled() -> None:
+    # respond() spends most of its time in the dialect: a new format's is compiled too.
+    dialects = sorted(
+        ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        for path in (ROOT / "raf" / "formats").glob("*/dialect.py")
+    )
+    assert dialects
+    assert set(dialects) <= set(_mypyc.HOT_MODULES)
+
+
+def test_the_hot_dialect_classes_can_be_subclassed() -> None:
+    # Interpreted code (a user's dialect, the tests' watchers) subclasses the dialects and
+    # the collector; a compiled class allows it only when marked so.
+    from raf import dialects  # noqa: PLC0415
+    from raf.collect import ResponseCollector  # noqa: PLC0415
+
+    for name in dialects.names():
+        cls = type(dialects.create(name))
+
+        class Sub(cls):  # type: ignore[misc,valid-type]
+            pass
+
+        assert isinstance(Sub(), cls)
+
+    class Collector(ResponseCollector):
+        pass
+
+    assert Collector().response().text == ""

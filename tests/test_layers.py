@@ -39,6 +39,7 @@ LAYERS: tuple[Layer, ...] = (
             {
                 "raf",
                 "_args_events",
+                "_collects_into",
                 "_mypyc",
                 "args_parser",
                 "chunking",

@@ -43,12 +43,22 @@ import difflib
 import inspect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Literal, NamedTuple, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
 
 import msgspec
 
 from raf import safe_json
+from raf._mypyc import mypyc_attr
 from raf.dialects import unread
+from raf.dialects._protocol import (
+    ACCELERATORS,
+    Accelerated,
+    Accelerator,
+    Dialect,
+    EventFeeder,
+    Flusher,
+    FrameFeeder,
+)
 from raf.errors import DialectError, excerpt, internal_error_message, raw_excerpt
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS, check_json_depth
@@ -77,93 +87,11 @@ JSON_WHITESPACE = " \t\r\n"
 """The whitespace JSON allows around a value."""
 
 
-@runtime_checkable
-class Dialect(Protocol):
-    """Turns the frames of one wire format into ``AgentResponseUpdate`` values.
-
-    A dialect holds the state of one stream. It never raises on bad input: problems become
-    ``updates.Error`` values and the stream goes on. A dialect may also offer accelerators
-    (:data:`ACCELERATORS`), which it declares (:class:`Accelerated`); the pipeline uses the
-    declared ones and no others.
-    """
-
-    @property
-    def name(self) -> str:
-        """The wire format's name, e.g. ``"openai_chat"`` (a class attribute will do)."""
-        ...
-
-    @property
-    def framing(self) -> str:
-        """The framing its frames come from (:mod:`raf.framing`): ``"sse"``, ``"json_array"``,
-        ``"json_lines"`` or ``"auto"`` (a class attribute will do)."""
-        ...
-
-    @property
-    def done(self) -> bool:
-        """The stream's end marker was seen; the caller should stop reading."""
-        ...
-
-    def feed(self, event: ServerSentEvent) -> list[AgentResponseUpdate]:
-        """Map one frame to the updates it carries (possibly none)."""
-        ...
-
-    def close(self, *, truncated: bool = False) -> list[AgentResponseUpdate]:
-        """End of the stream: report truncation if the format's end is missing.
-
-        Args:
-            truncated: the framing discarded an unfinished frame.
-        """
-        ...
-
-
-Accelerator = Literal["feed_events", "feed_frames", "flush"]
-"""The name of an optional method of a dialect, one of :data:`ACCELERATORS`."""
-
-ACCELERATORS: tuple[Accelerator, ...] = ("feed_events", "feed_frames", "flush")
-"""The optional methods of a dialect, each the protocol of the same name below."""
-
-
-@runtime_checkable
-class EventFeeder(Protocol):
-    """Accelerator ``feed_events``: several frames at once, the same as ``feed`` on each
-    (frames after the end marker are not read); one call per network chunk is cheaper."""
-
-    def feed_events(self, events: Iterable[ServerSentEvent]) -> list[AgentResponseUpdate]: ...
-
-
-@runtime_checkable
-class FrameFeeder(Protocol):
-    """Accelerator ``feed_frames``: frames that may include runs (:class:`DataRun`, from a
-    framing's ``feed_runs``), each run the same as ``feed`` on each of ``run.events()``; with
-    ``batch`` a run's usual deltas may come as one :class:`DeltaBatch`, possibly held back."""
-
-    def feed_frames(
-        self, frames: Iterable[EventOrRun], batch: bool = False
-    ) -> list[AgentResponseUpdate | DeltaBatch]: ...
-
-
-@runtime_checkable
-class Flusher(Protocol):
-    """Accelerator ``flush``: what ``feed_frames`` held back, handed on now (the pipeline
-    calls it before any update of its own)."""
-
-    def flush(self) -> list[Any]: ...
-
-
 _PROTOCOLS: dict[str, type] = {
     "feed_events": EventFeeder,
     "feed_frames": FrameFeeder,
     "flush": Flusher,
 }
-
-
-@runtime_checkable
-class Accelerated(Protocol):
-    """A dialect that declares its accelerators: ``accelerators`` names the optional methods
-    it offers (a subset of :data:`ACCELERATORS`). A dialect without the attribute offers none.
-    """
-
-    accelerators: ClassVar[frozenset[Accelerator]]
 
 
 class Accelerators(NamedTuple):
@@ -354,6 +282,7 @@ _FRAME_NAMES = {
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class JSONEventDialect:
     """The shared machinery of dialects whose frames each carry one JSON object.
 
@@ -464,7 +393,7 @@ class JSONEventDialect:
         out: list[AgentResponseUpdate] = []
         frame = Frame(_NO_EVENT, out)  # one Frame serves every event of the call
         feed_event = self.feed_event
-        usual = self.usual
+        usual = self._usual_path()
         for event in events:
             if self._done:
                 break
@@ -488,7 +417,7 @@ class JSONEventDialect:
         out: list[Any] = []  # updates, and DeltaBatch values when batch
         frame = Frame(_NO_EVENT, out)
         feed_event = self.feed_event
-        usual = self.usual
+        usual = self._usual_path()
         for item in frames:
             if self._done:
                 break
@@ -528,7 +457,7 @@ class JSONEventDialect:
         ``message``) one by one from ``payloads[start]``, as events; ``True`` when one was an
         end marker."""
         out = frame.out
-        usual = self.usual
+        usual = self._usual_path()
         feed_event = self.feed_event
         for position in range(start, len(payloads)):
             if self._done:
@@ -543,6 +472,14 @@ class JSONEventDialect:
             if feed_event(event, frame):
                 return True
         return False
+
+    def _usual_path(self) -> Callable[[ServerSentEvent, list[AgentResponseUpdate]], bool] | None:
+        """:attr:`usual` as the dialect's class defines it (a method or ``None``), looked up by
+        name: compiled (docs/compiled.md), ``self.usual`` would read the attribute declared
+        here, never a subclass's method."""
+        usual: Callable[[ServerSentEvent, list[AgentResponseUpdate]], bool] | None
+        usual = getattr(self, "usual", None)
+        return usual
 
     def typed_usual(self, event: ServerSentEvent, decode: Callable[[str], T]) -> T | None:
         """For a :attr:`usual` fast path: ``event``'s data read by ``decode`` (a typed msgspec

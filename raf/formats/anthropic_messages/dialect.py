@@ -28,16 +28,18 @@ The rules are in docs/dialects.md (section ``anthropic_messages``); in short:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
 from raf import safe_json
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.dialects.templates import Templates
+from raf.formats.anthropic_messages._wire import _Delta
 from raf.framing.sse import DataRun, ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate, DeltaBatch
@@ -85,23 +87,6 @@ than a client's ``tool_result``) is the result of one of them, naming it by ``to
 _BLOCK_KINDS = {"text": _TEXT, "thinking": _THINKING, "redacted_thinking": _THINKING}
 
 _encode = msgspec.json.encode
-
-
-class _DeltaBody(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    type: str
-    text: str | None = None
-    thinking: str | None = None
-    partial_json: str | None = None
-
-
-class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """The usual event, a ``content_block_delta``, exactly: every field known and typed, so
-    that reading it gives what the shared path gives (an unknown field, which the shared
-    path decodes and may report on, sends the event there)."""
-
-    type: str
-    index: int
-    delta: _DeltaBody
 
 
 _decode_delta = msgspec.json.Decoder(_Delta).decode
@@ -188,6 +173,7 @@ class _Block:
         self.warned = False  # a protocol violation was reported for this block
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AnthropicMessagesDialect(JSONEventDialect):
     """Sans-IO state of one Anthropic Messages stream. See the module docstring.
 
@@ -207,8 +193,14 @@ class AnthropicMessagesDialect(JSONEventDialect):
     )
     truncation_message = "stream ended before message_stop"
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._blocks: dict[int, _Block] = {}
         self._last: _Block | None = None
         self._usage: dict[str, int] = {}
@@ -361,10 +353,10 @@ class AnthropicMessagesDialect(JSONEventDialect):
         event of another kind, reasoning after text, an event outside a run, the end of the
         stream or :meth:`flush`. With :attr:`usual` switched off (``None``), every event
         takes the shared path."""
-        if batch and self.usual is not None:
+        if batch and self._usual_path() is not None:
             return self._batch(run, frame)
         frame.out.extend(self.flush())
-        if self.usual is None:
+        if self._usual_path() is None:
             return self.feed_payloads(run.payloads, run.id, frame, run.names)
         return self._stream(run, frame)
 
@@ -764,13 +756,15 @@ class AnthropicMessagesDialect(JSONEventDialect):
             if not block.stopped:
                 self._flush(block, out)
 
-    handlers: ClassVar[Mapping[str, Handler]] = {
-        "message_start": _message_start,
-        "content_block_start": _content_block_start,
-        "content_block_delta": _content_block_delta,
-        "content_block_stop": _content_block_stop,
-        "message_delta": _message_delta,
-        "message_stop": _message_stop,
-        "ping": _ping,
-        "error": _error,
-    }
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+AnthropicMessagesDialect.handlers = {
+    "message_start": AnthropicMessagesDialect._message_start,
+    "content_block_start": AnthropicMessagesDialect._content_block_start,
+    "content_block_delta": AnthropicMessagesDialect._content_block_delta,
+    "content_block_stop": AnthropicMessagesDialect._content_block_stop,
+    "message_delta": AnthropicMessagesDialect._message_delta,
+    "message_stop": AnthropicMessagesDialect._message_stop,
+    "ping": AnthropicMessagesDialect._ping,
+    "error": AnthropicMessagesDialect._error,
+}

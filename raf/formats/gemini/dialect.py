@@ -29,15 +29,17 @@ docs/dialects.md (section ``gemini``) is the specification; in short:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.dialects.templates import cut
+from raf.formats.gemini._wire import _Part, _Response, _Usage
 from raf.framing.sse import DataRun, ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate, DeltaBatch
@@ -139,61 +141,8 @@ def _args_text(args: Any) -> str:
     return _encode(args).decode()
 
 
-# The usual chunk, strictly typed (the fast paths, :meth:`GeminiDialect.usual` and
-# :meth:`GeminiDialect.feed_run`): every field the handler reads, with the type it accepts
-# without a problem; fields raf does not read are skipped by the decoder. A chunk that does
-# not fit (a field of another type) takes the shared path, which names the problem.
-class _Usage(msgspec.Struct, gc=False):
-    promptTokenCount: int | None = None
-    toolUsePromptTokenCount: int | None = None
-    candidatesTokenCount: int | None = None
-    thoughtsTokenCount: int | None = None
-    totalTokenCount: int | None = None
-    cachedContentTokenCount: int | None = None
-
-
 _USAGE_FIELDS = _Usage.__struct_fields__
 """The counts :data:`USAGE` reads (tests check that the two agree)."""
-
-
-class _FunctionCall(msgspec.Struct, gc=False):
-    name: str | None = None
-    id: str | None = None
-    args: Any = None
-    partialArgs: Any = None
-    willContinue: Any = None
-
-
-class _Part(msgspec.Struct, gc=False):
-    text: str | None = None
-    thought: Any = None
-    thoughtSignature: str | None = None
-    functionCall: _FunctionCall | None = None
-    executableCode: Any = None
-    codeExecutionResult: Any = None
-    toolCall: Any = None
-    toolResponse: Any = None
-
-
-class _Content(msgspec.Struct, gc=False):
-    parts: list[_Part] | None = None
-
-
-class _Candidate(msgspec.Struct, gc=False):
-    content: _Content | None = None
-    index: int | None = None
-    finishReason: str | None = None
-
-
-class _Response(msgspec.Struct, gc=False):
-    candidates: list[_Candidate] | None = None
-    usageMetadata: _Usage | None = None
-    responseId: str | None = None
-    modelVersion: str | None = None
-    error: Any = None
-    promptFeedback: Any = None
-
-
 _decode_response = msgspec.json.Decoder(_Response).decode
 _DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 _Template = tuple[bytes, bytes, int, int, int, bool]
@@ -208,6 +157,7 @@ _TextDelta = updates.TextDelta
 _ReasoningDelta = updates.ReasoningDelta
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GeminiDialect(JSONEventDialect):
     """Sans-IO state of one Gemini stream. See docs/dialects.md for the rules.
 
@@ -227,8 +177,14 @@ class GeminiDialect(JSONEventDialect):
     truncation_message = "stream ended without a finishReason"
     recognises_by_type = False  # every payload is a "response": _response tells
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._calls = 0
         self._open: _Streamed | None = None
         self._usage_value: Usage | None = None
@@ -319,8 +275,6 @@ class GeminiDialect(JSONEventDialect):
         if usage is not None and not finished_here and self._finish_seen and usage != self._emitted:
             out.append(updates.Usage(usage=usage))
             self._emitted = usage
-
-    handlers: ClassVar[Mapping[str, Handler]] = {"response": _response}
 
     # -- the fast paths ----------------------------------------------------------------------
 
@@ -858,6 +812,10 @@ class GeminiDialect(JSONEventDialect):
         if self._usage is not None and self._emitted is None:
             out.append(updates.Usage(usage=self._usage))
             self._emitted = self._usage
+
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+GeminiDialect.handlers = {"response": GeminiDialect._response}
 
 
 def _signed(part: dict[str, Any], text: str | None) -> str:

@@ -21,14 +21,16 @@ docs/dialects.md (section ``ollama_chat``) is the specification; in short:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.formats.ollama_chat._wire import _Line
 from raf.framing.sse import ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.updates import AgentResponseUpdate
 
@@ -60,21 +62,6 @@ def _arguments_text(arguments: Any) -> str:
     return _encode(arguments).decode()
 
 
-# The usual line (text, thinking or whole calls, not done), strictly typed: a line that does not fit takes
-# the shared path, which names what is wrong.
-class _Message(msgspec.Struct, gc=False):
-    content: str | None = None
-    thinking: str | None = None
-    tool_calls: list[Any] | None = None
-
-
-class _Line(msgspec.Struct, gc=False):
-    model: str | None = None
-    message: _Message | None = None
-    done: bool | None = None
-    error: Any = None
-
-
 _decode_line = msgspec.json.Decoder(_Line).decode
 
 
@@ -97,9 +84,12 @@ def _typed_calls(entries: list[Any]) -> list[tuple[str | None, str | None, Any]]
             return None
         calls.append((call_id, name, function.get("arguments")))
     return calls
+
+
 _DECODE_ERRORS = (msgspec.ValidationError, msgspec.DecodeError)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OllamaChatDialect(JSONEventDialect):
     """Sans-IO state of one Ollama ``/api/chat`` stream. See docs/dialects.md for the rules.
 
@@ -115,8 +105,14 @@ class OllamaChatDialect(JSONEventDialect):
     truncation_message = 'stream ended without a "done": true line'
     recognises_by_type = False  # every line is a ChatResponse: _line tells
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._calls = 0
 
     def kind_of(self, event: Any, payload: dict[str, Any]) -> str:
@@ -155,13 +151,12 @@ class OllamaChatDialect(JSONEventDialect):
                 )
             )
 
-    handlers: ClassVar[Mapping[str, Handler]] = {"line": _line}
-
     def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
         """The usual line, mapped as :meth:`_line` maps it: one that decodes typed
         (:class:`_Line`) with a ``message`` of text, thinking or whole calls (each with a
-        ``function`` object, its id and name strings if present), no error and not done. Any other line (or one that may nest deeper than ``max_json_depth``)
-        returns ``False`` having done nothing, and takes the shared path."""
+        ``function`` object, its id and name strings if present), no error and not done.
+        Any other line (or one that may nest deeper than ``max_json_depth``) returns
+        ``False`` having done nothing, and takes the shared path."""
         data = event.data
         depth = self.max_json_depth
         if event.event != "message" or (
@@ -226,3 +221,7 @@ class OllamaChatDialect(JSONEventDialect):
                     arguments_delta=_arguments_text(function.get("arguments")),
                 )
             )
+
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+OllamaChatDialect.handlers = {"line": OllamaChatDialect._line}

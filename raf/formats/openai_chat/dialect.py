@@ -41,14 +41,15 @@ Follows raf-spec 2.3 and does the intended thing where RAF has a quirk (docs/dev
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.dialects.templates import Templates
+from raf.formats.openai_chat._wire import _Choice, _Chunk, _Delta, _Function, _Groq, _ToolCall
 from raf.framing.sse import DataRun, ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
@@ -60,50 +61,6 @@ __all__ = ["DONE", "FINISH_REASONS", "USAGE", "OpenAIChatDialect", "parse_usage"
 
 DONE = "[DONE]"
 """The data value that ends an OpenAI Chat Completions stream."""
-
-
-# The chunk shape raf reads, strictly typed: the decoder checks the types in C and skips the
-# keys raf does not read, which is faster than a generic decode. A chunk that does not fit
-# (a field of an unexpected type) is decoded generically and salvaged field by field
-# (``_salvage``), so one odd field costs an error report, not the whole chunk.
-class _Function(msgspec.Struct, gc=False):
-    name: str | None = None
-    arguments: str | None = None
-
-
-class _ToolCall(msgspec.Struct, gc=False):
-    index: int | None = None
-    id: str | None = None
-    function: _Function | None = None
-
-
-class _Delta(msgspec.Struct, gc=False):
-    content: str | list[Any] | None = None
-    reasoning_content: str | None = None
-    reasoning: str | None = None
-    tool_calls: list[_ToolCall] | None = None
-    reasoning_details: list[Any] | None = None  # OpenRouter's (signatures, encrypted data)
-
-
-class _Choice(msgspec.Struct, gc=False):
-    index: int | None = None
-    delta: _Delta | None = None
-    finish_reason: str | None = None
-    text: Any = None  # a legacy Completions choice (no delta): not read, see _is_chunk
-
-
-class _Groq(msgspec.Struct, gc=False):
-    usage: dict[str, Any] | None = None
-
-
-class _Chunk(msgspec.Struct, gc=False):
-    id: str | None = None
-    object: str | None = None
-    model: str | None = None
-    choices: list[_Choice] | None = None
-    usage: dict[str, Any] | None = None
-    error: Any = None
-    x_groq: _Groq | None = None
 
 
 _decode_chunk = msgspec.json.Decoder(_Chunk).decode
@@ -229,6 +186,7 @@ def parse_usage(raw: dict[str, Any]) -> Usage:
     return USAGE.parse(raw)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OpenAIChatDialect(JSONEventDialect):
     """Sans-IO state of one Chat Completions stream. See the module docstring for the rules.
 
@@ -312,7 +270,7 @@ class OpenAIChatDialect(JSONEventDialect):
         :meth:`flush`. A run where a payload may nest too deep is mapped event by event."""
         payloads = run.payloads
         depth = self.max_json_depth
-        if run.names is not None or self.usual is None:
+        if run.names is not None or self._usual_path() is None:
             # Typed events (not this format's usual shape), or the fast paths switched off
             # (``usual = None``, as the tests that compare with the shared path do).
             frame.out.extend(self.flush())
@@ -644,7 +602,9 @@ class OpenAIChatDialect(JSONEventDialect):
         if usage is not None and finish is None:
             out.append(updates.Usage(usage=usage))
 
-    handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+OpenAIChatDialect.handlers = {"chunk": OpenAIChatDialect._chunk}
 
 
 def _reasoning_details(details: list[Any], out: list[AgentResponseUpdate]) -> None:

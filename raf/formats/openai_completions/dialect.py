@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from raf._mypyc import mypyc_attr
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.framing.sse import ServerSentEvent
@@ -110,6 +111,7 @@ def _chunk(dialect: OpenAICompletionsDialect, payload: dict[str, Any], frame: Fr
         out.append(updates.Usage(usage=usage))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OpenAICompletionsDialect(JSONEventDialect):
     """Sans-IO state of one legacy Completions stream. See the module docstring for the rules.
 

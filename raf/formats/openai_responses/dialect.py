@@ -45,15 +45,18 @@ The rules are in docs/dialects.md (``openai_responses``); in short:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 
 from raf import safe_json
-from raf.dialects.base import Frame, Handler, JSONEventDialect
+from raf._mypyc import mypyc_attr
+from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
 from raf.errors import raw_excerpt
+from raf.formats.openai_responses._wire import _Delta
 from raf.framing.sse import DataRun, ServerSentEvent
+from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.model.updates import AgentResponseUpdate, DeltaBatch
@@ -172,23 +175,6 @@ def _is_client_call(kind: str | None, obj: dict[str, Any]) -> bool:
     return True
 
 
-class _Delta(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """The usual events (:data:`_DELTAS`: text, refusal, reasoning and argument fragments),
-    exactly: every field they carry known and typed, so that reading one gives what the
-    shared path gives (an unknown field, which the shared path decodes and may report on,
-    sends the event there)."""
-
-    type: str
-    delta: str | None = None
-    item_id: str | None = None
-    output_index: int | None = None
-    content_index: int | None = None
-    summary_index: int | None = None
-    sequence_number: int | None = None
-    logprobs: Any = None
-    obfuscation: str | None = None
-
-
 _decode_delta = msgspec.json.Decoder(_Delta).decode
 _DecodeErrors = (msgspec.ValidationError, msgspec.DecodeError)
 
@@ -240,6 +226,7 @@ class _Item:
         self.rotated = False  # a notice said its id rotates (once per item)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class OpenAIResponsesDialect(JSONEventDialect):
     """Sans-IO state of one Responses API stream. See the module docstring for the rules.
 
@@ -261,8 +248,14 @@ class OpenAIResponsesDialect(JSONEventDialect):
     )
     ignored_prefixes = ("response.", "codex.")
 
-    def __init__(self, **limits: int) -> None:
-        super().__init__(**limits)
+    def __init__(
+        self,
+        *,
+        max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
+        max_raw_chars: int = DEFAULT_MAX_RAW_CHARS,
+    ) -> None:
+        # (Named, not **limits: the compiled build passes **limits on wrongly.)
+        super().__init__(max_json_depth=max_json_depth, max_raw_chars=max_raw_chars)
         self._items: dict[str, _Item] = {}
         self._slots: dict[int, _Item] = {}  # output_index -> item, current response
         self._parts: dict[tuple[str, str, int], list[str]] = {}
@@ -1091,26 +1084,28 @@ class OpenAIResponsesDialect(JSONEventDialect):
         else:
             self._compare(item, text, frame, "custom_tool_call_input.done")
 
-    handlers: ClassVar[Mapping[str, Handler]] = {
-        "response.created": _created,
-        "response.queued": _lifecycle,
-        "response.in_progress": _lifecycle,
-        "response.completed": _completed,
-        "response.incomplete": _incomplete,
-        "response.failed": _failed,
-        "error": _error,
-        "response.output_item.added": _item_added,
-        "response.output_item.done": _item_done,
-        "response.output_text.delta": _output_text,
-        "response.output_text.done": _output_text_done,
-        "response.refusal.delta": _refusal,
-        "response.refusal.done": _refusal_done,
-        "response.reasoning_summary_text.delta": _summary,
-        "response.reasoning_summary_text.done": _summary_done,
-        "response.reasoning_text.delta": _reasoning,
-        "response.reasoning_text.done": _reasoning_done,
-        "response.function_call_arguments.delta": _arguments,
-        "response.function_call_arguments.done": _arguments_done,
-        "response.custom_tool_call_input.delta": _custom_delta,
-        "response.custom_tool_call_input.done": _custom_done,
-    }
+
+# Set after the class: a compiled class body cannot name its own methods (docs/compiled.md).
+OpenAIResponsesDialect.handlers = {
+    "response.created": OpenAIResponsesDialect._created,
+    "response.queued": OpenAIResponsesDialect._lifecycle,
+    "response.in_progress": OpenAIResponsesDialect._lifecycle,
+    "response.completed": OpenAIResponsesDialect._completed,
+    "response.incomplete": OpenAIResponsesDialect._incomplete,
+    "response.failed": OpenAIResponsesDialect._failed,
+    "error": OpenAIResponsesDialect._error,
+    "response.output_item.added": OpenAIResponsesDialect._item_added,
+    "response.output_item.done": OpenAIResponsesDialect._item_done,
+    "response.output_text.delta": OpenAIResponsesDialect._output_text,
+    "response.output_text.done": OpenAIResponsesDialect._output_text_done,
+    "response.refusal.delta": OpenAIResponsesDialect._refusal,
+    "response.refusal.done": OpenAIResponsesDialect._refusal_done,
+    "response.reasoning_summary_text.delta": OpenAIResponsesDialect._summary,
+    "response.reasoning_summary_text.done": OpenAIResponsesDialect._summary_done,
+    "response.reasoning_text.delta": OpenAIResponsesDialect._reasoning,
+    "response.reasoning_text.done": OpenAIResponsesDialect._reasoning_done,
+    "response.function_call_arguments.delta": OpenAIResponsesDialect._arguments,
+    "response.function_call_arguments.done": OpenAIResponsesDialect._arguments_done,
+    "response.custom_tool_call_input.delta": OpenAIResponsesDialect._custom_delta,
+    "response.custom_tool_call_input.done": OpenAIResponsesDialect._custom_done,
+}
