@@ -474,6 +474,10 @@ class Wire:
     tools: bool = True  # whether the format has tool calls
     ids: bool = True  # whether its calls carry ids
     whole_calls: bool = False  # whether a call arrives whole, in one frame
+    # Whether its usual frames differ only in one string, so that templates can read them;
+    # Gemini's carry usage counts that grow with every chunk, as Google sends them: there
+    # the typed decoder is the fast path.
+    templated: bool = True
     end: bytes | None = None  # the data that ends the stream (the floor stops there)
     dialect: str = ""  # the format raf reads it as, when not the wire's own name
 
@@ -482,9 +486,14 @@ WIRES: dict[str, Wire] = {
     "openai_chat": Wire(openai_chat, end=b"[DONE]"),
     "anthropic_messages": Wire(anthropic_messages),
     "openai_responses": Wire(openai_responses),
-    "gemini": Wire(gemini, ids=False, whole_calls=True),
+    "gemini": Wire(gemini, ids=False, whole_calls=True, templated=False),
     "gemini_array": Wire(
-        gemini, framing="json_array", ids=False, whole_calls=True, dialect="gemini"
+        gemini,
+        framing="json_array",
+        ids=False,
+        whole_calls=True,
+        dialect="gemini",
+        templated=False,
     ),
     "ollama_chat": Wire(ollama_chat, framing="json_lines", whole_calls=True),
     "openai_completions": Wire(openai_completions, tools=False, end=b"[DONE]"),

@@ -206,7 +206,7 @@ def test_the_fast_paths_engage_on_every_format_workload(wire: str, name: str, st
     decoder); only the stream's other frames (starts, stops, the finish, usage) go the shared
     path's full decode, plus at most one payload per kind of delta streamed (the text, each
     call) to learn its shape. A dialect that reads through templates reads most through them,
-    in both JSON styles."""
+    in both JSON styles, where the usual frames differ only in their string."""
     workload = _format_workload(wire, name, style)
     dialect = raf_dialects.create(workload.dialect)
     response = formats.respond(workload.chunks, dialect)
@@ -219,7 +219,7 @@ def test_the_fast_paths_engage_on_every_format_workload(wire: str, name: str, st
     detail = f"{counts} for {workload.frames} payloads, {workload.usual} usual"
     assert counts.get("full", 0) <= others + learning, detail
     assert fast >= workload.usual - learning, detail
-    if "template" in counts and workload.usual >= 16:
+    if "template" in counts and formats.WIRES[wire].templated and workload.usual >= 16:
         assert counts["template"] >= workload.usual // 2, detail
 
 

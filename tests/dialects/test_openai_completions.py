@@ -16,12 +16,14 @@ from raf.cassettes import load
 from raf.cassettes.importers import guess_dialect
 from raf.dialects.sniff import sniff
 from raf.formats.openai_completions import FORMAT, strategies
+from raf.formats.openai_completions.dialect import OpenAICompletionsDialect
 from raf.formats.openai_completions.request import build_request, read_request
 from raf.model import AgentResponse, ChatMessage, blocks
 from raf.model.messages import MessageRole
 from raf.model.request import Conversation, RequestOptions
 from raf.pipeline import respond
 from raf.serve.routes import provider_path_problem
+from tests.helpers import read_with_and_without_usual
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = sorted((ROOT / "cassettes" / "openai_completions").glob("*.yaml"))
@@ -167,3 +169,69 @@ def test_auto_reads_a_legacy_completions_body_with_this_dialect() -> None:
     )
     assert sniff(objects_last) == NAME
     assert sniff(b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n') == "openai_chat"
+
+
+# -- the usual chunk's typed path ---------------------------------------------------------------
+
+_MUTATIONS = [
+    # Each a chunk the typed path must leave to the shared path, or read exactly as it does.
+    '{"id":"c","object":"text_completion","model":"m","choices":[{"text":"a","index":0}]}',
+    '{"id":"c","object":"text_completion","model":"m","choices":[{"text":"a","index":1}]}',
+    '{"id":"c","object":"text_completion","model":"m","choices":[{"text":7,"index":0}]}',
+    '{"id":"c","object":"text_completion","model":"m","choices":[{"text":"a","index":"0"}]}',
+    '{"id":9,"object":"text_completion","model":"m","choices":[{"text":"a"}]}',
+    '{"id":"c","object":"chat.completion.chunk","choices":[{"delta":{"content":"a"}}]}',
+    '{"id":"c","choices":[{"text":"no object","index":0}]}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"a"},{"text":"b","index":1}]}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"a","finish_reason":"stop"}]}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"a","finish_reason":""}]}',
+    '{"id":"c","object":"text_completion","choices":[],"usage":{"prompt_tokens":1}}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"a"}],"error":{"message":"x"}}',
+    '{"id":"d","object":"text_completion","model":"n","choices":[{"text":""}]}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"\\ud800 lone"}]}',
+    '{"id":"c","object":"text_completion","choices":[{"text":"big","index":1e999}]}',
+    "[1, 2]",
+    "not json",
+]
+
+
+def _spaced(line: str) -> str:
+    """A ``data:`` line of JSON written again as Python's json writes it by default."""
+    if line.startswith("data: {"):
+        try:
+            return "data: " + json.dumps(json.loads(line[6:]))
+        except ValueError:
+            return line
+    return line
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_typed_path_reads_what_the_shared_path_reads(data: st.DataObject) -> None:
+    """Generated streams with odd chunks put in, compact or spaced: the updates with the
+    usual fast path are exactly those of every event through the shared path."""
+    stream = data.draw(strategies.streams())
+    body = b"".join(stream.chunks)
+    inserts = data.draw(st.lists(st.sampled_from(_MUTATIONS), max_size=4))
+    if data.draw(st.booleans()):  # spaced, as Python's json writes it
+        body = "\n".join(_spaced(line) for line in body.decode().split("\n")).encode()
+    at = body.find(b"data: ")
+    extra = "".join(f"data: {chunk}\n\n" for chunk in inserts).encode()
+    body = body[:at] + extra + body[at:] if at >= 0 else extra + body
+    fast, shared = read_with_and_without_usual(NAME, body)
+    assert fast == shared
+
+
+def test_the_usual_chunks_take_the_typed_path() -> None:
+    chunks = "".join(
+        f'data: {{"id":"c","object":"text_completion","model":"m","choices":[{{"text":"w{n} ","index":0,"logprobs":null,"finish_reason":null}}]}}\n\n'
+        for n in range(50)
+    )
+    body = (
+        chunks
+        + 'data: {"id":"c","object":"text_completion","model":"m","choices":[{"text":"","index":0,"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    ).encode()
+    dialect = OpenAICompletionsDialect()
+    response = respond([body], dialect)
+    assert response.text == "".join(f"w{n} " for n in range(50))
+    assert dialect.fast_path_counts() == {"typed": 50, "full": 1}

@@ -29,11 +29,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import msgspec
+
 from raf._mypyc import mypyc_attr
 from raf.dialects.base import Frame, Handler, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.formats.openai_completions._wire import _Chunk
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
+from raf.model.updates import AgentResponseUpdate
 
 __all__ = ["DONE", "FINISH_REASONS", "USAGE", "OpenAICompletionsDialect"]
 
@@ -55,6 +59,8 @@ other value (vLLM's ``abort``) is kept verbatim."""
 
 OBJECT = "text_completion"
 """The ``object`` of a legacy Completions chunk."""
+
+_decode_chunk = msgspec.json.Decoder(_Chunk).decode
 
 
 def _is_completion(payload: Mapping[str, Any]) -> bool:
@@ -137,5 +143,26 @@ class OpenAICompletionsDialect(JSONEventDialect):
     def kind_of(self, event: ServerSentEvent, payload: dict[str, Any]) -> str:
         """Every payload is a chunk (the format has no type field)."""
         return "chunk"
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual chunk, mapped as the shared path maps it: one that decodes typed
+        (:class:`_Chunk`) as a ``text_completion`` with one choice (index 0 or none) and no
+        finish reason, usage or error. Any other frame returns ``False`` having done nothing,
+        and takes the shared path."""
+        chunk = self.typed_usual(event, _decode_chunk)
+        if chunk is None or chunk.error is not None or chunk.usage is not None:
+            return False
+        kind, choices = chunk.object, chunk.choices
+        if not kind or not kind.startswith(OBJECT) or choices is None or len(choices) != 1:
+            return False
+        choice = choices[0]
+        if choice.index or choice.finish_reason is not None:
+            return False
+        self.fast_stats["typed"] += 1
+        self.recognised = True
+        self.metadata(chunk.id, chunk.model, out)
+        if choice.text:
+            out.append(updates.TextDelta(delta=choice.text))
+        return True
 
     handlers: ClassVar[Mapping[str, Handler]] = {"chunk": _chunk}
