@@ -66,6 +66,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -845,8 +846,11 @@ def _ratio(comparison: Comparison, name: str, relative_to: str) -> str:
     return spread.format(unit="x") if spread else comparison.outcomes[name].verdict
 
 
-def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compiled: bool) -> None:
-    """Print the table of one format and record its targets."""
+def report(
+    fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compiled: bool
+) -> list[str]:
+    """Print the table of one format and record its targets; returns the table in
+    Markdown (for ``--markdown``)."""
     rows = []
     for (style, name), cell in cells.items():
         c, s, w = cell.comparison, cell.suffix, cell.workload
@@ -909,6 +913,17 @@ def report(fmt: str, cells: dict[tuple[str, str], Cell], targets: Targets, compi
     if lines:
         print("linearity, time(big200) / time(big50), paired (linear is 4):")
         print("\n".join(lines))
+    markdown = [f"`{fmt}`:", "", "| " + " | ".join(headers) + " |"]
+    markdown.append("|" + "---|" * len(headers))
+    markdown += ["| " + " | ".join(row) + " |" for row in rows]
+    if lines:
+        markdown += [
+            "",
+            "Linearity, time(`big200`) / time(`big50`): "
+            + "; ".join(line.strip() for line in lines)
+            + ".",
+        ]
+    return [*markdown, ""]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -920,7 +935,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="quarter-size workloads, 3 rounds")
     parser.add_argument("--rounds", type=int, help="paired rounds per ratio (9; --quick 3)")
     parser.add_argument("--budget", type=float, help="wall s per run before it is stopped (120)")
+    parser.add_argument(
+        "--markdown", metavar="FILE", help="also write the tables in Markdown to FILE (new file)"
+    )
     args = parser.parse_args(argv)
+    if args.markdown and Path(args.markdown).exists():
+        parser.error(f"{args.markdown} exists: the tables are written to a new file only")
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # each table appears when it is done
     missing = sorted(set(raf.formats.names()) - {w.dialect or n for n, w in WIRES.items()})
@@ -936,6 +956,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"formats with no workload here (not measured): {', '.join(missing)}")
     compiled = raf_compiled()
     targets = Targets()
+    markdown: list[str] = []
     for fmt in args.format or list(WIRES):
         cells: dict[tuple[str, str], Cell] = {}
         for style in styles:
@@ -944,7 +965,10 @@ def main(argv: list[str] | None = None) -> int:
             ).items():
                 cells[style, name] = cell
         ordered = {(s, n): cells[s, n] for n in WORKLOADS for s in styles if (s, n) in cells}
-        report(fmt, ordered, targets, compiled)
+        markdown += report(fmt, ordered, targets, compiled)
+    if args.markdown:
+        markdown.append(f"Targets met: {targets.report().splitlines()[-1].strip()}")
+        Path(args.markdown).write_text("\n".join(markdown) + "\n", encoding="utf-8")
     print()
     print(f"targets (raf is the {'compiled' if compiled else 'interpreted'} build)")
     print(targets.report())
