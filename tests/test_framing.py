@@ -128,3 +128,44 @@ def test_auto_chooses_by_the_first_byte_under_any_split(body: bytes, chosen: str
 def test_unknown_framing_names_are_refused_with_the_known_ones() -> None:
     with pytest.raises(DialectError, match="json_array"):
         framing.create("xml")
+
+
+# Pieces of hostile JSON-array bodies: values compact, spaced or spread over lines, stray
+# text, separators of every kind, values sharing a line, cut or unbalanced objects.
+_PIECES = st.one_of(
+    json_values(max_leaves=6).map(lambda v: json.dumps(v, separators=(",", ":"))),
+    json_values(max_leaves=6).map(json.dumps),
+    json_values(max_leaves=4).map(lambda v: json.dumps(v, indent=1)),
+    st.sampled_from(
+        ["[", "]", ",", "\r\n,", "\n", "\r\n", " ", "oops", '{"a":', "}", '{"a":"\\u00"}', "{}{}"]
+    ),
+    st.sampled_from(
+        ['{"a":"x\\n\\"}\\\\"}', '{"b":"\xff"}', '{"c":1} {"d":2}', '{"e":[1,{"f":2}]}']
+    ),
+)
+
+
+def _outcome(chunks: list[bytes], limit: int) -> tuple[list[str], bool | None, int | None]:
+    decoder = JSONArrayDecoder(max_event_bytes=limit)
+    got: list[str] = []
+    try:
+        for chunk in chunks:
+            got += [e.data for e in decoder.feed(chunk)]
+    except SSELimitExceeded as exc:
+        return got + [e.data for e in exc.events], None, exc.size
+    got += [e.data for e in decoder.close()]
+    return got, decoder.truncated, None
+
+
+@given(st.lists(_PIECES, max_size=12), st.sampled_from([16, 64, 1 << 20]), st.data())
+def test_whole_line_objects_split_as_the_scanner_splits_them(
+    pieces: list[str], limit: int, data: st.DataObject
+) -> None:
+    """An object alone on its line is taken whole (checked by msgspec) only when the
+    scanner would find exactly it: fed one byte at a time (never a whole line in one feed,
+    so always the scanner), any body gives the same frames, truncation and limit errors."""
+    body = "".join(pieces).encode("utf-8", "surrogatepass")
+    chunks = data.draw(network_chunkings(body))
+    bytewise = [body[i : i + 1] for i in range(len(body))]
+    assert _outcome(chunks, limit)[:2] == _outcome(bytewise, limit)[:2]
+    assert _outcome([body], limit)[:2] == _outcome(bytewise, limit)[:2]

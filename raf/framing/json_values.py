@@ -23,7 +23,9 @@ the end of the stream a value (or line) that is not finished is discarded and
 event; for a JSON array, a missing closing ``]`` is truncation too.
 
 Cost is linear whatever the feed sizes: each byte is looked at once, by regular-expression
-scans that jump between the characters that matter (quotes, backslashes, brackets). One
+scans that jump between the characters that matter (quotes, backslashes, brackets), or, for
+an object alone on its line (how Google's servers send each element), by one check in C that
+the line is one complete JSON value (each line is tried once). One
 limit bounds memory (``max_event_bytes``: the largest value, or line); passing it raises
 :class:`raf.errors.SSELimitExceeded`, whose ``events`` holds the frames decoded first.
 """
@@ -33,6 +35,8 @@ from __future__ import annotations
 import re
 from typing import ClassVar, Literal
 
+import msgspec
+
 from raf.errors import SSELimitExceeded, StateError
 from raf.framing.sse import ServerSentEvent
 from raf.limits import DEFAULT_MAX_EVENT_BYTES
@@ -40,6 +44,8 @@ from raf.limits import DEFAULT_MAX_EVENT_BYTES
 __all__ = ["JSONArrayDecoder", "JSONLinesDecoder"]
 
 _BOM = b"\xef\xbb\xbf"
+# One complete JSON value, checked (not built): msgspec reads it into a Raw slice.
+_one_value = msgspec.json.Decoder(msgspec.Raw).decode
 # Inside a value, outside strings: the characters that change the state.
 _STRUCTURE = re.compile(rb'[\[\]{}"]')
 # Inside a string: the characters that may end it.
@@ -95,6 +101,7 @@ class JSONArrayDecoder:
         self._first = True
         self._closed = False
         self._failed = False
+        self._tried = 0
 
     def feed(self, data: bytes) -> list[ServerSentEvent]:
         """Decode the next chunk; returns the values it completed, in order.
@@ -146,9 +153,30 @@ class JSONArrayDecoder:
             self._value = bytearray()
             raise SSELimitExceeded("event", self.max_event_bytes, size, events)
 
+    def _whole_line(self, data: bytes, start: int) -> int:
+        """Where the object that begins at ``start`` ends, if it is a whole JSON value that
+        ends its line (only whitespace after it before the LF); else ``start`` (the scanner
+        reads it). A raw LF is never inside a JSON string, so such an object is exactly the
+        value the scanner would find, bracket by bracket; the check that it is one complete
+        value is msgspec's, in C. A line is tried once (values that share a line, or span
+        several, are the scanner's), so the cost stays linear."""
+        line_end = data.find(b"\n", start)
+        self._tried = len(data) if line_end < 0 else line_end
+        if line_end < 0:
+            return start
+        candidate = data[start:line_end].rstrip(b" \t\r")
+        if len(candidate) > self.max_event_bytes or candidate[-1:] != b"}":
+            return start
+        try:
+            _one_value(candidate)
+        except msgspec.DecodeError:
+            return start
+        return start + len(candidate)
+
     def _scan(self, data: bytes, events: list[ServerSentEvent]) -> None:
         """The state machine. Each step finds the next byte that matters for the current
         state and consumes everything before it in one slice."""
+        self._tried = 0  # data[:_tried] was tried by _whole_line (this feed's offsets)
         pos = 0
         end = len(data)
         while pos < end:
@@ -167,6 +195,15 @@ class JSONArrayDecoder:
                     pos += 1
                 elif byte == 0x2C and self._array_open:  # ,
                     pos += 1
+                elif (
+                    byte == 0x7B
+                    and pos >= self._tried
+                    and (stop := self._whole_line(data, pos)) > pos
+                ):
+                    # An object alone on its line, as Google's servers send each element:
+                    # one frame, without walking its characters.
+                    events.append(_frame(data[pos:stop]))
+                    pos = stop
                 elif byte in (0x7B, 0x5B):  # { or [ : a value begins
                     self._state = _VALUE
                     self._depth = 1
