@@ -1426,12 +1426,18 @@ USUAL_VARIANTS: list[Any] = [
 ]
 
 
+class _SharedOnly(OpenAIResponsesDialect):
+    """The dialect with its ``usual`` fast path switched off (in a subclass: a compiled
+    dialect's attributes cannot be set from outside)."""
+
+    usual = None  # type: ignore[assignment]
+
+
 def _one_by_one(chunks: list[bytes], usual: bool = False) -> list[Any]:
     """The updates of the events of ``chunks`` fed one by one: the shared path only, or with
     the ``usual`` fast path of single events."""
-    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
-    if not usual:
-        dialect.usual = None  # type: ignore[assignment]
+    decoder = SSEDecoder()
+    dialect = OpenAIResponsesDialect() if usual else _SharedOnly()
     out: list[Any] = []
     for piece in chunks:
         out.extend(dialect.feed_events(decoder.feed(piece)))

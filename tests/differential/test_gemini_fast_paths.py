@@ -304,7 +304,9 @@ def test_a_run_is_taken_and_its_batch_left_open_until_flushed() -> None:
 
 
 def test_the_typed_usage_reads_the_counts_the_usage_table_reads() -> None:
-    read = {path for count in vars(USAGE).values() for group in count for path in group}
+    counts = ("prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "cache_miss")
+    counts += ("reasoning",)
+    read = {path for name in counts for group in getattr(USAGE, name) for path in group}
     assert set(_USAGE_FIELDS) == read
 
 

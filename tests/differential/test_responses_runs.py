@@ -32,10 +32,16 @@ def _clock() -> datetime:
     return T0
 
 
+class _SharedOnly(OpenAIResponsesDialect):
+    """The dialect with its ``usual`` fast path switched off (in a subclass: a compiled
+    dialect's attributes cannot be set from outside)."""
+
+    usual = None  # type: ignore[assignment]
+
+
 def _one_by_one(chunks: list[bytes]) -> list[Any]:
     """Every event fed alone, through the shared path only (no fast path at all)."""
-    decoder, dialect = SSEDecoder(), OpenAIResponsesDialect()
-    dialect.usual = None  # type: ignore[assignment]
+    decoder, dialect = SSEDecoder(), _SharedOnly()
     out: list[Any] = []
     for chunk in chunks:
         out.extend(dialect.feed_events(decoder.feed(chunk)))
