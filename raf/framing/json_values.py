@@ -102,6 +102,9 @@ class JSONArrayDecoder:
         self._closed = False
         self._failed = False
         self._tried = 0
+        # The start of an object whose line has not ended yet (see _whole_line), held until
+        # it does; None when there is none.
+        self._pending: bytearray | None = None
 
     def feed(self, data: bytes) -> list[ServerSentEvent]:
         """Decode the next chunk; returns the values it completed, in order.
@@ -111,6 +114,11 @@ class JSONArrayDecoder:
                 of this call before it). The decoder then refuses further input.
             StateError: the decoder was closed or has failed.
         """
+        return self._feed_chunk(data, fast=True)
+
+    def _feed_chunk(self, data: bytes, *, fast: bool) -> list[ServerSentEvent]:
+        """:meth:`feed`; with ``fast=False`` every value goes through the scanner (the path
+        the fast one must match exactly, event for event and feed for feed)."""
         if self._closed or self._failed:
             raise StateError("feed() after close() or after a limit error")
         if self._first and data:
@@ -123,8 +131,32 @@ class JSONArrayDecoder:
             if data.startswith(_BOM):
                 data = data[len(_BOM) :]
         events: list[ServerSentEvent] = []
-        self._scan(data, events)
+        self._feed(data, events, fast=fast)
         return events
+
+    def _feed(self, data: bytes, events: list[ServerSentEvent], *, fast: bool) -> None:
+        """Scan ``data``; with ``fast=False`` every value goes through the scanner, bracket
+        by bracket (the path the fast one must match exactly)."""
+        pending = self._pending
+        if pending is not None:  # the line of an object begun in an earlier feed
+            line_end = data.find(b"\n")
+            if line_end < 0:
+                pending += data
+                if b"}" in data or len(pending) > self.max_event_bytes:
+                    # The object may end here (the scanner would give it now), or it is
+                    # too long (the scanner tells): the scanner reads it.
+                    self._pending = None
+                    self._scan(bytes(pending), events, fast=False)
+                return
+            self._pending = None
+            line = bytes(pending) + data[:line_end]
+            whole = line.rstrip(b" \t\r")
+            if self._one_value(whole):
+                events.append(_frame(whole))
+            else:
+                self._scan(line, events, fast=False)
+            data = data[line_end:]
+        self._scan(data, events, fast=fast)
 
     def close(self) -> list[ServerSentEvent]:
         """End of the stream: an unfinished value is discarded (:attr:`truncated`)."""
@@ -132,6 +164,9 @@ class JSONArrayDecoder:
             return []
         self._closed = True
         events: list[ServerSentEvent] = []
+        if self._pending is not None:  # an object whose line never ended: the scanner's
+            pending, self._pending = bytes(self._pending), None
+            self._scan(pending, events, fast=False)
         if self._state == _SCALAR:
             self._emit(events)  # a top-level scalar (or stray text) ends with the stream
         self.truncated = self._state != _BETWEEN or self._array_open
@@ -163,17 +198,26 @@ class JSONArrayDecoder:
         line_end = data.find(b"\n", start)
         self._tried = len(data) if line_end < 0 else line_end
         if line_end < 0:
-            return start
+            if len(data) - start > self.max_event_bytes or data.find(b"}", start) >= 0:
+                return start  # it may end in this feed: the scanner gives it as it ends
+            # It cannot have ended (no "}" yet) and its line goes on in the next feed: held
+            # until the line ends (_feed), never past where the scanner would give it.
+            self._pending = bytearray(data[start:])
+            return len(data)
         candidate = data[start:line_end].rstrip(b" \t\r")
+        return start + len(candidate) if self._one_value(candidate) else start
+
+    def _one_value(self, candidate: bytes) -> bool:
+        """Whether ``candidate`` is one complete JSON object within the size limit."""
         if len(candidate) > self.max_event_bytes or candidate[-1:] != b"}":
-            return start
+            return False
         try:
             _one_value(candidate)
         except msgspec.DecodeError:
-            return start
-        return start + len(candidate)
+            return False
+        return True
 
-    def _scan(self, data: bytes, events: list[ServerSentEvent]) -> None:
+    def _scan(self, data: bytes, events: list[ServerSentEvent], *, fast: bool = True) -> None:
         """The state machine. Each step finds the next byte that matters for the current
         state and consumes everything before it in one slice."""
         self._tried = 0  # data[:_tried] was tried by _whole_line (this feed's offsets)
@@ -197,12 +241,15 @@ class JSONArrayDecoder:
                     pos += 1
                 elif (
                     byte == 0x7B
+                    and fast
                     and pos >= self._tried
                     and (stop := self._whole_line(data, pos)) > pos
                 ):
                     # An object alone on its line, as Google's servers send each element:
-                    # one frame, without walking its characters.
-                    events.append(_frame(data[pos:stop]))
+                    # one frame, without walking its characters (or held until its line
+                    # ends, in a later feed).
+                    if self._pending is None:
+                        events.append(_frame(data[pos:stop]))
                     pos = stop
                 elif byte in (0x7B, 0x5B):  # { or [ : a value begins
                     self._state = _VALUE
