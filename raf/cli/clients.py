@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import warnings
 from pathlib import Path
 from typing import Any, TextIO
@@ -20,7 +21,7 @@ from raf.cli._shell import (
     _seconds,
     _warn,
 )
-from raf.clients import TOOL_LOOP_ADAPTERS
+from raf.clients import TOOL_LOOP_ADAPTERS, node_names
 from raf.clients import names as client_names
 from raf.shared.bundled import bundled
 
@@ -45,7 +46,7 @@ HISTORY_END = "<!-- raf clients history: end -->"
 
 
 def _all_names() -> list[str]:
-    return client_names() + list(TOOL_LOOP_ADAPTERS)
+    return client_names() + list(TOOL_LOOP_ADAPTERS) + node_names()
 
 
 def add_parser(sub: Any) -> None:
@@ -67,9 +68,11 @@ def add_parser(sub: Any) -> None:
         "  raf clients --client openai --client anthropic -k tool\n"
         "  raf clients --tool-loops-only --client openai-loop\n"
         "  raf clients --markdown docs/clients.md   # replaces the parts between its markers\n"
-        "  raf clients --history .tox/history --markdown docs/clients.md\n\n"
+        "  raf clients --history .tox/history --markdown docs/clients.md\n"
+        "  raf clients --impl 'node my-adapter.mjs' --name mine --client openai-node\n\n"
         "clients: " + ", ".join(client_names()) + "\n"
-        "tool loops: " + ", ".join(TOOL_LOOP_ADAPTERS),
+        "tool loops: " + ", ".join(TOOL_LOOP_ADAPTERS) + "\n"
+        "Node.js (raf/clients/node, npm ci there first): " + ", ".join(node_names()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     clients.add_argument(
@@ -99,6 +102,23 @@ def add_parser(sub: Any) -> None:
         help="only the request-side bugs of earlier releases (conformance/client_history.yaml): "
         "each release installed in a virtual environment of its own under DIR (kept, reused) "
         "and its tool loop run on the bug's recording",
+    )
+    clients.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="also a program of your own speaking raf-conformance/1 with the capability http "
+        "(docs/protocol.md; the Node kit: raf kit node) as a column, named by --name "
+        "(repeatable, in pairs); its hello decides its dialects, and whether it is also run "
+        "over the tool loops (capability tool_loop)",
+    )
+    clients.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="the column's name of the --impl of the same position (default: its hello's name)",
     )
     clients.add_argument(
         "-k",
@@ -140,35 +160,41 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from raf.client_matrix.run import DEFAULT_CHUNKINGS  # noqa: PLC0415
 
     chunkings = tuple(args.chunking or DEFAULT_CHUNKINGS)
-    chosen = args.client or _all_names()
+    outside = _outside(args)
+    given = [name for name in outside if name not in node_names()]  # --impl
+    # --impl alone: only the programs given; with --client, those and the programs.
+    chosen = args.client or ([] if given else _all_names())
     stream_names = [] if args.tool_loops_only else [n for n in chosen if n in client_names()]
     loop_names = [n for n in chosen if n in TOOL_LOOP_ADAPTERS] if args.tool_loops else []
+    programs = [c for n, c in outside.items() if n in chosen or n in given]
     console = _Console(file=out)
     columns: list[Column] = []
     cells: list[Any] = []
     loop_columns: list[Column] = []
     loop_cells: list[Any] = []
-    if stream_names:
-        columns, cells = _stream_matrix(args, console, stream_names, chunkings)
-    if loop_names:
-        loop_columns, loop_cells = _tool_loops(args, console, loop_names, chunkings)
+    if stream_names or (programs and not args.tool_loops_only):
+        columns, cells = _stream_matrix(args, console, stream_names, chunkings, programs)
+    if loop_names or (programs and args.tool_loops):
+        loop_columns, loop_cells = _tool_loops(args, console, loop_names, chunkings, programs)
+    stream_section = bool(columns)
+    loop_section = bool(loop_columns)
     every = columns + loop_columns
     if args.client and every and all(c.missing for c in every):
         raise _InputError("none of the clients asked for is installed (pip install 'raf[clients]')")
     if args.json is not None:
         document: dict[str, Any] = {}
-        if stream_names:
+        if stream_section:
             document = matrix_json(columns, cells, chunkings)
-        if loop_names:
+        if loop_section:
             from raf.client_matrix.tool_loop_report import tool_loops_json  # noqa: PLC0415
 
             document["tool_loops"] = tool_loops_json(loop_columns, loop_cells, chunkings)
         _write_file(args.json, msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n")
     if args.markdown is not None:
         parts = []
-        if stream_names:
+        if stream_section:
             parts.append((MATRIX_BEGIN, MATRIX_END, matrix_markdown(columns, cells, chunkings)))
-        if loop_names:
+        if loop_section:
             from raf.client_matrix.tool_loop_report import tool_loops_markdown  # noqa: PLC0415
 
             text = tool_loops_markdown(loop_columns, loop_cells, chunkings)
@@ -177,10 +203,87 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _stream_matrix(
-    args: argparse.Namespace, console: _Console, names: list[str], chunkings: tuple[str, ...]
+def _outside(args: argparse.Namespace) -> dict[str, Any]:
+    """The columns that are programs: the Node.js adapters, then each ``--impl`` under its
+    ``--name`` (default: ``impl-N``; its hello's name is shown in the report)."""
+    from raf.client_matrix.outside import OutsideClient, node_clients  # noqa: PLC0415
+
+    if len(args.name) > len(args.impl):
+        raise _InputError("raf clients: --name names the --impl of the same position")
+    found: dict[str, Any] = dict(node_clients())
+    for number, command in enumerate(args.impl):
+        name = args.name[number] if number < len(args.name) else f"impl-{number + 1}"
+        if name in found or name in client_names() or name in TOOL_LOOP_ADAPTERS:
+            raise _InputError(f"raf clients: --name {name}: a column of that name exists")
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise _InputError(f"raf clients: --impl {command!r}: {exc}") from exc
+        if not argv:
+            raise _InputError("raf clients: --impl: an empty command")
+        found[name] = OutsideClient(name, argv)
+    return found
+
+
+def _program_columns(
+    console: _Console,
+    programs: list[Any],
+    open_session: Any,
+    wanted: str,
+    run: Any,
 ) -> tuple[list[Any], list[Any]]:
-    """The stream matrix: every adapter in ``names`` over the bundled scenarios."""
+    """The columns and cells of the programs of one section (``wanted``: ``streams`` or
+    ``loops``, the :class:`~raf.client_matrix.outside.Session` property that says whether a
+    program's hello puts it there), each run by ``run(session)``."""
+    from raf.client_matrix.report import Column  # noqa: PLC0415
+
+    columns: list[Column] = []
+    cells: list[Any] = []
+    for program in programs:
+        with open_session(program) as session:
+            if session.missing is not None:
+                if wanted == "streams":  # said once, in the first section
+                    columns.append(
+                        Column(
+                            program.name, "", (), missing=session.missing, language=program.language
+                        )
+                    )
+                    _warn(f"raf clients: {program.name}: {session.missing}")
+                continue
+            if not getattr(session, wanted):
+                continue
+            columns.append(
+                Column(
+                    program.name,
+                    session.version,
+                    session.dialects,
+                    how=session.how,
+                    language=program.language,
+                    library=session.hello.library or "",
+                )
+            )
+            with console.status(f"raf clients: {program.name}"):
+                mine = run(session)
+            cells += mine
+            passed = sum(c.status in ("pass", "notice") for c in mine)
+            judged = sum(c.status != "skip" for c in mine)
+            what = "pass" if wanted == "streams" else "tool loops pass"
+            console.print(
+                f"{escape(program.name)} {escape(session.version)}: {passed}/{judged} {what}"
+            )
+    return columns, cells
+
+
+def _stream_matrix(
+    args: argparse.Namespace,
+    console: _Console,
+    names: list[str],
+    chunkings: tuple[str, ...],
+    programs: list[Any] = [],  # noqa: B006 - never changed
+) -> tuple[list[Any], list[Any]]:
+    """The stream matrix: every adapter in ``names`` over the bundled scenarios, then every
+    program of ``programs`` whose hello takes one-request cases."""
+    from raf.client_matrix.outside import Session, run_outside  # noqa: PLC0415
     from raf.client_matrix.report import Column  # noqa: PLC0415
     from raf.client_matrix.run import Cell, merge, run_client  # noqa: PLC0415
     from raf.clients import adapter  # noqa: PLC0415 - the matrix only when asked
@@ -216,14 +319,37 @@ def _stream_matrix(
             passed = sum(c.status in ("pass", "notice") for c in merged)
             judged = sum(c.status != "skip" for c in merged)
             console.print(f"{escape(name)} {escape(columns[-1].version)}: {passed}/{judged} pass")
+        more, found = _program_columns(
+            console,
+            programs,
+            lambda program: Session.open(program, server, timeout=args.timeout),
+            "streams",
+            lambda session: merge(
+                run_outside(
+                    session,
+                    cassettes=suite_folders.cassettes,
+                    goldens=suite_folders.goldens,
+                    chunkings=chunkings,
+                    select=args.select or (),
+                )
+            ),
+        )
+        columns += more
+        cells += found
     return columns, cells
 
 
 def _tool_loops(
-    args: argparse.Namespace, console: _Console, names: list[str], chunkings: tuple[str, ...]
+    args: argparse.Namespace,
+    console: _Console,
+    names: list[str],
+    chunkings: tuple[str, ...],
+    programs: list[Any] = [],  # noqa: B006 - never changed
 ) -> tuple[list[Any], list[Any]]:
-    """The tool loops: every tool-loop adapter in ``names`` over the tool-loop recordings."""
+    """The tool loops: every tool-loop adapter in ``names`` over the tool-loop recordings,
+    then every program of ``programs`` whose hello has the capability ``tool_loop``."""
     from raf.cassettes.tool_loops import ToolLoopError, tool_loop_specs  # noqa: PLC0415
+    from raf.client_matrix.outside import Session, run_outside_loops  # noqa: PLC0415
     from raf.client_matrix.report import Column  # noqa: PLC0415
     from raf.client_matrix.tool_loops import (  # noqa: PLC0415
         LoopCell,
@@ -266,6 +392,23 @@ def _tool_loops(
             console.print(
                 f"{escape(name)} {escape(columns[-1].version)}: {passed}/{judged} tool loops pass"
             )
+        more, found = _program_columns(
+            console,
+            programs,
+            lambda program: Session.open(program, server, timeout=args.timeout * 3),
+            "loops",
+            lambda session: merge_loops(
+                run_outside_loops(
+                    session,
+                    folder=folder,
+                    specs=specs,
+                    chunkings=chunkings,
+                    select=args.select or (),
+                )
+            ),
+        )
+        columns += more
+        cells += found
     return columns, cells
 
 

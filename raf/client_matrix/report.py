@@ -37,6 +37,11 @@ class Column:
     dialects: tuple[str, ...]
     missing: str | None = None
     how: str = ""
+    language: str = "Python"
+    """The language of the library (``Python``, ``Node.js``); empty for a program given
+    with ``raf clients --impl``."""
+    library: str = ""
+    """The library's package, where the name does not say it (an npm package)."""
 
 
 def matrix_json(

@@ -42,7 +42,15 @@ from raf.serve.server import ReplayServer
 from raf.shared.case_paths import case_path
 from raf.shared.client_response import ClientResponse
 
-__all__ = ["DEFAULT_CHUNKINGS", "Cell", "merge", "run_client", "short_reason"]
+__all__ = [
+    "DEFAULT_CHUNKINGS",
+    "Cell",
+    "judged",
+    "merge",
+    "never_received",
+    "run_client",
+    "short_reason",
+]
 
 DEFAULT_CHUNKINGS = ("whole", "random")
 """The chunkings every scenario is served with: one read, and cuts of 1-64 bytes."""
@@ -209,7 +217,7 @@ def run_case(
     if missing:
         cell.status, cell.reason = "skip", f"does not report {', '.join(missing)}"
         return cell
-    never = _never_received(adapter, case)
+    never = never_received(adapter.name, adapter.framings, case)
     if never:
         cell.status, cell.reason = "skip", never
         return cell
@@ -239,18 +247,42 @@ def run_case(
     if response is not None and not isinstance(response, ClientResponse):
         cell.status, cell.reason = "fail", f"the adapter returned {type(response).__name__}"
         return cell
-    cell.raised = raised
     entries = [
         e for e in server.journal.since(mark) if e.get("case") == f"{case.dialect}/{case.scenario}"
     ]
+    request: list[str] = []
     if entries:
         check = entries[0].get("check") or {}
-        cell.request = list(check.get("mismatches") or [])
+        request = list(check.get("mismatches") or [])
+    return judged(
+        cell,
+        case,
+        response=response,
+        raised=raised,
+        request=request,
+        capabilities=adapter.capabilities,
+    )
+
+
+def judged(
+    cell: Cell,
+    case: Case,
+    *,
+    response: ClientResponse | None,
+    raised: str | None,
+    request: Sequence[str],
+    capabilities: Sequence[str],
+) -> Cell:
+    """``cell`` with the verdict on what a library handed its user for ``case``
+    (``response``, what it ``raised``) and on its request (``request``: how it differs from
+    the recorded one), as ``raf conform`` judges a case at level ``response``."""
+    cell.raised = raised
+    cell.request = list(request)
     verdict = judge(
         case,
         Outcome(Result(id=case.id, response=response, raised=raised)),
         "response",
-        set(adapter.capabilities),
+        set(capabilities),
     )
     failing = [d.mismatch for d in verdict.differences if d.fails]
     notices = [d.mismatch for d in verdict.differences if not d.fails]
@@ -271,16 +303,17 @@ def run_case(
     return cell
 
 
-def _never_received(adapter: Adapter, case: Case) -> str:
-    """Why ``adapter``'s library never receives the response of ``case`` (its recorded
-    request asked for a framing the library never asks for), or ``""``."""
+def never_received(name: str, framings: Sequence[str], case: Case) -> str:
+    """Why the library of column ``name``, which only ever asks for ``framings`` (empty:
+    what the recording asked for), never receives the response of ``case`` (its recorded
+    request asked for another framing), or ``""``."""
     uri = case.request.uri if case.request is not None else None
     framing = requested_framing(case.dialect, uri)
-    if not adapter.framings or framing is None or framing in adapter.framings:
+    if not framings or framing is None or framing in framings:
         return ""
     shape = formats.get(case.dialect).request_url
-    asked = " or ".join(shape.asks(f) if shape else f for f in adapter.framings)
-    return f"{adapter.name} always asks for {asked}: it never receives {RECEIVED[framing]}"
+    asked = " or ".join(shape.asks(f) if shape else f for f in framings)
+    return f"{name} always asks for {asked}: it never receives {RECEIVED[framing]}"
 
 
 def merge(cells: Iterable[Cell]) -> list[Cell]:

@@ -48,6 +48,7 @@ __all__ = [
     "LoopCell",
     "Verdict",
     "expected_response",
+    "judged_loop",
     "merge_loops",
     "requests_reason",
     "run_tool_loop",
@@ -273,6 +274,29 @@ def run_tool_loop(
         response, raised = error.partial, str(error)
     elif error is not None:
         raised = f"{type(error).__name__}: {error}"
+    entries = [e for e in server.journal.since(mark) if e.get("run") == run]
+    return judged_loop(
+        cell,
+        spec,
+        response=response,
+        raised=raised,
+        entries=entries,
+        capabilities=adapter.capabilities,
+    )
+
+
+def judged_loop(
+    cell: LoopCell,
+    spec: ToolLoopSpec,
+    *,
+    response: Any,
+    raised: str | None,
+    entries: Sequence[Mapping[str, Any]],
+    capabilities: Sequence[str],
+) -> LoopCell:
+    """``cell`` with both verdicts on a run of a tool loop over ``spec``: what the library
+    handed its user at the end (``response``, what it ``raised``), and every request of the
+    run (``entries``: the server's journal entries of the run, in order)."""
     cell.raised = raised
     if response is not None and not isinstance(response, ClientResponse):
         cell.response = Verdict(
@@ -286,13 +310,12 @@ def run_tool_loop(
             expected_response(spec.expect),
             _three_counts(response),
             raised=raised,
-            capabilities=adapter.capabilities,
+            capabilities=capabilities,
         )
         cell.response = _verdict(mismatches, lambda shown: short_reason(shown, raised))
-    entries = [e for e in server.journal.since(mark) if e.get("run") == run]
     cell.sent = len(entries)
     cell.rules = _rules_of(entries)
-    cell.requests = _verdict(judge_requests(spec, entries), requests_reason)
+    cell.requests = _verdict(judge_requests(spec, list(entries)), requests_reason)
     return cell
 
 

@@ -15,12 +15,21 @@ library is missing is reported as such, never imported by raf itself.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:  # pragma: no cover
     from raf.clients.base import Adapter, ToolLoopAdapter
 
-__all__ = ["ADAPTERS", "TOOL_LOOP_ADAPTERS", "adapter", "names", "tool_loop_adapter"]
+__all__ = [
+    "ADAPTERS",
+    "NODE_FOLDER",
+    "TOOL_LOOP_ADAPTERS",
+    "adapter",
+    "names",
+    "node_names",
+    "tool_loop_adapter",
+]
 
 ADAPTERS: Final[dict[str, str]] = {
     "raf": "raf.clients.raf_httpx",
@@ -52,6 +61,18 @@ TOOL_LOOP_ADAPTERS: Final[dict[str, str]] = {
 """Every tool-loop adapter (:class:`~raf.clients.base.ToolLoopAdapter`: a library's own tool
 loop), by its name in the matrix's tool-loop section, and the module that defines it as
 ``TOOL_LOOP_ADAPTER``."""
+
+
+NODE_FOLDER: Final[Path] = Path(__file__).resolve().parent / "node"
+"""The Node.js adapters: one ES module per npm library (``<name>.mjs``, written with the
+Node kit, ``raf kit node``), beside the ``package.json`` and ``package-lock.json`` that pin
+their libraries (``npm ci --prefix`` this folder installs them). A new module here is a new
+column: its hello says the rest (:mod:`raf.client_matrix.outside`)."""
+
+
+def node_names() -> list[str]:
+    """The Node.js adapters' names (their modules' file names), in name order."""
+    return sorted(path.stem for path in NODE_FOLDER.glob("*.mjs"))
 
 
 def names() -> list[str]:

@@ -112,6 +112,15 @@ class ImplementationHello(_Message, tag="hello", forbid_unknown_fields=False):
         levels: the levels it can be compared at (:data:`LEVELS`); asking for another one
             skips every case.
         capabilities: what it reports (:data:`CAPABILITIES`).
+        library: the client library it drives (an adapter of a library: ``openai``,
+            ``@anthropic-ai/sdk``), whose version ``version`` then is; shown in the
+            real-client matrix (``raf clients --impl``).
+        how: one paragraph: how its user reads the result (what is compared), shown in the
+            real-client matrix.
+        framings: the response framings the library asks for where a request's URL chooses
+            one (Gemini's ``?alt=sse`` is ``sse``); a case recorded with another is a
+            response it never receives, skipped by the real-client matrix. Empty: it asks
+            for what the recording asked for.
     """
 
     protocol: str
@@ -120,6 +129,9 @@ class ImplementationHello(_Message, tag="hello", forbid_unknown_fields=False):
     dialects: list[str] = msgspec.field(default_factory=list)
     levels: list[str] = msgspec.field(default_factory=lambda: ["response"])
     capabilities: list[str] = msgspec.field(default_factory=list)
+    library: str | None = None
+    how: str = ""
+    framings: list[str] = msgspec.field(default_factory=list)
 
 
 class HttpRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=False):
