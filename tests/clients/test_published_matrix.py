@@ -16,6 +16,7 @@ import pytest
 
 from raf.cli import MATRIX_BEGIN, MATRIX_END, main
 from raf.cli.clients import LOOPS_BEGIN, LOOPS_END
+from raf.client_matrix.outside import node_clients
 from raf.clients import TOOL_LOOP_ADAPTERS, adapter, names, tool_loop_adapter
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
@@ -28,6 +29,7 @@ def _between_markers(text: str, begin: str = MATRIX_BEGIN, end: str = MATRIX_END
 def test_the_published_matrix_is_what_raf_clients_writes_today(tmp_path: Path) -> None:
     missing = [name for name in names() if adapter(name).missing() is not None]
     missing += [n for n in TOOL_LOOP_ADAPTERS if tool_loop_adapter(n).missing() is not None]
+    missing += [n for n, c in node_clients().items() if c.missing is not None]
     if missing:
         if os.environ.get("RAF_REQUIRE_CLIENTS") == "1":
             pytest.fail(f"the clients extra is required but missing: {', '.join(missing)}")
