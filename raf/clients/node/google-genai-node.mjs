@@ -13,7 +13,13 @@ import { GoogleGenAI } from "@google/genai";
 
 // Request fields that the SDK takes in `config` under the same names (the REST names are the
 // SDK's own); `generationConfig`'s fields go into `config` directly.
-const CONFIG_FIELDS = ["systemInstruction", "tools", "toolConfig", "cachedContent", "safetySettings"];
+const CONFIG_FIELDS = [
+  "systemInstruction",
+  "tools",
+  "toolConfig",
+  "cachedContent",
+  "safetySettings",
+];
 
 /** The SDK's `config` for a recorded Gemini REST body. */
 export function configOf(body) {
@@ -92,7 +98,10 @@ serve({
         for (const part of candidate.content?.parts ?? []) {
           if (part.thought && typeof part.text === "string") seen.reasoning += part.text;
         }
-        for (const call of chunk.functionCalls ?? []) seen.call(call.id, call.name ?? "", call.args);
+        for (const call of chunk.functionCalls ?? []) {
+          // args is undefined for a call streamed without arguments: the user has none.
+          seen.call(call.id, call.name ?? "").arguments = call.args ?? null;
+        }
         if (candidate.finishReason) raw = candidate.finishReason;
       }
     } finally {
