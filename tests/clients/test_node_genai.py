@@ -1,21 +1,27 @@
-"""The npm ``@google/genai`` column (``raf/clients/node/google-genai-node.mjs``): the README's
-``generateContentStream`` loop over every bundled Gemini scenario, under both chunkings.
+"""The npm ``@google/genai`` columns: ``google-genai-node`` (the README's
+``generateContentStream`` loop over every bundled Gemini scenario, under both chunkings) and
+``google-genai-node-afc`` (automatic function calling with a ``CallableTool``, streamed in a
+chat, over the Gemini tool-loop recordings).
 
 What a user of the SDK relies on: the SSE streams it reads come out right (text without the
 thought parts, thoughts, calls, finish reason, usage, a blocked prompt), every request it sent
 is the recorded one (thought signatures sent back on the follow-up), it is never given a
-JSON-array body, and the cells it fails fail the way docs/clients.md traces them to the
-library's code. Without Node.js or the npm libraries the tests skip (fail with
+JSON-array body, that AFC runs the recorded rounds and answers right, and the cells they
+fail fail the way docs/clients.md traces them to the library's code. Without Node.js or the npm libraries the tests skip (fail with
 ``RAF_REQUIRE_CLIENTS=1``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from raf.client_matrix.run import Cell
+from raf.client_matrix.tool_loops import LoopCell
 from raf.serve import ReplayServer
-from tests.clients.support import node_cells
+from raf.shared.bundled import bundled
+from tests.clients.support import node_cells, node_loop_cells
 
 NAME = "google-genai-node"
 
@@ -111,3 +117,48 @@ def test_never_given_a_json_array_body(server: ReplayServer, scenario: str) -> N
         f"{NAME} always asks for ?alt=sse: it never receives a JSON-array body",
     )
     assert server.journal.count == mark
+
+
+# --- automatic function calling --------------------------------------------------------------
+
+AFC = "google-genai-node-afc"
+# Runs whose every round AFC sends, with the answer right: only the model turns differ.
+AFC_RUNS = {"parallel_calls_one_signature": 2, "three_rounds_signatures": 4, "tool_error": 2}
+
+
+@pytest.fixture(scope="module")
+def loop_cells() -> Iterator[dict[str, LoopCell]]:
+    with ReplayServer([bundled().tool_loops]) as running:
+        yield node_loop_cells(AFC, running, "gemini/")
+
+
+def test_afc_runs_every_gemini_recording(loop_cells: dict[str, LoopCell]) -> None:
+    assert sorted(loop_cells) == sorted([*AFC_RUNS, "two_tools"])
+
+
+@pytest.mark.parametrize(("scenario", "requests"), sorted(AFC_RUNS.items()))
+def test_afc_answers_right_and_sends_each_chunk_as_a_model_turn(
+    loop_cells: dict[str, LoopCell], scenario: str, requests: int
+) -> None:
+    cell = loop_cells[scenario]
+    assert cell.response.status == "pass", (cell.response.reason, cell.raised)
+    assert cell.sent == requests
+    assert cell.rules == []  # every signature goes back on its part: Gemini takes them
+    details = cell.requests.details
+    assert cell.requests.status == "fail"
+    # processAfcStream keeps each chunk's content as a content of its own: the model turn is
+    # sent back as several `model` contents, so the function responses move down.
+    assert any('.contents[2].role: expected "user" (recorded), got "model"' in d for d in details)
+    # The declarations go as written (parametersJsonSchema): nothing of the tools differs.
+    assert not any(".tools" in d for d in details), details
+
+
+def test_afc_raises_on_a_call_of_a_function_it_was_not_given(
+    loop_cells: dict[str, LoopCell],
+) -> None:
+    cell = loop_cells["two_tools"]
+    assert cell.raised is not None
+    assert cell.raised.startswith("Error: Automatic function calling was requested"), cell.raised
+    assert cell.raised.endswith("missing tool: get_air_quality"), cell.raised
+    assert cell.sent == 1  # the answer is lost: no round after the first
+    assert "lost: text" in cell.response.reason, cell.response.reason
