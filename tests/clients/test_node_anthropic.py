@@ -190,7 +190,7 @@ def test_the_runner_answers_an_unknown_tool_with_its_own_text(
     assert cell.response.status == "pass", cell.response
     assert (cell.sent, cell.rules, cell.raised) == (4, [], None)
     assert cell.requests.details == [
-        f"wrong: requests[{n}].messages[2].content[1].content: expected \"Tool "
+        f'wrong: requests[{n}].messages[2].content[1].content: expected "Tool '
         f"'get_air_quality' not found\" (recorded), got \"Error: Tool 'get_air_quality' not "
         'found"'
         for n in (1, 2, 3)
