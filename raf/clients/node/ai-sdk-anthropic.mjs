@@ -79,7 +79,10 @@ function messages(recorded) {
           type: "tool-result",
           toolCallId: block.tool_use_id,
           toolName: names.get(block.tool_use_id) ?? "",
-          output: { type: block.is_error ? "error-text" : "text", value: resultText(block.content) },
+          output: {
+            type: block.is_error ? "error-text" : "text",
+            value: resultText(block.content),
+          },
         })),
       });
     }
@@ -132,6 +135,17 @@ function thinking(recorded) {
   return { type: recorded.type };
 }
 
+/**
+ * The recorded `max_tokens` as maxOutputTokens. With budget thinking the provider sends
+ * maxOutputTokens + budgetTokens as `max_tokens` (its documentation, "Reasoning"), so the
+ * budget is taken off to send the recorded figure.
+ */
+function maxOutputTokens(body) {
+  const budget = body.thinking?.type === "enabled" ? body.thinking.budget_tokens ?? 0 : 0;
+  if (body.max_tokens === undefined) return undefined;
+  return body.max_tokens > budget ? body.max_tokens - budget : body.max_tokens;
+}
+
 serve({
   name: "ai-sdk-anthropic",
   library: "@ai-sdk/anthropic",
@@ -139,9 +153,10 @@ serve({
   capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
   how:
     "const anthropic = createAnthropic({baseURL, apiKey}); const result = streamText({model: " +
-    "anthropic(model), system, messages, tools, maxOutputTokens: max_tokens, maxRetries: 0, " +
+    "anthropic(model), system, messages, tools, maxOutputTokens, maxRetries: 0, " +
     "providerOptions: {anthropic: {thinking}}}) with the recorded request written as the AI " +
-    "SDK's parameters (tools as tool({description, inputSchema: jsonSchema(...)}) without " +
+    "SDK's parameters (maxOutputTokens the recorded max_tokens less a thinking budget, which " +
+    "the provider adds back; tools as tool({description, inputSchema: jsonSchema(...)}) without " +
     "execute, server tools as anthropic.tools.*), then the docs' loop: for await (const part " +
     "of result.fullStream) switch (part.type). Text is the text-delta parts joined, reasoning " +
     "the reasoning-delta parts joined; the calls are the tool-call parts (toolCallId, " +
@@ -153,14 +168,17 @@ serve({
     "request or a broken stream arrives as an error part.",
   async stream(c, seen) {
     const body = c.body;
-    const anthropic = createAnthropic({ baseURL: baseURL(c, "@ai-sdk/anthropic"), apiKey: c.apiKey });
+    const anthropic = createAnthropic({
+      baseURL: baseURL(c, "@ai-sdk/anthropic"),
+      apiKey: c.apiKey,
+    });
     const providerThinking = thinking(body.thinking);
     const result = streamText({
       model: anthropic(c.model),
       system: system(body.system),
       messages: messages(body.messages),
       tools: tools(anthropic, body.tools),
-      maxOutputTokens: body.max_tokens,
+      maxOutputTokens: maxOutputTokens(body),
       ...(providerThinking && { providerOptions: { anthropic: { thinking: providerThinking } } }),
       ...CALL_SETTINGS,
     });

@@ -169,7 +169,10 @@ serve({
     "failed request or a broken stream arrives as an error part.",
   async stream(c, seen) {
     const body = c.body;
-    const google = createGoogleGenerativeAI({ baseURL: baseURL(c, "@ai-sdk/google"), apiKey: c.apiKey });
+    const google = createGoogleGenerativeAI({
+      baseURL: baseURL(c, "@ai-sdk/google"),
+      apiKey: c.apiKey,
+    });
     const config = body.generationConfig ?? {};
     const providerOptions = googleOptions(body);
     const choice = toolChoice(body.toolConfig);
