@@ -54,21 +54,29 @@ function errorOf(error, kind) {
 /**
  * The docs' loop over `result.fullStream`, as its user reads it: text-delta and
  * reasoning-delta parts joined; each tool-call part a call (toolCallId, toolName, input),
- * except one marked `invalid` (input that is not JSON, or a tool not given), which the SDK
+ * except one the provider ran (`providerExecuted`: OpenAI's hosted tools) and one marked
+ * `invalid` (input that is not JSON, or a tool not given), which the SDK
  * does not run and reports as a tool-error part; tool-error and error parts are errors the
- * library reported; the finish part's finishReason and totalUsage.
+ * library reported; the finish part's finishReason and totalUsage. Reasoning parts with
+ * different ids (a Responses reasoning summary's parts) are joined with a blank line.
+ * `callArguments(part)`, when given, is a call's arguments in raf's form (else its input).
  */
-export async function readFullStream(result, seen) {
+export async function readFullStream(result, seen, { callArguments } = {}) {
+  let reasoningId = null;
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "text-delta":
         seen.text += part.text;
         break;
       case "reasoning-delta":
+        if (!part.text) break;
+        if (seen.reasoning && part.id !== reasoningId) seen.reasoning += "\n\n";
+        reasoningId = part.id;
         seen.reasoning += part.text;
         break;
       case "tool-call":
-        if (!part.invalid) seen.call(part.toolCallId, part.toolName, part.input);
+        if (part.invalid || part.providerExecuted) break;
+        seen.call(part.toolCallId, part.toolName, callArguments ? callArguments(part) : part.input);
         break;
       case "tool-error":
         seen.errors.push(errorOf(part.error, "tool-error"));
