@@ -115,7 +115,9 @@ export function responsesTools(openai, tools) {
         break;
       case "shell":
         out.shell = openai.tools.shell(
-          spec.environment?.type === "container_auto" ? { environment: { type: "containerAuto" } } : {},
+          spec.environment?.type === "container_auto"
+            ? { environment: { type: "containerAuto" } }
+            : {},
         );
         break;
       case "mcp":
@@ -196,7 +198,9 @@ serve({
       ...responsesSettings(body),
       maxRetries: 0,
     });
-    const custom = new Set((body.tools ?? []).filter((t) => t.type === "custom").map((t) => t.name));
+    const custom = new Set(
+      (body.tools ?? []).filter((t) => t.type === "custom").map((t) => t.name),
+    );
     await readFullStream(result, seen, {
       // raf's form of what the user reads: a custom tool's text input is {input: text}; a
       // client tool_search call's input is {arguments, call_id}, and its arguments are the call's

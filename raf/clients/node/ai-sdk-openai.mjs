@@ -21,7 +21,10 @@ function textOf(content) {
 /** A user message's content: a string, or the AI SDK's text parts. */
 function userContent(content) {
   if (!Array.isArray(content)) return textOf(content);
-  return content.map((part) => ({ type: "text", text: typeof part === "string" ? part : part.text }));
+  return content.map((part) => ({
+    type: "text",
+    text: typeof part === "string" ? part : part.text,
+  }));
 }
 
 /**
@@ -44,7 +47,9 @@ export function chatMessages(messages) {
       case "assistant": {
         const parts = [];
         const reasoning = message.reasoning_content ?? message.reasoning;
-        if (typeof reasoning === "string" && reasoning) parts.push({ type: "reasoning", text: reasoning });
+        if (typeof reasoning === "string" && reasoning) {
+          parts.push({ type: "reasoning", text: reasoning });
+        }
         const text = textOf(message.content);
         if (text) parts.push({ type: "text", text });
         for (const call of message.tool_calls ?? []) {
