@@ -179,9 +179,11 @@ serve({
     "settings and providerOptions.openai (reasoningEffort, reasoningSummary, store, include, " +
     "textFormat...); then streamText({model, messages, tools, maxRetries: 0}) and the docs' " +
     "loop over result.fullStream: text-delta parts joined are the text, reasoning-delta parts " +
-    "the reasoning, tool-call parts the calls (toolCallId, toolName, input) but provider-" +
-    "executed ones and those marked invalid, which the SDK does not run and reports as " +
-    "tool-error parts; tool-error and error parts are errors the library reported; the " +
+    "the reasoning (parts of different ids, a summary's parts, joined with a blank line), " +
+    "tool-call parts the calls (toolCallId, toolName, input; a custom tool's text input as " +
+    "{input: text}, a client tool_search call's input.arguments) but provider-executed ones " +
+    "and those marked invalid, which the SDK does not run and reports as tool-error parts; " +
+    "tool-error and error parts are errors the library reported; the " +
     "finish part's finishReason and totalUsage are the finish reason and the usage. The AI " +
     "SDK has no call that resumes a background response (a GET with starting_after).",
   async stream(c, seen) {
