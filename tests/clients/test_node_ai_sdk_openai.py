@@ -135,6 +135,15 @@ def test_responses_lists_parallel_calls_in_completion_order(responses: dict[str,
     assert 'tool_calls[0].name: expected "get_weather", got "get_time"' in details(cell)
 
 
+def test_responses_asks_the_recorded_question_but_for_one_item_id(
+    responses: dict[str, Cell],
+) -> None:
+    # hosted tools through openai.tools, custom tools, store/include/reasoning options: only
+    # the follow-up's function_call item differs (below)
+    differing = {s for s, cell in responses.items() if cell.request}
+    assert differing == {"reasoning_function_call_follow_up"}
+
+
 def test_responses_sends_function_calls_back_without_their_item_id(
     responses: dict[str, Cell],
 ) -> None:
@@ -147,6 +156,8 @@ def test_responses_sends_function_calls_back_without_their_item_id(
 
 
 def test_responses_ignores_raw_reasoning_text_events(responses: dict[str, Cell]) -> None:
+    # this case makes the AI SDK warn (reasoningEffort for a model it does not take as a
+    # reasoning model): the warning stays off stdout, and only the reasoning is lost
     cell = responses["openrouter_raw_reasoning_interleaved"]
     assert cell.status == "fail"
     assert cell.reason == "lost: reasoning"
