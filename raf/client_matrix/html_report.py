@@ -106,7 +106,9 @@ def _stream_cell(column: Column, cell: Cell | None) -> str:
     if cell.raised:
         lines.append(f"raised: {cell.raised}")
     words = f"{column.name}: {_STATUS_WORDS[status]}" + (f": {cell.reason}" if cell.reason else "")
-    reason = f' <span class="reason">{_e(cell.reason)}</span>' if cell.reason else ""
+    # A cell not judged shows only its mark (as the Markdown does); why is in its tooltip.
+    shown = cell.reason if status != "skip" else ""
+    reason = f' <span class="reason">{_e(shown)}</span>' if shown else ""
     more = _details(lines) if status in ("fail", "notice") else ""
     return (
         f'<td class="cell st-{status}" data-client="{_e(column.name)}" data-status="{status}" '
@@ -385,9 +387,7 @@ def render_matrix_html(
     ``loop_columns`` and ``loop_cells``; either may be empty) as one HTML page."""
     every = {c.name: c for c in [*columns, *loop_columns]}
     languages = _groups(list(every.values()))
-    counted = ", ".join(
-        f"{len(group)} {language_label(language)}" for language, group in languages
-    )
+    counted = ", ".join(f"{len(group)} {language_label(language)}" for language, group in languages)
     facts = [("chunkings", ", ".join(chunkings)), ("columns", counted or "none")]
     items = "".join(f"<div><dt>{k}</dt><dd>{_e(v)}</dd></div>" for k, v in facts)
     streams = _tables("streams", columns, cells) if columns else ""
