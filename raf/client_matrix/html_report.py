@@ -354,7 +354,7 @@ thead th{background:var(--panel);font-size:.8rem}
 th.language{text-align:center;text-transform:uppercase;letter-spacing:.05em;color:var(--muted)}
 th.client{white-space:nowrap}
 .version{color:var(--muted);font-weight:400}
-tbody th{font-weight:500;white-space:nowrap}
+tbody th{font-weight:500;max-width:20rem;overflow-wrap:anywhere}
 td.cell{min-width:3rem;max-width:22rem;font-size:.85rem;overflow-wrap:anywhere}
 .st-pass{--c:var(--pass)}.st-fail{--c:var(--fail)}.st-skip{--c:var(--skip)}
 .st-notice{--c:var(--notice)}
