@@ -470,6 +470,9 @@ def _run_history(args: argparse.Namespace, out: TextIO) -> int:
         run_history,
     )
 
+    if args.html is not None or args.impl:
+        given = "--html" if args.html is not None else "--impl"
+        raise _InputError(f"raf clients: {given} does not go with --history")
     console = _Console(file=out)
     try:
         bugs = load_history()

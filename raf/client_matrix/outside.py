@@ -154,10 +154,9 @@ class Session:
 
     @property
     def how(self) -> str:
-        if self.hello is None:
-            return ""
-        library = f" ({self.hello.library})" if self.hello.library else ""
-        return (self.hello.how or "") + (library if not self.hello.how else "")
+        """How its user reads the result, as its hello says (its library is a field of the
+        column of its own)."""
+        return (self.hello.how or "") if self.hello is not None else ""
 
     @property
     def streams(self) -> bool:

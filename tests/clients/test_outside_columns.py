@@ -209,6 +209,8 @@ def test_tool_loops_only_still_names_a_program_that_cannot_start(
         (["--impl", "a", "--name", "openai-loop"], "a column of that name exists"),
         (["--impl", "'unclosed", "--name", "x"], '--impl "\'unclosed"'),
         (["--impl", "   ", "--name", "x"], "--impl: an empty command"),
+        (["--impl", "a", "--history", "h"], "--impl does not go with --history"),
+        (["--html", "m.html", "--history", "h"], "--html does not go with --history"),
     ],
 )
 def test_impl_and_name_misused_are_input_errors(
