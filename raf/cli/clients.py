@@ -64,7 +64,7 @@ def add_parser(sub: Any) -> None:
         "response (the final answer) and requests (every request it sent: the request rules "
         "it broke, by id). docs/clients.md explains each cell.",
         epilog="examples:\n"
-        "  raf clients --markdown matrix.md --json matrix.json\n"
+        "  raf clients --markdown matrix.md --json matrix.json --html matrix.html\n"
         "  raf clients --client openai --client anthropic -k tool\n"
         "  raf clients --tool-loops-only --client openai-loop\n"
         "  raf clients --markdown docs/clients.md   # replaces the parts between its markers\n"
@@ -143,6 +143,13 @@ def add_parser(sub: Any) -> None:
     )
     clients.add_argument("--json", type=Path, metavar="FILE", help="write the matrix as JSON")
     clients.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write the matrix as one self-contained HTML page (a table per format, the "
+        "columns grouped by language, each cell's details in its tooltip)",
+    )
+    clients.add_argument(
         "--markdown",
         type=Path,
         metavar="FILE",
@@ -179,8 +186,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     stream_section = bool(columns)
     loop_section = bool(loop_columns)
     every = columns + loop_columns
-    if args.client and every and all(c.missing for c in every):
-        raise _InputError("none of the clients asked for is installed (pip install 'raf[clients]')")
+    if (args.client or given) and every and all(c.missing for c in every):
+        if all(c.language == "Python" for c in every):
+            raise _InputError(
+                "none of the clients asked for is installed (pip install 'raf[clients]')"
+            )
+        why = {c.name: c.missing for c in every}
+        reasons = "; ".join(f"{name}: {reason}" for name, reason in why.items())
+        raise _InputError(f"raf clients: none of the clients asked for could run ({reasons})")
     if args.json is not None:
         document: dict[str, Any] = {}
         if stream_section:
@@ -200,6 +213,13 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             text = tool_loops_markdown(loop_columns, loop_cells, chunkings)
             parts.append((LOOPS_BEGIN, LOOPS_END, text))
         _write_markdown(args.markdown, parts)
+    if args.html is not None:
+        from raf.client_matrix.html_report import render_matrix_html  # noqa: PLC0415
+
+        page = render_matrix_html(
+            columns, cells, loop_columns=loop_columns, loop_cells=loop_cells, chunkings=chunkings
+        )
+        _write_file(args.html, page.encode("utf-8"))
     return 0
 
 
@@ -231,10 +251,13 @@ def _program_columns(
     open_session: Any,
     wanted: str,
     run: Any,
+    *,
+    say_missing: bool,
 ) -> tuple[list[Any], list[Any]]:
     """The columns and cells of the programs of one section (``wanted``: ``streams`` or
     ``loops``, the :class:`~raf.client_matrix.outside.Session` property that says whether a
-    program's hello puts it there), each run by ``run(session)``."""
+    program's hello puts it there), each run by ``run(session)``; a program that cannot run
+    is a column (``missing``) of the first section run (``say_missing``)."""
     from raf.client_matrix.report import Column  # noqa: PLC0415
 
     columns: list[Column] = []
@@ -242,10 +265,15 @@ def _program_columns(
     for program in programs:
         with open_session(program) as session:
             if session.missing is not None:
-                if wanted == "streams":  # said once, in the first section
+                if say_missing:  # said once, in the first section
                     columns.append(
                         Column(
-                            program.name, "", (), missing=session.missing, language=program.language
+                            program.name,
+                            "",
+                            (),
+                            missing=session.missing,
+                            language=program.language,
+                            library="",
                         )
                     )
                     _warn(f"raf clients: {program.name}: {session.missing}")
@@ -297,7 +325,16 @@ def _stream_matrix(
             chosen = adapter(name)
             missing = chosen.missing()
             version = chosen.version() or ""
-            columns.append(Column(name, version, chosen.dialects, missing=missing, how=chosen.how))
+            columns.append(
+                Column(
+                    name,
+                    version,
+                    chosen.dialects,
+                    missing=missing,
+                    how=chosen.how,
+                    library=chosen.distribution,
+                )
+            )
             if missing is not None:
                 _warn(f"raf clients: {name}: {missing}")
                 continue
@@ -333,6 +370,7 @@ def _stream_matrix(
                     select=args.select or (),
                 )
             ),
+            say_missing=True,
         )
         columns += more
         cells += found
@@ -371,7 +409,16 @@ def _tool_loops(
             chosen = tool_loop_adapter(name)
             missing = chosen.missing()
             version = chosen.version() or ""
-            columns.append(Column(name, version, chosen.dialects, missing=missing, how=chosen.how))
+            columns.append(
+                Column(
+                    name,
+                    version,
+                    chosen.dialects,
+                    missing=missing,
+                    how=chosen.how,
+                    library=chosen.distribution,
+                )
+            )
             if missing is not None:
                 _warn(f"raf clients: {name}: {missing}")
                 continue
@@ -406,6 +453,7 @@ def _tool_loops(
                     select=args.select or (),
                 )
             ),
+            say_missing=args.tool_loops_only,
         )
         columns += more
         cells += found
@@ -422,6 +470,9 @@ def _run_history(args: argparse.Namespace, out: TextIO) -> int:
         run_history,
     )
 
+    if args.html is not None or args.impl:
+        given = "--html" if args.html is not None else "--impl"
+        raise _InputError(f"raf clients: {given} does not go with --history")
     console = _Console(file=out)
     try:
         bugs = load_history()

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import raf.clients
 from raf.cassettes.tool_loops import ToolLoopSpec
 from raf.client_matrix.run import (
     DEFAULT_CHUNKINGS,
@@ -78,10 +79,12 @@ class OutsideClient:
     missing: str | None = None
 
 
-def node_clients(folder: Path = NODE_FOLDER) -> dict[str, OutsideClient]:
-    """The Node.js adapters in ``folder``, by name (the module's file name without
-    ``.mjs``), in name order. Each is ``missing`` when ``node`` is not on the ``PATH`` or the
-    npm libraries are not installed beside them (``npm ci --prefix FOLDER``)."""
+def node_clients(folder: Path | None = None) -> dict[str, OutsideClient]:
+    """The Node.js adapters in ``folder`` (default: :data:`raf.clients.NODE_FOLDER`), by name
+    (the module's file name without ``.mjs``), in name order. Each is ``missing`` when
+    ``node`` is not on the ``PATH`` or the npm libraries are not installed beside them
+    (``npm ci --prefix FOLDER``)."""
+    folder = raf.clients.NODE_FOLDER if folder is None else folder
     node = shutil.which("node")
     missing = None
     if node is None:
@@ -151,10 +154,9 @@ class Session:
 
     @property
     def how(self) -> str:
-        if self.hello is None:
-            return ""
-        library = f" ({self.hello.library})" if self.hello.library else ""
-        return (self.hello.how or "") + (library if not self.hello.how else "")
+        """How its user reads the result, as its hello says (its library is a field of the
+        column of its own)."""
+        return (self.hello.how or "") if self.hello is not None else ""
 
     @property
     def streams(self) -> bool:

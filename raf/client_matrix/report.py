@@ -2,16 +2,29 @@
 
 JSON::
 
-    {"clients": [{"name": "openai", "version": "3.57.0", "dialects": ["openai_chat"]}, ...],
+    {"clients": [{"name": "openai", "version": "3.57.0", "dialects": ["openai_chat"],
+                  "language": "Python", "library": "openai"},
+                 {"name": "openai-node", "version": "6.49.0", "dialects": ["openai_chat"],
+                  "language": "Node.js", "library": "openai"},
+                 {"name": "mine", "version": "0.1.0", "dialects": [...],
+                  "language": "", "library": "", "missing": "cannot start ..."}, ...],
      "chunkings": ["whole", "random"],
      "cells": [{"client": "openai", "scenario": "leading_bom", "dialect": "openai_chat",
                 "ok": false, "status": "fail", "kinds": ["lost"], "reason": "lost: text",
                 "details": ["text: expected ..., got ..."], "raised": null,
                 "request": []}, ...]}
 
+``language`` is the language of the client's library (``Python``, ``Node.js``), empty for a
+program given with ``raf clients --impl``; ``library`` its package (the pip distribution, the
+npm package its hello names; empty when a program names none); ``missing``, only for a
+column that did not run, says why.
+
 Markdown: per dialect, a table whose rows are the scenarios and whose columns are the
-clients (name and version), each cell ``✓``, ``◐`` with the notices, ``✗`` with the kinds of
-what differs, or ``-`` (not reported by the library); then the totals per client.
+clients (name and version), grouped by language (:func:`by_language`: Python, then Node.js,
+then the programs), each cell ``✓``, ``◐`` with the notices, ``✗`` with the kinds of what
+differs, or ``-`` (not reported by the library); then the totals per client; then how each
+client is read (its language and the paragraph its adapter gives). The same matrix as one
+HTML page: :mod:`raf.client_matrix.html_report`.
 """
 
 from __future__ import annotations
@@ -25,7 +38,22 @@ import msgspec
 
 from raf.client_matrix.run import Cell
 
-__all__ = ["Column", "matrix_json", "matrix_markdown", "write_json", "write_markdown"]
+__all__ = [
+    "LANGUAGES",
+    "Column",
+    "by_language",
+    "client_json",
+    "language_label",
+    "matrix_json",
+    "matrix_markdown",
+    "not_run",
+    "write_json",
+    "write_markdown",
+]
+
+LANGUAGES = ("Python", "Node.js")
+"""The languages of the libraries raf drives, in the matrix's order; the programs given
+with ``raf clients --impl`` come after them."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +69,31 @@ class Column:
     """The language of the library (``Python``, ``Node.js``); empty for a program given
     with ``raf clients --impl``."""
     library: str = ""
-    """The library's package, where the name does not say it (an npm package)."""
+    """The library's package (the pip distribution, the npm package); empty when a program
+    names none."""
+
+
+def by_language(columns: Sequence[Column]) -> list[Column]:
+    """``columns`` grouped by language (:data:`LANGUAGES`, then the programs), each group in
+    its given order."""
+    rank = {language: n for n, language in enumerate(LANGUAGES)}
+    return sorted(columns, key=lambda c: rank.get(c.language, len(LANGUAGES)))
+
+
+def language_label(language: str) -> str:
+    """How a report names a column's language (``program`` for one given with ``--impl``)."""
+    return language or "program"
+
+
+def client_json(column: Column) -> dict[str, Any]:
+    """One column as JSON builtins (a member of ``clients``)."""
+    return {
+        "name": column.name,
+        "version": column.version,
+        "dialects": list(column.dialects),
+        "language": column.language,
+        "library": column.library,
+    } | ({"missing": column.missing} if column.missing else {})
 
 
 def matrix_json(
@@ -49,11 +101,7 @@ def matrix_json(
 ) -> dict[str, Any]:
     """The matrix as JSON builtins (the module docstring)."""
     return {
-        "clients": [
-            {"name": c.name, "version": c.version, "dialects": list(c.dialects)}
-            | ({"missing": c.missing} if c.missing else {})
-            for c in columns
-        ],
+        "clients": [client_json(c) for c in columns],
         "chunkings": list(chunkings),
         "cells": [
             {
@@ -89,6 +137,7 @@ def matrix_markdown(
 ) -> str:
     """The matrix as Markdown tables, one per dialect."""
     by_key = {(c.client, c.dialect, c.scenario): c for c in cells}
+    columns = by_language(columns)
     dialects = list(dict.fromkeys(d for c in columns for d in c.dialects))
     lines = [
         f"Chunkings: {', '.join(chunkings)}. A cell is `✓` (passed), `◐` (passed with "
@@ -103,6 +152,8 @@ def matrix_markdown(
         if not present:
             continue
         scenarios = sorted({c.scenario for c in cells if c.dialect == dialect})
+        if not scenarios:
+            continue
         lines.append(f"### {dialect}")
         lines.append("")
         lines.append("| scenario | " + " | ".join(f"{c.name} {c.version}" for c in present) + " |")
@@ -134,15 +185,26 @@ def matrix_markdown(
     if described:
         lines.append("### How each client is read")
         lines.append("")
-        lines.append("| client | what its user reads (what is compared) |")
-        lines.append("|---|---|")
-        lines += [f"| {c.name} {c.version} | {_escape(c.how)} |" for c in described]
+        lines.append("| client | language | what its user reads (what is compared) |")
+        lines.append("|---|---|---|")
+        lines += [
+            f"| {c.name} {c.version} | {language_label(c.language)} | {_escape(c.how)} |"
+            for c in described
+        ]
         lines.append("")
-    missing = [c for c in columns if c.missing]
-    if missing:
-        lines.append("Not run (library missing): " + ", ".join(c.name for c in missing) + ".")
-        lines.append("")
+    lines += not_run(columns)
     return "\n".join(lines)
+
+
+def not_run(columns: Sequence[Column]) -> list[str]:
+    """The line naming the columns that did not run, and why (none: no lines)."""
+    missing = [c for c in columns if c.missing]
+    if not missing:
+        return []
+    return [
+        "Not run: " + "; ".join(f"{c.name} ({_escape(c.missing or '')})" for c in missing) + ".",
+        "",
+    ]
 
 
 def write_markdown(

@@ -3,7 +3,8 @@ docs/clients.md ("Tool loops"). No network.
 
 JSON (the ``tool_loops`` member of ``raf clients --json``)::
 
-    {"clients": [{"name": "openai-loop", "version": "3.57.0", "dialects": ["openai_chat"]}],
+    {"clients": [{"name": "openai-loop", "version": "3.57.0", "dialects": ["openai_chat"],
+                  "language": "Python", "library": "openai"}],
      "chunkings": ["whole", "random"],
      "cells": [{"client": "openai-loop", "scenario": "two_tools", "dialect": "openai_chat",
                 "ok": false, "status": "fail",
@@ -11,9 +12,13 @@ JSON (the ``tool_loops`` member of ``raf clients --json``)::
                 "requests": {"status": "fail", "reason": "wrong: rule chat.x", ...},
                 "rules": ["chat.x"], "sent": 4, "raised": null, "skip": ""}]}
 
+``clients`` as in the stream matrix (:func:`raf.client_matrix.report.client_json`: with each
+column's ``language`` and ``library``).
+
 Markdown: per dialect, a table whose rows are the recordings and whose columns are the tool
-loops (name and version), each cell ``response / requests``; then the totals per client
-and the paragraph saying how each loop is driven.
+loops (name and version), grouped by language as in the stream matrix, each cell
+``response / requests``; then the totals per client and the paragraph saying how each loop
+is driven, with its language.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from raf.client_matrix.report import Column
+from raf.client_matrix.report import Column, by_language, client_json, language_label, not_run
 from raf.client_matrix.tool_loops import LoopCell
 
 __all__ = ["tool_loops_json", "tool_loops_markdown"]
@@ -32,11 +37,7 @@ def tool_loops_json(
 ) -> dict[str, Any]:
     """The tool-loop section as JSON builtins (the module docstring)."""
     return {
-        "clients": [
-            {"name": c.name, "version": c.version, "dialects": list(c.dialects)}
-            | ({"missing": c.missing} if c.missing else {})
-            for c in columns
-        ],
+        "clients": [client_json(c) for c in columns],
         "chunkings": list(chunkings),
         "cells": [cell.to_builtins() for cell in cells],
     }
@@ -51,6 +52,7 @@ def tool_loops_markdown(
 ) -> str:
     """The tool-loop section as Markdown tables, one per dialect."""
     by_key = {(c.client, c.dialect, c.scenario): c for c in cells}
+    columns = by_language(columns)
     dialects = sorted({d for c in columns for d in c.dialects})
     lines = [
         f"Chunkings: {', '.join(chunkings)}. A cell is `response / requests`: the verdict on "
@@ -96,12 +98,12 @@ def tool_loops_markdown(
     if described:
         lines.append("### How each tool loop is driven")
         lines.append("")
-        lines.append("| client | the library's loop, as its documentation shows it |")
-        lines.append("|---|---|")
-        lines += [f"| {c.name} {c.version} | {_escape(c.how)} |" for c in described]
+        lines.append("| client | language | the library's loop, as its documentation shows it |")
+        lines.append("|---|---|---|")
+        lines += [
+            f"| {c.name} {c.version} | {language_label(c.language)} | {_escape(c.how)} |"
+            for c in described
+        ]
         lines.append("")
-    missing = [c for c in columns if c.missing]
-    if missing:
-        lines.append("Not run (library missing): " + ", ".join(c.name for c in missing) + ".")
-        lines.append("")
+    lines += not_run(columns)
     return "\n".join(lines)

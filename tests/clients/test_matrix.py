@@ -181,6 +181,8 @@ def test_raf_clients_writes_the_matrix_files(
             "name": "raf",
             "version": "0.1.0",
             "dialects": formats.names(),
+            "language": "Python",
+            "library": "raf",
         }
     ]
     assert {(c["dialect"], c["scenario"], c["ok"]) for c in document["cells"]} == {
