@@ -139,7 +139,8 @@ serve({
       reader.finish(c, final);
       if (final.status !== "completed") {
         // The example's check: `if (result.status !== 'completed')` the response failed.
-        seen.errors.push({ error_code: null, message: `Response ended with status ${final.status}` });
+        const message = `Response ended with status ${final.status}`;
+        seen.errors.push({ error_code: null, message });
       }
     } catch (error) {
       reader.finish(c);
