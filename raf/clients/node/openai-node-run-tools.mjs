@@ -7,6 +7,8 @@
 import { serve, baseURL, finishReason, openaiUsage } from "../../kit/node/raf-kit.mjs";
 import OpenAI from "openai";
 
+const CONVERSATION = new Set(["model", "messages", "tools", "stream"]);
+
 /** What the user reads from a ChatCompletion (or, after an error, the runner's snapshot). */
 function read(c, seen, completion) {
   if (!completion) return;
@@ -42,7 +44,9 @@ serve({
     const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
     // The recorded first request's options (stream_options...): the conversation and the
     // tools are the run's.
-    const { messages: _m, tools: _t, stream: _s, model: _model, ...options } = c.body;
+    const options = Object.fromEntries(
+      Object.entries(c.body).filter(([key]) => !CONVERSATION.has(key)),
+    );
     const tools = c.tools.map((tool) => ({
       type: "function",
       function: {
