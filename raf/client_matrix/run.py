@@ -342,8 +342,9 @@ def merge(cells: Iterable[Cell]) -> list[Cell]:
         if shown:
             reasons = list(dict.fromkeys(c.reason for c in shown))
             merged.reason = " | ".join(reasons)
-            if len(shown) < len(group):
-                merged.reason += f" (under {', '.join(c for f in shown for c in f.chunkings)})"
+            failing = list(dict.fromkeys(c for f in shown for c in f.chunkings))
+            if set(failing) < {c for cell in group for c in cell.chunkings}:
+                merged.reason += f" (under {', '.join(failing)})"
             merged.raised = shown[0].raised
             merged.details = shown[0].details
             merged.kinds = list(dict.fromkeys(k for c in shown for k in c.kinds))

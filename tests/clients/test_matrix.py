@@ -155,6 +155,18 @@ def test_merge_fails_a_scenario_when_any_chunking_fails_and_says_which() -> None
     )
 
 
+def test_merge_names_no_chunking_when_one_interaction_fails_under_every_chunking() -> None:
+    # A scenario of two interactions (a first turn and its follow-up) is four cases under two
+    # chunkings: the follow-up failing under both is a failure under every chunking.
+    cells = [
+        Cell("c", "1", "s", "gemini", status, reason=reason, chunkings=[chunking])
+        for chunking in ("whole", "random")
+        for status, reason in (("pass", ""), ("fail", "lost: call id"))
+    ]
+    (cell,) = merge(cells)
+    assert (cell.status, cell.reason) == ("fail", "lost: call id")
+
+
 def test_raf_clients_writes_the_matrix_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
