@@ -108,7 +108,7 @@ def _build_parser() -> argparse.ArgumentParser:
 
 def _writes_to_stdout(args: argparse.Namespace) -> bool:
     if args.command == "kit":
-        return args.output == "-"
+        return bool(args.output == "-")
     return not (args.command == "schema" and (args.write or args.check))
 
 

@@ -66,7 +66,9 @@ def write(kit: str, output: str | Path | None = None, *, force: bool = False) ->
             with open(target, "x", encoding="utf-8") as handle:  # never over a file
                 handle.write(content)
         except FileExistsError:
-            raise KitExists(f"{target} exists (it is not overwritten; --force replaces it)") from None
+            raise KitExists(
+                f"{target} exists (it is not overwritten; --force replaces it)"
+            ) from None
     return target
 
 
