@@ -1,11 +1,12 @@
 // raf-kit.mjs: the raf-conformance/1 protocol for a Node.js client, in one dependency-free
-// ES module (Node.js 20 or later). Written by `raf kit node`; docs/protocol.md, "Node.js".
+// ES module (Node.js 20 or later). Written by `raf kit node`; docs/protocol.md, "Node.js: the
+// kit".
 //
-// An adapter is one module: it imports the client library it tests and calls serve() with
-// what the library reads and a function per kind of case:
+// An adapter is one module: it imports the kit FIRST, then the client library it tests, and
+// calls serve() with what the library reads and a function per kind of case:
 //
+//   import { serve, baseURL, finishReason, openaiUsage } from "./raf-kit.mjs"; // first
 //   import OpenAI from "openai";
-//   import { serve, baseURL, finishReason, openaiUsage } from "./raf-kit.mjs";
 //
 //   serve({
 //     name: "my-openai-client",
@@ -13,8 +14,10 @@
 //     dialects: ["openai_chat"],
 //     capabilities: ["tool_calls", "usage", "http_errors"],
 //     async stream(c, seen) {              // one `http` case: make the call, read the stream
-//       const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
-//       for await (const chunk of await client.chat.completions.create({ ...c.body, stream: true })) {
+//       const options = { baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 };
+//       const client = new OpenAI(options);
+//       const stream = await client.chat.completions.create({ ...c.body, stream: true });
+//       for await (const chunk of stream) {
 //         seen.text += chunk.choices[0]?.delta?.content ?? "";
 //         ...
 //       }
@@ -23,23 +26,24 @@
 //   });
 //
 // What serve() does for you:
-// - the conversation on stdin/stdout: hello, one case at a time, bye;
-// - the stdout guard: from the moment this module is imported, console.log/info/debug and
+// - the conversation on stdin/stdout: hello, one case at a time, until bye (or the end of
+//   stdin), then exit;
+// - the stdout guard: from the moment this module is imported, every console method and
 //   process.stdout.write go to stderr (a library's warnings would break the protocol), and
 //   only the protocol's lines go to the real stdout;
-// - a case that throws is answered with what the adapter had seen (`seen`) and `raised`,
-//   exactly as the protocol wants a client that raised reported;
+// - a case that throws (anything) or rejects is answered with what the adapter had seen
+//   (`seen`) and `raised`, exactly as the protocol wants a client that raised reported;
 // - the base URL each SDK wants (baseURL), the finish reasons and the usage of each SDK in
 //   raf's vocabulary (finishReason, aiSdkFinishReason, openaiUsage, responsesUsage,
 //   anthropicUsage, geminiUsage, aiSdkUsage), a tool loop's canned results (c.toolResult).
 //
 // The tables below are raf's (raf.formats' finish reasons); a test in raf checks them.
 
+import { Console } from "node:console";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, parse } from "node:path";
 import { createInterface } from "node:readline";
-import { Console } from "node:console";
 import { inspect } from "node:util";
 
 export const PROTOCOL = "raf-conformance/1";
@@ -83,8 +87,14 @@ export function send(message) {
 export const SDK_PATHS = {
   openai: { appends: ["/chat/completions", "/responses", "/completions"], fallback: "/v1" },
   "@anthropic-ai/sdk": { appends: ["/v1/messages"], fallback: "" },
-  "@google/genai": { appends: ["/v1beta/models/", "/v1/models/", "/v1alpha/models/"], fallback: "" },
-  "@ai-sdk/openai": { appends: ["/chat/completions", "/responses", "/completions"], fallback: "/v1" },
+  "@google/genai": {
+    appends: ["/v1beta/models/", "/v1/models/", "/v1alpha/models/"],
+    fallback: "",
+  },
+  "@ai-sdk/openai": {
+    appends: ["/chat/completions", "/responses", "/completions"],
+    fallback: "/v1",
+  },
   "@ai-sdk/openai-compatible": { appends: ["/chat/completions", "/completions"], fallback: "/v1" },
   "@ai-sdk/anthropic": { appends: ["/messages"], fallback: "/v1" },
   "@ai-sdk/google": { appends: ["/models/"], fallback: "/v1beta" },
@@ -203,7 +213,9 @@ export function anthropicUsage(u) {
   if (!u) return null;
   const parts = [u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens];
   const prompt = parts.reduce((sum, n) => sum + (count(n) ?? 0), 0);
-  return usage(prompt, u.output_tokens, null, { prompt_cache_hit_tokens: u.cache_read_input_tokens });
+  return usage(prompt, u.output_tokens, null, {
+    prompt_cache_hit_tokens: u.cache_read_input_tokens,
+  });
 }
 
 /** Gemini's `usageMetadata`: the prompt with the tool-use prompt, the completion with the
@@ -266,7 +278,11 @@ export class Seen {
     return {
       text: this.text,
       reasoning_text: this.reasoning || null,
-      tool_calls: this.calls.map((c) => ({ id: c.id || null, name: c.name, arguments: args(c.arguments) })),
+      tool_calls: this.calls.map((c) => ({
+        id: c.id || null,
+        name: c.name,
+        arguments: args(c.arguments),
+      })),
       finish_reason: this.finish,
       usage: this.usage,
       errors: this.errors,
@@ -290,7 +306,8 @@ export class Case {
     this.id = message.id;
     this.dialect = message.dialect;
     this.request = message.request ?? null; // {method, url, base_url, path, headers, body}
-    this.loop = message.tool_loop ?? null; // {model, messages, tools, results, max_rounds, requests}
+    // {model, messages, tools, results, max_rounds, requests}: a tool_loop case's
+    this.loop = message.tool_loop ?? null;
     this.apiKey = API_KEY;
     this.used = new Map(); // canned results handed out, by name and arguments
   }
