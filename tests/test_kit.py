@@ -437,3 +437,20 @@ def test_the_node_example_client_says_where_the_kit_should_be(tmp_path: Path) ->
         "client.js: raf-kit.mjs not found; write it beside this file: "
         f"raf kit node --output {tmp_path / 'raf-kit.mjs'}\n"
     )
+
+
+def test_the_installed_node_example_client_finds_the_installed_kit(tmp_path: Path) -> None:
+    """The wheel's layout (pyproject.toml): the client as raf/_bundled/examples/..., the kit as
+    raf/kit/node/raf-kit.mjs."""
+    package = tmp_path / "site-packages" / "raf"
+    client = package / "_bundled" / "examples" / "clients" / "node" / "client.js"
+    client.parent.mkdir(parents=True)
+    shutil.copy(ROOT / "examples" / "clients" / "node" / "client.js", client)
+    (package / "kit" / "node").mkdir(parents=True)
+    kit.write("node", package / "kit" / "node" / "raf-kit.mjs")
+    hello = '{"type": "hello", "protocol": "raf-conformance/1"}\n{"type": "bye"}\n'
+    finished = processes.run([node(), str(client)], input=hello, text=True)
+    assert finished.returncode == 0, finished.stderr
+    answer = json.loads(finished.stdout)
+    assert (answer["type"], answer["name"], answer["version"]) == ("hello", "example-node", "1.0")
+    assert answer["levels"] == ["response", "requests"]
