@@ -16,6 +16,7 @@ the rest of raf.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -78,7 +79,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m raf.kit", description=DESCRIPTION)
     add_arguments(parser)
     args = parser.parse_args(argv)
-    return run(args.kit, args.output, args.force, sys.stdout)
+    if args.output == "-" and sys.stdout is None:
+        _say("standard output is closed")
+        return 2
+    try:
+        return run(args.kit, args.output, args.force, sys.stdout)
+    except BrokenPipeError:  # `python -m raf.kit node -o - | head`: not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the final flush then succeeds
+        os.close(devnull)
+        return 0
 
 
 DESCRIPTION = (
@@ -107,7 +117,7 @@ def run(kit: str, output: str | None, force: bool, out: TextIO) -> int:
     try:
         content = text(kit)
     except (KeyError, FileNotFoundError) as exc:
-        _error(str(exc).strip("'\""))
+        _say(str(exc).strip("'\""))
         return 2
     if output == "-":
         out.write(content)
@@ -116,14 +126,21 @@ def run(kit: str, output: str | None, force: bool, out: TextIO) -> int:
     try:
         target = write(kit, output, force=force)
     except (KitExists, IsADirectoryError) as exc:
-        _error(str(exc))
+        _say(str(exc))
         return 2
     except OSError as exc:
-        _error(f"cannot write {where}: {exc.strerror or exc}")
+        _say(f"cannot write {where}: {exc.strerror or exc}")
         return 2
-    print(f"raf: wrote {target}", file=sys.stderr)
+    _say(f"wrote {target}")
     return 0
 
 
-def _error(message: str) -> None:
-    print(f"raf: {message}", file=sys.stderr)
+def _say(message: str) -> None:
+    """``raf: message`` on the standard error, if there is one that works."""
+    if sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(f"raf: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
