@@ -63,6 +63,7 @@ process.stdout.write = (chunk, encoding, callback) =>
   process.stderr.write(chunk, encoding, callback);
 const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
 for (const method of Object.keys(console)) {
+  if (method === "Console") continue; // the class, for consoles of one's own
   if (typeof console[method] === "function" && typeof stderrConsole[method] === "function") {
     console[method] = stderrConsole[method].bind(stderrConsole);
   }
