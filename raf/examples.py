@@ -5,9 +5,11 @@ them into a folder, so that the tour runs as written after ``pip install raf``::
     python -m raf.examples DIR        # into DIR instead
 
 The repository holds one copy, in ``examples/``; the wheel packages the files of
-:data:`TOUR` as ``raf/_bundled/examples`` (``pyproject.toml``). In a checkout (or an editable
-install) the repository's own files are used, and writing them into the checkout's
-``examples/`` finds them there already.
+:data:`TOUR` as ``raf/_bundled/examples`` (``pyproject.toml``), but for the Node kit that the
+Node example client runs on, which is the package's own ``raf/kit/node/raf-kit.mjs``, written
+beside the client. In a checkout (or an editable install) the repository's own files are
+used, and writing them into the checkout's ``examples/`` finds them there already (the kit
+is written there, and git ignores it).
 
 It never overwrites a file: a file that is already there with the same content is left as
 it is, and one with another content (or a symbolic link, or a folder where a file should
@@ -27,8 +29,13 @@ TOUR = (
     "anthropic_parallel_tools.sse",
     "my_parser.py",
     "clients/node/client.js",
+    "clients/node/raf-kit.mjs",
 )
 """The files the tour uses, relative to ``examples/``."""
+
+_KIT = "clients/node/raf-kit.mjs"
+"""The Node example client's protocol loop: raf's Node kit (package data of :mod:`raf.kit`,
+as ``raf kit node`` writes it), put beside the client, which finds it there."""
 
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -43,6 +50,11 @@ def path(name: str) -> Path:
     """
     if name not in TOUR:
         raise KeyError(f"{name!r} is not one of the tour's files: {', '.join(TOUR)}")
+    if name == _KIT:
+        kit = _PACKAGE / "kit" / "node" / "raf-kit.mjs"
+        if kit.is_file():
+            return kit
+        raise FileNotFoundError(f"raf's Node kit is missing from {_PACKAGE} (reinstall raf)")
     for folder in (_PACKAGE / "_bundled" / "examples", _PACKAGE.parent / "examples"):
         if (folder / name).is_file():
             return folder / name

@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_file_of_the_tour_is_shipped_and_is_the_repository_s() -> None:
+    kit = ROOT / "raf" / "kit" / "node" / "raf-kit.mjs"  # the Node client's, beside it
     for name in examples.TOUR:
-        assert examples.path(name).read_bytes() == (ROOT / "examples" / name).read_bytes()
+        repository = kit if name == "clients/node/raf-kit.mjs" else ROOT / "examples" / name
+        assert examples.path(name).read_bytes() == repository.read_bytes()
     with pytest.raises(KeyError, match="not one of the tour's files"):
         examples.path("../pyproject.toml")
 
@@ -30,6 +32,7 @@ def test_it_writes_the_files_then_finds_them_there(
     assert capsys.readouterr().out == f"{len(examples.TOUR)} file(s) already there, unchanged\n"
     assert examples.main(["elsewhere/deeper"]) == 0
     assert (tmp_path / "elsewhere" / "deeper" / "clients" / "node" / "client.js").is_file()
+    assert (tmp_path / "elsewhere" / "deeper" / "clients" / "node" / "raf-kit.mjs").is_file()
 
 
 def test_it_never_overwrites_and_writes_nothing_when_it_refuses(

@@ -61,7 +61,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("agent", frozenset({"agent"})),
     Layer("shared", frozenset({"shared"})),
     Layer("data", frozenset({"cassettes"})),
-    Layer("shells", frozenset({"serve", "conformance", "clients"}), independent=True),
+    Layer("shells", frozenset({"serve", "conformance", "clients", "kit"}), independent=True),
     Layer(
         "composition",
         frozenset({"__main__", "cli", "client_matrix", "testing", "schema", "examples"}),

@@ -2,7 +2,7 @@
 
 One module per command, each with its ``add_parser(sub)`` and its ``run``: ``stream`` (``raf
 sse``, ``raf pipeline``), ``conform``, ``serve``, ``clients``, ``cassette``, ``schema``,
-``chat``;
+``chat``, ``kit``;
 ``_shell`` has what they share (the two errors, the guarded output, argument types). This
 module builds the parser, dispatches and turns every exception into an exit status.
 
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import TextIO, cast
 
 import raf
-from raf.cli import cassette, chat, clients, conform, schema, serve, stream
+from raf.cli import cassette, chat, clients, conform, kit, schema, serve, stream
 from raf.cli._shell import (
     _discard,
     _InputError,
@@ -101,12 +101,14 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for command in (stream, conform, serve, clients, cassette, schema, chat):
+    for command in (stream, conform, serve, clients, cassette, schema, chat, kit):
         command.add_parser(sub)
     return parser
 
 
 def _writes_to_stdout(args: argparse.Namespace) -> bool:
+    if args.command == "kit":
+        return bool(args.output == "-")
     return not (args.command == "schema" and (args.write or args.check))
 
 
@@ -125,6 +127,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return clients.run(args, out)
     if args.command == "chat":
         return chat.run(args, out)
+    if args.command == "kit":
+        return kit.run(args, out)
     return stream.run_pipeline(args, out)
 
 

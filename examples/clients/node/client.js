@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // A minimal, correct streaming client for OpenAI Chat Completions, as a conformance target.
 //
-// It stands for your own client: Node.js 20, no dependencies, no raf. It turns the bytes of a
-// Chat Completions stream (Server-Sent Events) into what a caller gets, the aggregated
-// response, in three parts you can copy:
+// It stands for your own client: Node.js 20, no dependencies. It turns the bytes of a Chat
+// Completions stream (Server-Sent Events) into what a caller gets, the aggregated response,
+// in four parts you can copy (plain Node.js, nothing of raf), and a fifth that lets raf test
+// them:
 //
 // 1. EventStreamParser: bytes -> events, by the WHATWG rules (docs/sse.md), fed one network
 //    read at a time, exactly as a client reading a socket would be;
@@ -11,18 +12,21 @@
 //    errors, by the openai_chat rules (docs/dialects.md, docs/converter.md);
 // 3. runToolLoop: a Chat Completions tool loop (send, run the calls, send the assistant
 //    message and one `tool` message per call, until the answer);
-// 4. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
-//    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 to 3.
+// 4. fetchCase: one HTTP request with node:http, its body handed on one network read at a
+//    time;
+// 5. main: the raf-conformance/1 protocol (docs/protocol.md) on stdin/stdout, so that
+//    `raf conform --impl 'node examples/clients/node/client.js'` can test parts 1 to 4. It is
+//    raf's Node kit (raf-kit.mjs, written by `raf kit node`; docs/protocol.md, "Node.js: the
+//    kit"): its serve() speaks the protocol, and this file only says how to answer a case.
 //
-// Part 4 gets the body's network reads in one of two ways, and hands them to the same
+// A case gets the body's network reads in one of two ways, and hands them to the same
 // readResponse:
 //
 // - a `chunks` case carries the recorded body, already cut into reads (base64), so the
 //   chunking is exactly the one raf chose;
-// - an `http` case (this client declares the `http` capability; `raf conform --transport
-//   http`) carries the request instead: fetchCase sends it to raf's replay server with
-//   node:http and passes each `data` event of the response, as it arrives, to the parser,
-//   which is what a real client does:
+// - an `http` case (`raf conform --transport http`) carries the request instead: fetchCase
+//   sends it to raf's replay server with node:http and passes each `data` event of the
+//   response, as it arrives, to the parser, which is what a real client does:
 //
 //     const { status, headers, reads } = await fetchCase({ method, url, headers, body });
 //     const answer = await readResponse(status, reads); // reads: an async iterable
@@ -37,19 +41,11 @@
 // so on until the model answers; raf judges every request it sent.
 "use strict";
 
+const fs = require("node:fs");
 const http = require("node:http");
 const https = require("node:https");
-const readline = require("node:readline");
-
-const HELLO = {
-  type: "hello",
-  protocol: "raf-conformance/1",
-  name: "example-node",
-  version: "1.0",
-  dialects: ["openai_chat"],
-  levels: ["response", "requests"],
-  capabilities: ["tool_calls", "reasoning", "usage", "http_errors", "http", "tool_loop"],
-};
+const path = require("node:path");
+const { pathToFileURL } = require("node:url");
 
 // -- 1. Server-sent events ---------------------------------------------------------------
 
@@ -515,7 +511,7 @@ async function runToolLoop(request, loop) {
   return response;
 }
 
-// -- 4. The conformance protocol ---------------------------------------------------------
+// -- 4. HTTP ------------------------------------------------------------------------------
 
 const TIMEOUT_MS = 30000; // to connect, and of silence while the response streams
 
@@ -608,58 +604,72 @@ async function* bodyReads(response) {
   }
 }
 
-// The result message for one case message (null: nothing to send).
-async function answer(message) {
-  try {
-    if (message.tool_loop) {
-      // A whole run of the tool loop, from the first request.
-      const response = await runToolLoop(message.request, message.tool_loop);
-      return { type: "result", id: message.id, response };
-    }
-    let status = message.status;
-    let reads;
-    if (message.transport === "http") {
-      // Make the request; the network cuts the reads.
-      ({ status, reads } = await fetchCase(message.request));
-    } else {
-      // The recorded body, cut by raf: one read at a time.
-      reads = (function* () {
-        for (const chunk of message.chunks) yield Buffer.from(chunk, "base64");
-      })();
-    }
-    return { type: "result", id: message.id, response: await readResponse(status, reads) };
-  } catch (error) {
-    // A bug here: say so instead of dying.
-    console.error(error);
-    return { type: "result", id: message.id, raised: `${error.name}: ${error.message}` };
+// -- 5. The conformance protocol, by raf's kit ---------------------------------------------
+
+// The kit is an ES module: this CommonJS file loads it with import(). Beside this file (where
+// `raf kit node --output DIR/raf-kit.mjs` or `python -m raf.examples` puts it), else in the
+// repository (raf/kit/node/), else in the installed raf package, which ships this file as
+// raf/_bundled/examples/clients/node/client.js.
+const KIT_PLACES = [
+  "raf-kit.mjs",
+  "../../../raf/kit/node/raf-kit.mjs",
+  "../../../../kit/node/raf-kit.mjs",
+];
+
+function kitPath() {
+  for (const place of KIT_PLACES) {
+    const file = path.join(__dirname, place);
+    if (fs.existsSync(file)) return file;
   }
+  return null;
 }
 
-function send(message) {
-  // A string cut by slice() may end in half a surrogate pair, which is not text: U+FFFD.
-  const line = JSON.stringify(message, (key, value) =>
-    typeof value === "string" ? value.toWellFormed() : value,
-  );
-  process.stdout.write(line + "\n"); // synchronous for pipes and files
+// What this client tells raf in its hello, and how it answers each kind of case. A case the
+// adapter throws on is answered by the kit with `raised` (a bug here: said, not fatal).
+const ADAPTER = {
+  name: "example-node",
+  version: "1.0",
+  dialects: ["openai_chat"],
+  levels: ["response", "requests"],
+  capabilities: ["tool_calls", "reasoning", "usage", "http_errors", "http", "tool_loop"],
+  // One case: its response, from the recorded reads (a `chunks` case) or from the network.
+  async stream(c) {
+    return answerCase(c.message);
+  },
+  // A tool_loop case: a whole run of the tool loop, from the first request.
+  async toolLoop(c) {
+    return runToolLoop(c.request, c.loop);
+  },
+};
+
+// The response to one case message (the `case` of the protocol).
+async function answerCase(message) {
+  let status = message.status;
+  let reads;
+  if (message.transport === "http") {
+    // Make the request; the network cuts the reads.
+    ({ status, reads } = await fetchCase(message.request));
+  } else {
+    // The recorded body, cut by raf: one read at a time.
+    reads = (function* () {
+      for (const chunk of message.chunks) yield Buffer.from(chunk, "base64");
+    })();
+  }
+  return readResponse(status, reads);
 }
 
-// The protocol loop. An http case is answered asynchronously, so lines are taken in order,
-// one message at a time: the next line waits until the case before it has been answered.
-async function main(handle = answer) {
-  const input = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of input) {
-    // one JSON message per line
-    const message = JSON.parse(line);
-    if (message.type === "hello") {
-      send(HELLO);
-    } else if (message.type === "case") {
-      const reply = await handle(message); // a plain value or a promise
-      if (reply !== null) send(reply);
-    } else if (message.type === "bye") {
-      input.close();
-      process.exit(0);
-    }
+// The protocol loop: the kit's serve(), until raf says bye.
+async function main() {
+  const kit = kitPath();
+  if (kit === null) {
+    process.stderr.write(
+      "client.js: raf-kit.mjs not found; write it beside this file: " +
+        `raf kit node --output ${path.join(__dirname, "raf-kit.mjs")}\n`,
+    );
+    process.exit(2);
   }
+  const { serve } = await import(pathToFileURL(kit).href);
+  await serve(ADAPTER);
 }
 
 module.exports = {
@@ -672,8 +682,9 @@ module.exports = {
   assistantMessage,
   toolMessages,
   runToolLoop,
-  answer,
-  send,
+  ADAPTER,
+  answerCase,
+  kitPath,
   main,
 };
 

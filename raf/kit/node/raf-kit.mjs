@@ -1,11 +1,12 @@
 // raf-kit.mjs: the raf-conformance/1 protocol for a Node.js client, in one dependency-free
-// ES module (Node.js 20 or later). Written by `raf kit node`; docs/protocol.md, "Node.js".
+// ES module (Node.js 20 or later). Written by `raf kit node`; docs/protocol.md, "Node.js: the
+// kit".
 //
-// An adapter is one module: it imports the client library it tests and calls serve() with
-// what the library reads and a function per kind of case:
+// An adapter is one module: it imports the kit FIRST, then the client library it tests, and
+// calls serve() with what the library reads and a function per kind of case:
 //
+//   import { serve, baseURL, finishReason, openaiUsage } from "./raf-kit.mjs"; // first
 //   import OpenAI from "openai";
-//   import { serve, baseURL, finishReason, openaiUsage } from "./raf-kit.mjs";
 //
 //   serve({
 //     name: "my-openai-client",
@@ -13,8 +14,10 @@
 //     dialects: ["openai_chat"],
 //     capabilities: ["tool_calls", "usage", "http_errors"],
 //     async stream(c, seen) {              // one `http` case: make the call, read the stream
-//       const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
-//       for await (const chunk of await client.chat.completions.create({ ...c.body, stream: true })) {
+//       const options = { baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 };
+//       const client = new OpenAI(options);
+//       const stream = await client.chat.completions.create({ ...c.body, stream: true });
+//       for await (const chunk of stream) {
 //         seen.text += chunk.choices[0]?.delta?.content ?? "";
 //         ...
 //       }
@@ -23,23 +26,25 @@
 //   });
 //
 // What serve() does for you:
-// - the conversation on stdin/stdout: hello, one case at a time, bye;
-// - the stdout guard: from the moment this module is imported, console.log/info/debug and
+// - the conversation on stdin/stdout: hello, one case at a time, until bye (or the end of
+//   stdin), then exit;
+// - the stdout guard: from the moment this module is imported, every console method and
 //   process.stdout.write go to stderr (a library's warnings would break the protocol), and
 //   only the protocol's lines go to the real stdout;
-// - a case that throws is answered with what the adapter had seen (`seen`) and `raised`,
-//   exactly as the protocol wants a client that raised reported;
+// - a case that throws (anything) or rejects is answered with what the adapter had seen
+//   (`seen`) and `raised`, exactly as the protocol wants a client that raised reported;
 // - the base URL each SDK wants (baseURL), the finish reasons and the usage of each SDK in
 //   raf's vocabulary (finishReason, aiSdkFinishReason, openaiUsage, responsesUsage,
 //   anthropicUsage, geminiUsage, aiSdkUsage), a tool loop's canned results (c.toolResult).
 //
 // The tables below are raf's (raf.formats' finish reasons); a test in raf checks them.
 
+import { Console } from "node:console";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, parse } from "node:path";
 import { createInterface } from "node:readline";
-import { format } from "node:util";
+import { inspect } from "node:util";
 
 export const PROTOCOL = "raf-conformance/1";
 
@@ -49,15 +54,19 @@ export const API_KEY = "sk-raf-test-not-a-secret";
 // -- the stdout guard ------------------------------------------------------------------------
 
 const realWrite = process.stdout.write.bind(process.stdout);
-const toStderr = (...args) => {
-  process.stderr.write(format(...args) + "\n");
-};
 // Guarded when this module is imported: before any library the adapter imports after it can
-// print. (Import the kit first.)
+// print. (Import the kit first.) Every console method writes to stderr, formatted as usual
+// (console.table's table, console.group's indentation); so does process.stdout.write, for a
+// library that writes there itself. Only a write to file descriptor 1 itself
+// (fs.writeSync(1, ...)) gets past it.
 process.stdout.write = (chunk, encoding, callback) =>
   process.stderr.write(chunk, encoding, callback);
-for (const method of ["log", "info", "debug", "dir", "table", "trace"]) {
-  console[method] = method === "dir" ? (value) => toStderr(value) : toStderr;
+const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+for (const method of Object.keys(console)) {
+  if (method === "Console") continue; // the class, for consoles of one's own
+  if (typeof console[method] === "function" && typeof stderrConsole[method] === "function") {
+    console[method] = stderrConsole[method].bind(stderrConsole);
+  }
 }
 
 /** Write one protocol message on the real stdout (a lone surrogate becomes U+FFFD). */
@@ -79,19 +88,30 @@ export function send(message) {
 export const SDK_PATHS = {
   openai: { appends: ["/chat/completions", "/responses", "/completions"], fallback: "/v1" },
   "@anthropic-ai/sdk": { appends: ["/v1/messages"], fallback: "" },
-  "@google/genai": { appends: ["/v1beta/models/", "/v1/models/", "/v1alpha/models/"], fallback: "" },
-  "@ai-sdk/openai": { appends: ["/chat/completions", "/responses", "/completions"], fallback: "/v1" },
+  "@google/genai": {
+    appends: ["/v1beta/models/", "/v1/models/", "/v1alpha/models/"],
+    fallback: "",
+  },
+  "@ai-sdk/openai": {
+    appends: ["/chat/completions", "/responses", "/completions"],
+    fallback: "/v1",
+  },
   "@ai-sdk/openai-compatible": { appends: ["/chat/completions", "/completions"], fallback: "/v1" },
   "@ai-sdk/anthropic": { appends: ["/messages"], fallback: "/v1" },
   "@ai-sdk/google": { appends: ["/models/"], fallback: "/v1beta" },
   ollama: { appends: ["/api/chat", "/api/generate"], fallback: "" },
 };
 
-/** The base URL to give `sdk` (a key of SDK_PATHS) for case `c`. */
+/** The base URL to give `sdk` (a key of SDK_PATHS) for case `c` (an `http` case). */
 export function baseURL(c, sdk) {
   const rule = SDK_PATHS[sdk];
-  if (rule === undefined) throw new Error(`raf-kit: no base-URL rule for ${sdk}`);
-  const path = c.request.path.split("?", 1)[0];
+  if (rule === undefined) {
+    throw new Error(`raf-kit: no base-URL rule for ${sdk}: ${Object.keys(SDK_PATHS).join(", ")}`);
+  }
+  if (!c.request?.base_url) {
+    throw new Error("raf-kit: not an http case: run raf conform with --transport http");
+  }
+  const path = (c.request.path ?? "").split("?", 1)[0];
   for (const tail of rule.appends) {
     const at = path.lastIndexOf(tail);
     if (at >= 0) return c.request.base_url + path.slice(0, at);
@@ -101,7 +121,7 @@ export function baseURL(c, sdk) {
 
 /** The API version of a Gemini path (`v1beta` in `/v1beta/models/...`), for @google/genai. */
 export function geminiApiVersion(c) {
-  const found = /^\/(v\d+\w*)\/models\//.exec(c.request.path);
+  const found = /\/(v\d+\w*)\/models\//.exec(c.request?.path ?? "");
   return found ? found[1] : "v1beta";
 }
 
@@ -194,7 +214,9 @@ export function anthropicUsage(u) {
   if (!u) return null;
   const parts = [u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens];
   const prompt = parts.reduce((sum, n) => sum + (count(n) ?? 0), 0);
-  return usage(prompt, u.output_tokens, null, { prompt_cache_hit_tokens: u.cache_read_input_tokens });
+  return usage(prompt, u.output_tokens, null, {
+    prompt_cache_hit_tokens: u.cache_read_input_tokens,
+  });
 }
 
 /** Gemini's `usageMetadata`: the prompt with the tool-use prompt, the completion with the
@@ -257,7 +279,11 @@ export class Seen {
     return {
       text: this.text,
       reasoning_text: this.reasoning || null,
-      tool_calls: this.calls.map((c) => ({ id: c.id || null, name: c.name, arguments: args(c.arguments) })),
+      tool_calls: this.calls.map((c) => ({
+        id: c.id || null,
+        name: c.name,
+        arguments: args(c.arguments),
+      })),
       finish_reason: this.finish,
       usage: this.usage,
       errors: this.errors,
@@ -280,22 +306,38 @@ export class Case {
     this.message = message;
     this.id = message.id;
     this.dialect = message.dialect;
-    this.request = message.request; // {method, url, base_url, path, headers, body}
-    this.loop = message.tool_loop ?? null; // {model, messages, tools, results, max_rounds, requests}
+    this.request = message.request ?? null; // {method, url, base_url, path, headers, body}
+    // {model, messages, tools, results, max_rounds, requests}: a tool_loop case's
+    this.loop = message.tool_loop ?? null;
     this.apiKey = API_KEY;
     this.used = new Map(); // canned results handed out, by name and arguments
   }
 
   /** The recorded request body: the model, the messages, the tools and the options. */
   get body() {
-    return this.request.body ?? {};
+    return this.request?.body ?? {};
+  }
+
+  /** "http" (the adapter makes the request) or "chunks" (the recorded body is in `chunks`). */
+  get transport() {
+    return this.message.transport ?? "chunks";
+  }
+
+  /** The recorded HTTP status (an `http` case: what the server will answer). */
+  get status() {
+    return this.message.status ?? null;
+  }
+
+  /** A `chunks` case's recorded body, as the network reads raf chose: Buffers, in order. */
+  get chunks() {
+    return (this.message.chunks ?? []).map((chunk) => Buffer.from(chunk, "base64"));
   }
 
   /** The model: the request body's, else the one in a Gemini path. */
   get model() {
     if (typeof this.body.model === "string") return this.body.model;
     if (this.loop?.model) return this.loop.model;
-    const found = /\/models\/([^/:?]+)/.exec(this.request.path);
+    const found = /\/models\/([^/:?]+)/.exec(this.request?.path ?? "");
     return found ? decodeURIComponent(found[1]) : "model";
   }
 
@@ -310,12 +352,14 @@ export class Case {
   }
 
   /**
-   * What tool `name` returns for `argumentsValue` (parsed JSON or its text): {content,
-   * isError}, the recorded results with that name and arguments in turn; an error text when
-   * the recording has none.
+   * What tool `name` returns for `argumentsValue` (parsed JSON or its text; none, or "", is
+   * {}): {content, isError}, the recorded results with that name and arguments in turn (the
+   * last one again after that); an error text when the recording has none.
    */
   toolResult(name, argumentsValue) {
-    const wanted = canonical(args(argumentsValue));
+    const blank = argumentsValue === undefined || argumentsValue === null;
+    const empty = blank || (typeof argumentsValue === "string" && !argumentsValue.trim());
+    const wanted = canonical(empty ? {} : args(argumentsValue));
     const key = `${name}\u0000${wanted}`;
     const matching = (this.loop?.results ?? []).filter(
       (r) => r.name === name && canonical(r.arguments) === wanted,
@@ -353,13 +397,30 @@ export function libraryVersion(name, from = process.argv[1]) {
   }
 }
 
-function raisedOf(error) {
-  const name = error?.constructor?.name ?? error?.name ?? "Error";
-  const message = error?.message ?? String(error);
-  return `${name}: ${message}`.slice(0, 2000);
+const show = (value) => inspect(value, { depth: 3, breakLength: Infinity });
+
+/** `raised` for what a case threw: "Type: message"; "thrown <type>: <value>" for a non-Error. */
+export function raisedOf(error) {
+  let text;
+  try {
+    if (error instanceof Error) {
+      const name = error.constructor?.name || error.name || "Error";
+      text = `${name}: ${typeof error.message === "string" ? error.message : show(error.message)}`;
+    } else {
+      const type = error === null ? "null" : typeof error;
+      text = `thrown ${type}: ${typeof error === "string" ? error : show(error)}`;
+    }
+  } catch (failure) {
+    text = `thrown value that cannot be shown (${failure?.message ?? "?"})`;
+  }
+  return text.slice(0, 2000);
 }
 
-async function answer(adapter, message) {
+/**
+ * The result for one case message: the handler's return value if it returned one, else
+ * `seen`; with `raised` when it threw (or its promise was rejected), whatever it threw.
+ */
+export async function answer(adapter, message) {
   const c = new Case(message);
   const seen = new Seen();
   const handler = c.loop ? adapter.toolLoop : adapter.stream;
@@ -368,11 +429,29 @@ async function answer(adapter, message) {
     return { type: "result", id: c.id, raised: `Error: this adapter has no ${kind}()` };
   }
   try {
-    const response = await handler(c, seen);
+    const response = await handler.call(adapter, c, seen);
     return { type: "result", id: c.id, response: response ?? seen.response() };
   } catch (error) {
     if (adapter.debug !== false) console.error(error);
-    return { type: "result", id: c.id, response: seen.response(), raised: raisedOf(error) };
+    return { type: "result", id: c.id, response: partial(seen), raised: raisedOf(error) };
+  }
+}
+
+function partial(seen) {
+  try {
+    return seen.response();
+  } catch {
+    return null; // e.g. an adapter that put a value JSON cannot hold in `seen`
+  }
+}
+
+/** Send a result; one that is not JSON (a BigInt, a cycle) is answered with `raised` instead. */
+function sendResult(result) {
+  try {
+    send(result);
+  } catch (error) {
+    const raised = `raf-kit: the result is not JSON: ${raisedOf(error)}`;
+    send({ type: "result", id: result.id, response: null, raised });
   }
 }
 
@@ -388,7 +467,7 @@ export async function serve(adapter) {
   const capabilities = new Set(adapter.capabilities ?? []);
   capabilities.add("http");
   if (typeof adapter.toolLoop === "function") capabilities.add("tool_loop");
-  const levels = adapter.levels ?? (adapter.stream ? ["response"] : []);
+  const levels = [...(adapter.levels ?? (adapter.stream ? ["response"] : []))];
   if (typeof adapter.toolLoop === "function" && !levels.includes("requests")) {
     levels.push("requests");
   }
@@ -404,23 +483,35 @@ export async function serve(adapter) {
     how: adapter.how ?? "",
     framings: adapter.framings ?? [],
   };
+  // A promise of the library's that is rejected with nothing to catch it (after the case that
+  // started it) is said on stderr; Node would otherwise end the process, and raf would start
+  // it again.
+  process.on("unhandledRejection", (reason) => {
+    console.error(`raf-kit: a promise was rejected and nothing handled it: ${raisedOf(reason)}`);
+  });
   const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of input) {
     if (!line.trim()) continue;
     let message;
     try {
       message = JSON.parse(line);
-    } catch (error) {
-      console.error(`raf-kit: not JSON: ${line.slice(0, 200)}`);
+    } catch {
+      message = undefined;
+    }
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      // raf never sends one: said on stderr, and the conversation goes on.
+      console.error(`raf-kit: not a message of the protocol, ignored: ${line.slice(0, 200)}`);
       continue;
     }
     if (message.type === "hello") {
       send(hello);
     } else if (message.type === "case") {
-      send(await answer(adapter, message)); // one case at a time, in order
+      sendResult(await answer(adapter, message)); // one case at a time, in order
     } else if (message.type === "bye") {
-      input.close();
-      process.exit(0);
+      break;
     }
   }
+  // bye, or raf closed stdin: done, even if a library keeps a connection or a timer alive.
+  input.close();
+  process.exit(0);
 }
