@@ -103,9 +103,13 @@ def test_the_tour_client_scores_are_the_published_matrix() -> None:
         for name, score in re.findall(r"([a-z-]+): (\d+/\d+)", line)
     ]
     passed = dict(scores)
-    rows = re.findall(r"^\| ([a-z-]+) ([0-9][0-9.]*) \| (\d+/\d+) \|$", README, re.M)
+    languages = dict(re.findall(r"^\| ([a-z-]+) [0-9][0-9.]* \| ([A-Za-z.]+) \|", how, re.M))
+    rows = re.findall(
+        r"^\| ([a-z-]+) ([0-9][0-9.]*) \| ([A-Za-z.]+) \| (\d+/\d+) \|$", README, re.M
+    )
     assert len(rows) == len(passed) - 1  # every client but the control column
-    for name, version, score in rows:
-        assert (versions[name], passed[name]) == (version, score), name
+    for name, version, language, score in rows:
+        assert (versions[name], languages[name], passed[name]) == (version, language, score), name
     total = sum(int(s.split("/")[1]) for n, s in scores if n == "raf")
-    assert f"| raf, the control column (httpx and raf's pipeline) | {total}/{total} |" in README
+    control = f"| raf, the control column (httpx and raf's pipeline) | Python | {total}/{total} |"
+    assert control in README

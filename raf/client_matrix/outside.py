@@ -99,7 +99,7 @@ def node_clients(folder: Path | None = None) -> dict[str, OutsideClient]:
             source=str(path),
             missing=missing,
         )
-        for path in sorted(folder.glob("*.mjs"))
+        for path in sorted(folder.glob("*.mjs"), key=lambda path: path.stem)
     }
 
 

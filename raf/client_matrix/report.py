@@ -185,10 +185,11 @@ def matrix_markdown(
     if described:
         lines.append("### How each client is read")
         lines.append("")
-        lines.append("| client | language | what its user reads (what is compared) |")
-        lines.append("|---|---|---|")
+        lines.append("| client | language | library | what its user reads (what is compared) |")
+        lines.append("|---|---|---|---|")
         lines += [
-            f"| {c.name} {c.version} | {language_label(c.language)} | {_escape(c.how)} |"
+            f"| {c.name} {c.version} | {language_label(c.language)} | {_escape(c.library)} "
+            f"| {_escape(c.how)} |"
             for c in described
         ]
         lines.append("")

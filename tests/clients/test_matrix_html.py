@@ -327,7 +327,7 @@ def test_markdown_groups_columns_by_language_and_says_each_language() -> None:
     text = matrix_markdown(COLUMNS, CELLS, CHUNKINGS)
     assert "| scenario | openai 3.57.0 | openai-node 6.49.0 | mine 0.3.0 |" in text
     assert "| missing_tool_index | ✓ | **✗ lost: 0 of 2 calls** | ◐ detail: call id |" in text
-    assert "| client | language | what its user reads (what is compared) |" in text
+    assert "| client | language | library | what its user reads (what is compared) |" in text
     how = re.findall(
         r"^\| (\S+) \S+ \| (\S+) \|", text.split("### How each client is read")[1], re.M
     )
@@ -340,7 +340,7 @@ def test_markdown_groups_columns_by_language_and_says_each_language() -> None:
     assert "Not run: absent-node (the npm libraries are not installed: npm ci --prefix X)." in text
     loops = tool_loops_markdown(LOOP_COLUMNS, LOOP_CELLS, CHUNKINGS)
     assert "| recording | openai-loop 3.57.0 | openai-node-tools 6.49.0 |" in loops
-    assert "| openai-node-tools 6.49.0 | Node.js | runTools |" in loops
+    assert "| openai-node-tools 6.49.0 | Node.js |  | runTools |" in loops
 
 
 def test_json_names_each_columns_language_and_library() -> None:

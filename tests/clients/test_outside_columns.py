@@ -154,7 +154,7 @@ def test_a_hello_without_tool_loop_is_only_a_stream_column_with_its_library_and_
     assert [(c["name"], c["library"]) for c in document["clients"]] == [("ours", "our-stack")]
     assert "tool_loops" not in document
     text = doc.read_text(encoding="utf-8")
-    assert "| ours 0.1.0 | program | Our gateway reads the stream itself. |" in text
+    assert "| ours 0.1.0 | program | our-stack | Our gateway reads the stream itself. |" in text
 
 
 def test_a_program_that_cannot_start_is_a_missing_column_saying_why(

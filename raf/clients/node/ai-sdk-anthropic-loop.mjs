@@ -28,7 +28,7 @@ function settings(body) {
 
 serve({
   name: "ai-sdk-anthropic-loop",
-  library: "ai",
+  library: ["ai", "@ai-sdk/anthropic"],
   dialects: ["anthropic_messages"],
   capabilities: ["tool_calls", "reasoning", "usage"],
   how:

@@ -148,7 +148,7 @@ function maxOutputTokens(body) {
 
 serve({
   name: "ai-sdk-anthropic",
-  library: "@ai-sdk/anthropic",
+  library: ["ai", "@ai-sdk/anthropic"],
   dialects: ["anthropic_messages"],
   capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
   how:

@@ -22,7 +22,7 @@ function parsed(content) {
 
 serve({
   name: "ai-sdk-google-loop",
-  library: "ai",
+  library: ["ai", "@ai-sdk/google"],
   dialects: ["gemini"],
   capabilities: ["tool_calls", "reasoning", "usage"],
   framings: ["sse"],

@@ -146,7 +146,7 @@ function googleOptions(body) {
 
 serve({
   name: "ai-sdk-google",
-  library: "@ai-sdk/google",
+  library: ["ai", "@ai-sdk/google"],
   dialects: ["gemini"],
   capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
   // streamText always asks for `:streamGenerateContent?alt=sse` (the provider's doStream):

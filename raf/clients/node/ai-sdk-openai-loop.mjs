@@ -6,7 +6,7 @@ import { runToolLoop } from "./lib/ai-sdk-loop.mjs";
 
 serve({
   name: "ai-sdk-openai-loop",
-  library: "ai",
+  library: ["ai", "@ai-sdk/openai"],
   dialects: ["openai_chat"],
   capabilities: ["tool_calls", "reasoning", "usage"],
   how:

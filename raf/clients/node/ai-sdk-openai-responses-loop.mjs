@@ -16,7 +16,7 @@ function settings(body) {
 
 serve({
   name: "ai-sdk-openai-responses-loop",
-  library: "ai",
+  library: ["ai", "@ai-sdk/openai"],
   dialects: ["openai_responses"],
   capabilities: ["tool_calls", "reasoning", "usage"],
   how:

@@ -166,7 +166,7 @@ export function responsesSettings(body) {
 
 serve({
   name: "ai-sdk-openai-responses",
-  library: "@ai-sdk/openai",
+  library: ["ai", "@ai-sdk/openai"],
   dialects: ["openai_responses"],
   capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
   how:

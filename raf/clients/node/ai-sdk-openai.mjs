@@ -126,7 +126,7 @@ export function chatSettings(body) {
 
 serve({
   name: "ai-sdk-openai",
-  library: "@ai-sdk/openai",
+  library: ["ai", "@ai-sdk/openai"],
   dialects: ["openai_chat"],
   capabilities: ["tool_calls", "usage", "http_errors"],
   how:

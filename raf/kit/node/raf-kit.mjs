@@ -457,7 +457,8 @@ function sendResult(result) {
 
 /**
  * Speak raf-conformance/1 on stdin/stdout until bye. `adapter`: {name, library (an npm
- * package: its installed version is the hello's version), version (else), dialects,
+ * package: its installed version is the hello's version; or a list of packages, the first
+ * giving the version: ["ai", "@ai-sdk/openai"]), version (else), dialects,
  * capabilities, levels, how (one paragraph: how its user reads the result), framings (for
  * Gemini: ["sse"] when the library always asks for ?alt=sse), stream(c, seen),
  * toolLoop(c, seen)}. A module with toolLoop declares the capability tool_loop; every
@@ -471,15 +472,21 @@ export async function serve(adapter) {
   if (typeof adapter.toolLoop === "function" && !levels.includes("requests")) {
     levels.push("requests");
   }
+  // A library of several packages (the AI SDK and its provider) is a list: the first gives
+  // the column's version, the others are named with theirs ("ai + @ai-sdk/openai 3.0.141").
+  const libraries = [adapter.library ?? []].flat();
+  const library = libraries
+    .map((name, at) => (at === 0 ? name : `${name} ${libraryVersion(name)}`.trim()))
+    .join(" + ");
   const hello = {
     type: "hello",
     protocol: PROTOCOL,
     name: adapter.name,
-    version: adapter.version ?? (adapter.library ? libraryVersion(adapter.library) : ""),
+    version: adapter.version ?? (libraries.length ? libraryVersion(libraries[0]) : ""),
     dialects: adapter.dialects,
     levels,
     capabilities: [...capabilities],
-    library: adapter.library ?? null,
+    library: library || null,
     how: adapter.how ?? "",
     framings: adapter.framings ?? [],
   };
