@@ -302,6 +302,20 @@ def _program_columns(
     return columns, cells
 
 
+def _library_column(name: str, chosen: Any, missing: str | None) -> Any:
+    """The column of a Python library's adapter (an ``Adapter`` or a ``ToolLoopAdapter``)."""
+    from raf.client_matrix.report import Column  # noqa: PLC0415
+
+    return Column(
+        name,
+        chosen.version() or "",
+        chosen.dialects,
+        missing=missing,
+        how=chosen.how,
+        library=chosen.distribution,
+    )
+
+
 def _stream_matrix(
     args: argparse.Namespace,
     console: _Console,
@@ -324,17 +338,7 @@ def _stream_matrix(
         for name in names:
             chosen = adapter(name)
             missing = chosen.missing()
-            version = chosen.version() or ""
-            columns.append(
-                Column(
-                    name,
-                    version,
-                    chosen.dialects,
-                    missing=missing,
-                    how=chosen.how,
-                    library=chosen.distribution,
-                )
-            )
+            columns.append(_library_column(name, chosen, missing))
             if missing is not None:
                 _warn(f"raf clients: {name}: {missing}")
                 continue
@@ -408,17 +412,7 @@ def _tool_loops(
         for name in names:
             chosen = tool_loop_adapter(name)
             missing = chosen.missing()
-            version = chosen.version() or ""
-            columns.append(
-                Column(
-                    name,
-                    version,
-                    chosen.dialects,
-                    missing=missing,
-                    how=chosen.how,
-                    library=chosen.distribution,
-                )
-            )
+            columns.append(_library_column(name, chosen, missing))
             if missing is not None:
                 _warn(f"raf clients: {name}: {missing}")
                 continue
