@@ -26,24 +26,52 @@ def details(cell: Cell) -> str:
     return "\n".join(cell.details)
 
 
+def assert_fails_with(cell: Cell, *fragments: str) -> None:
+    """The cell fails, and its details say each of `fragments`."""
+    assert cell.status == "fail"
+    for fragment in fragments:
+        assert fragment in details(cell)
+
+
+# Well-formed streams each column reads as they were sent.
+READ_AS_SENT = [
+    *(
+        ("chat", scenario)
+        for scenario in (
+            "plain_text",
+            "parallel_tool_calls",
+            "parallel_tool_calls_interleaved",
+            "tool_call_header_repeated_type_null",
+            "later_usage_null",
+            "leading_bom",
+            "no_usage_reported",
+            "http_429_json_error",
+        )
+    ),
+    *(
+        ("responses", scenario)
+        for scenario in (
+            "arguments_only_in_done_event",
+            "builtin_web_search_is_not_a_client_call",
+            "custom_tool_call_freeform_input",
+            "incomplete_max_output_tokens",
+            "reasoning_summaries_multiple_parts",
+            "output_index_collision",
+            "refusal_delta",
+        )
+    ),
+]
+
+
+@pytest.mark.parametrize(("column", "scenario"), READ_AS_SENT)
+def test_reads_well_formed_streams_as_sent(
+    request: pytest.FixtureRequest, column: str, scenario: str
+) -> None:
+    cells: dict[str, Cell] = request.getfixturevalue(column)
+    assert cells[scenario].status == "pass", cells[scenario].mark
+
+
 # -- Chat Completions ------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        "plain_text",
-        "parallel_tool_calls",
-        "parallel_tool_calls_interleaved",
-        "tool_call_header_repeated_type_null",
-        "later_usage_null",
-        "leading_bom",
-        "no_usage_reported",
-        "http_429_json_error",
-    ],
-)
-def test_chat_reads_well_formed_streams_as_sent(chat: dict[str, Cell], scenario: str) -> None:
-    assert chat[scenario].status == "pass", chat[scenario].mark
 
 
 def test_chat_asks_the_recorded_question_in_every_cell(chat: dict[str, Cell]) -> None:
@@ -61,34 +89,23 @@ def test_chat_reports_cut_arguments_as_an_invalid_call_not_a_call(chat: dict[str
 
 
 def test_chat_loses_the_usage_of_a_choices_null_chunk_to_the_schema(chat: dict[str, Cell]) -> None:
-    cell = chat["choices_null"]
-    assert cell.status == "fail"
-    assert "lost: usage" in details(cell)
-    assert "AI_TypeValidationError" in details(cell)
+    assert_fails_with(chat["choices_null"], "lost: usage", "AI_TypeValidationError")
 
 
 def test_chat_loses_both_calls_without_index_to_the_schema(chat: dict[str, Cell]) -> None:
-    cell = chat["missing_index"]
-    assert cell.status == "fail"
-    assert "got 0 call(s)" in details(cell)
-    assert "AI_TypeValidationError" in details(cell)
+    assert_fails_with(chat["missing_index"], "got 0 call(s)", "AI_TypeValidationError")
 
 
 def test_chat_drops_id_less_fragments_of_calls_sharing_index_zero(chat: dict[str, Cell]) -> None:
     cell = chat["index_always_zero_distinct_ids"]
-    assert cell.status == "fail"
-    assert 'got 1 call(s) ["get_weather"]' in details(cell)
-    assert "tool-error" in details(cell)
+    assert_fails_with(cell, 'got 1 call(s) ["get_weather"]', "tool-error")
 
 
 @pytest.mark.parametrize("scenario", ["stream_cut_without_done_or_finish", "empty_200_body"])
 def test_chat_ends_a_cut_stream_quietly_with_finish_other(
     chat: dict[str, Cell], scenario: str
 ) -> None:
-    cell = chat[scenario]
-    assert cell.status == "fail"
-    assert "unreported: errors" in details(cell)
-    assert 'got "other"' in details(cell)
+    assert_fails_with(chat[scenario], "unreported: errors", 'got "other"')
 
 
 def test_chat_joins_the_two_choices_of_n_2(chat: dict[str, Cell]) -> None:
@@ -113,26 +130,9 @@ def test_chat_reads_no_reasoning(chat: dict[str, Cell]) -> None:
 # -- Responses -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "scenario",
-    [
-        "arguments_only_in_done_event",
-        "builtin_web_search_is_not_a_client_call",
-        "custom_tool_call_freeform_input",
-        "incomplete_max_output_tokens",
-        "reasoning_summaries_multiple_parts",
-        "output_index_collision",
-        "refusal_delta",
-    ],
-)
-def test_responses_reads_these_streams_as_sent(responses: dict[str, Cell], scenario: str) -> None:
-    assert responses[scenario].status == "pass", responses[scenario].mark
-
-
 def test_responses_lists_parallel_calls_in_completion_order(responses: dict[str, Cell]) -> None:
     cell = responses["parallel_calls_interleaved_arguments"]
-    assert cell.status == "fail"
-    assert 'tool_calls[0].name: expected "get_weather", got "get_time"' in details(cell)
+    assert_fails_with(cell, 'tool_calls[0].name: expected "get_weather", got "get_time"')
 
 
 def test_responses_asks_the_recorded_question_but_for_one_item_id(
@@ -169,9 +169,7 @@ def test_responses_ignores_raw_reasoning_text_events(responses: dict[str, Cell])
 def test_responses_ends_a_stream_without_its_terminal_event_quietly(
     responses: dict[str, Cell], scenario: str
 ) -> None:
-    cell = responses[scenario]
-    assert cell.status == "fail"
-    assert "unreported: errors" in details(cell)
+    assert_fails_with(responses[scenario], "unreported: errors")
 
 
 def test_responses_finishes_a_client_tool_search_call_with_stop(responses: dict[str, Cell]) -> None:

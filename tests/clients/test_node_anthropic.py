@@ -49,6 +49,18 @@ PASSING = [
 # lib/MessageStream #accumulateMessage throws at a message_start while it holds a snapshot.
 ORDER = 'AnthropicError: Unexpected event order, got message_start before receiving "message_stop"'
 
+# A second message_start, the same message's or mid-stream: the same rejection and losses.
+REPEATED_START = (
+    ORDER,
+    [
+        "lost: text",
+        "lost: finish_reason",
+        "wrong: usage.completion_tokens",
+        "wrong: usage.total_tokens",
+        "detail: notices",
+    ],
+)
+
 # scenario: (the start of what finalMessage() rejects with, the differences by kind and field)
 RAISING = {
     # core/streaming Stream.fromSSEResponse skips every event without an event name, then
@@ -57,26 +69,8 @@ RAISING = {
         "AnthropicError: request ended without sending any chunks",
         ["lost: text", "lost: finish_reason", "lost: usage"],
     ),
-    "duplicate_message_start_same_id": (
-        ORDER,
-        [
-            "lost: text",
-            "lost: finish_reason",
-            "wrong: usage.completion_tokens",
-            "wrong: usage.total_tokens",
-            "detail: notices",
-        ],
-    ),
-    "message_start_repeated_mid_stream": (
-        ORDER,
-        [
-            "lost: text",
-            "lost: finish_reason",
-            "wrong: usage.completion_tokens",
-            "wrong: usage.total_tokens",
-            "detail: notices",
-        ],
-    ),
+    "duplicate_message_start_same_id": REPEATED_START,
+    "message_start_repeated_mid_stream": REPEATED_START,
     "spliced_second_generation_after_retry": (
         ORDER,
         [

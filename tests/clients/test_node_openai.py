@@ -33,44 +33,49 @@ def loops() -> Iterator[ReplayServer]:
         yield running
 
 
+# The create() loop's scenarios besides CHAT_PASSES.
+CREATE_LOOP = (
+    "deepseek_reasoning_then_content",
+    "leading_bom",
+    "keep_alive_comments",
+    "missing_index",
+    "mistral_content_parts",
+    "n_two_choices_interleaved",
+    "data_colon_keepalive_is_data",
+)
+
+# The stream helper's scenarios besides CHAT_PASSES.
+HELPER = (
+    "n_two_choices_interleaved",
+    "deepseek_reasoning_then_content",
+    "event_error_frame",
+    "missing_index",
+    "missing_id",
+    "index_starting_at_one",
+    "later_usage_null",
+    "stream_cut_without_done_or_finish",
+    "done_without_finish_reason",
+    "choices_null",
+)
+
+
 @pytest.fixture(scope="module")
 def create_loop(server: ReplayServer) -> dict[str, Cell]:
-    return node_cells(
-        "openai-node",
-        server,
-        *CHAT_PASSES,
-        "deepseek_reasoning_then_content",
-        "leading_bom",
-        "keep_alive_comments",
-        "missing_index",
-        "mistral_content_parts",
-        "n_two_choices_interleaved",
-        "data_colon_keepalive_is_data",
-    )
+    return node_cells("openai-node", server, *CHAT_PASSES, *CREATE_LOOP)
 
 
 @pytest.fixture(scope="module")
 def helper(server: ReplayServer) -> dict[str, Cell]:
-    return node_cells(
-        "openai-node-stream",
-        server,
-        *CHAT_PASSES,
-        "n_two_choices_interleaved",
-        "deepseek_reasoning_then_content",
-        "event_error_frame",
-        "missing_index",
-        "missing_id",
-        "index_starting_at_one",
-        "later_usage_null",
-        "stream_cut_without_done_or_finish",
-        "done_without_finish_reason",
-        "choices_null",
-    )
+    return node_cells("openai-node-stream", server, *CHAT_PASSES, *HELPER)
+
+
+def assert_pass(cells: dict[str, Cell], *scenarios: str) -> None:
+    for scenario in scenarios:
+        assert cells[scenario].status == "pass", (scenario, cells[scenario].reason)
 
 
 def test_the_create_loop_reads_correct_streams(create_loop: dict[str, Cell]) -> None:
-    for scenario in (*CHAT_PASSES, "deepseek_reasoning_then_content"):
-        assert create_loop[scenario].status == "pass", (scenario, create_loop[scenario].reason)
+    assert_pass(create_loop, *CHAT_PASSES, "deepseek_reasoning_then_content")
 
 
 def test_the_node_decoder_keeps_what_the_python_one_loses(create_loop: dict[str, Cell]) -> None:
@@ -96,8 +101,7 @@ def test_the_create_loop_cells_traced_to_the_users_loop(create_loop: dict[str, C
 
 
 def test_the_stream_helper_reads_correct_streams(helper: dict[str, Cell]) -> None:
-    for scenario in CHAT_PASSES:
-        assert helper[scenario].status == "pass", (scenario, helper[scenario].reason)
+    assert_pass(helper, *CHAT_PASSES)
     # The helper keeps the choices apart by index and validates no n: choice 0 is the answer.
     assert helper["n_two_choices_interleaved"].status == "pass"
 
@@ -152,15 +156,15 @@ def test_the_responses_helper(server: ReplayServer) -> None:
         "incomplete_content_filter",
         "events_after_completed",
     )
-    for scenario in (
+    assert_pass(
+        cells,
         "parallel_calls_interleaved_arguments",
         "reasoning_summaries_multiple_parts",
         "background_resume_mid_response",
         # a cut stream's final response is still in_progress: the example's status check
         "stream_cut_inside_arguments",
         "output_index_collision",
-    ):
-        assert cells[scenario].status == "pass", (scenario, cells[scenario].reason)
+    )
     # routed by output_index without a check: passes, without raf's notice
     assert cells["item_id_changes_between_added_and_done"].status == "notice"
     # no response.content_part.added: the accumulator throws at the first delta

@@ -1,8 +1,8 @@
 // The Vercel AI SDK's tool loop over the Messages API: streamText with tools that execute and
 // stopWhen: stepCountIs(max_rounds), the model @ai-sdk/anthropic's anthropic(model).
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
+import { serve } from "../../kit/node/raf-kit.mjs";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { runToolLoop } from "./lib/ai-sdk-loop.mjs";
+import { providerOf, runToolLoop } from "./lib/ai-sdk-loop.mjs";
 
 /**
  * The recorded `thinking` and `max_tokens` as AI SDK settings. The provider adds the thinking
@@ -44,10 +44,7 @@ serve({
     "(toolCallId, toolName, input), and its finish-step's finishReason and usage (that " +
     "step's, not the run's totalUsage); an error part is reported as an error.",
   async toolLoop(c, seen) {
-    const anthropic = createAnthropic({
-      baseURL: baseURL(c, "@ai-sdk/anthropic"),
-      apiKey: c.apiKey,
-    });
+    const anthropic = providerOf(c, createAnthropic, "@ai-sdk/anthropic");
     await runToolLoop(c, seen, anthropic(c.model), settings(c.body));
   },
 });

@@ -3,9 +3,8 @@
 // written as the AI SDK's own parameters (system, messages, tools, maxOutputTokens, the
 // provider options for thinking), so the provider sends that request again.
 import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
-import { CALL_SETTINGS, readFullStream } from "./lib/ai-sdk-anthropic-google.mjs";
+import { clientTool, streamAndRead, userTurn } from "./lib/ai-sdk-anthropic-google.mjs";
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { jsonSchema, streamText, tool } from "ai";
 
 /** A recorded `system` (a string, or text blocks with their cache control). */
 function system(recorded) {
@@ -70,33 +69,26 @@ function messages(recorded) {
       out.push({ role: "assistant", content: message.content.map(assistantPart) });
       continue;
     }
-    const results = message.content.filter((block) => block.type === "tool_result");
-    const others = message.content.filter((block) => block.type !== "tool_result");
-    if (results.length) {
-      out.push({
-        role: "tool",
-        content: results.map((block) => ({
-          type: "tool-result",
-          toolCallId: block.tool_use_id,
-          toolName: names.get(block.tool_use_id) ?? "",
-          output: {
-            type: block.is_error ? "error-text" : "text",
-            value: resultText(block.content),
-          },
-        })),
-      });
-    }
-    if (others.length) {
-      out.push({
-        role: "user",
-        content: others.map((block) => {
-          if (block.type !== "text") {
-            throw new Error(`ai-sdk-anthropic: no AI SDK part for a user ${block.type} block`);
-          }
-          return { type: "text", text: block.text };
-        }),
-      });
-    }
+    const turn = userTurn(
+      message.content,
+      (block) => block.type === "tool_result",
+      (block) => ({
+        type: "tool-result",
+        toolCallId: block.tool_use_id,
+        toolName: names.get(block.tool_use_id) ?? "",
+        output: {
+          type: block.is_error ? "error-text" : "text",
+          value: resultText(block.content),
+        },
+      }),
+      (block) => {
+        if (block.type !== "text") {
+          throw new Error(`ai-sdk-anthropic: no AI SDK part for a user ${block.type} block`);
+        }
+        return { type: "text", text: block.text };
+      },
+    );
+    out.push(...turn);
   }
   return out;
 }
@@ -117,10 +109,7 @@ function tools(anthropic, recorded) {
     } else if (spec.type === "code_execution_20250825") {
       out[spec.name] = anthropic.tools.codeExecution_20250825();
     } else if (spec.type === undefined || spec.type === "custom") {
-      out[spec.name] = tool({
-        description: spec.description,
-        inputSchema: jsonSchema(spec.input_schema),
-      });
+      out[spec.name] = clientTool(spec.description, spec.input_schema);
     } else {
       throw new Error(`ai-sdk-anthropic: no AI SDK tool for ${spec.type}`);
     }
@@ -173,15 +162,13 @@ serve({
       apiKey: c.apiKey,
     });
     const providerThinking = thinking(body.thinking);
-    const result = streamText({
+    await streamAndRead(seen, {
       model: anthropic(c.model),
       system: system(body.system),
       messages: messages(body.messages),
       tools: tools(anthropic, body.tools),
       maxOutputTokens: maxOutputTokens(body),
       ...(providerThinking && { providerOptions: { anthropic: { thinking: providerThinking } } }),
-      ...CALL_SETTINGS,
     });
-    await readFullStream(result, seen);
   },
 });

@@ -1,8 +1,8 @@
 // The Vercel AI SDK's tool loop over the Gemini API: streamText with tools that execute and
 // stopWhen: stepCountIs(max_rounds), the model @ai-sdk/google's google(model).
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
+import { serve } from "../../kit/node/raf-kit.mjs";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { runToolLoop } from "./lib/ai-sdk-loop.mjs";
+import { providerOf, runToolLoop } from "./lib/ai-sdk-loop.mjs";
 
 /** The recorded generationConfig's thinkingConfig as the provider's option. */
 function settings(body) {
@@ -38,10 +38,7 @@ serve({
     "parts (toolCallId, toolName, input), and its finish-step's finishReason and usage (that " +
     "step's, not the run's totalUsage); an error part is reported as an error.",
   async toolLoop(c, seen) {
-    const google = createGoogleGenerativeAI({
-      baseURL: baseURL(c, "@ai-sdk/google"),
-      apiKey: c.apiKey,
-    });
+    const google = providerOf(c, createGoogleGenerativeAI, "@ai-sdk/google");
     await runToolLoop(c, seen, google(c.model), settings(c.body), parsed);
   },
 });

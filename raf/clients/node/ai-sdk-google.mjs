@@ -3,9 +3,8 @@
 // request is written as the AI SDK's own parameters (messages, tools, maxOutputTokens, the
 // provider options for thinking and cached content), so the provider sends that request again.
 import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
-import { CALL_SETTINGS, readFullStream } from "./lib/ai-sdk-anthropic-google.mjs";
+import { clientTool, streamAndRead, userTurn } from "./lib/ai-sdk-anthropic-google.mjs";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
-import { jsonSchema, streamText, tool } from "ai";
 
 /** A Gemini schema (types named OBJECT, STRING...) as the JSON Schema a user writes. */
 function schema(value) {
@@ -64,36 +63,29 @@ function messages(contents) {
       });
       continue;
     }
-    const results = parts.filter((part) => part.functionResponse);
-    const texts = parts.filter((part) => !part.functionResponse);
-    if (results.length) {
-      out.push({
-        role: "tool",
-        content: results.map(({ functionResponse: response }) => {
-          const at = open.findIndex((call) =>
-            response.id ? call.id === response.id : call.name === response.name,
-          );
-          const call = at >= 0 ? open.splice(at, 1)[0] : { id: response.id ?? `call_${counter++}` };
-          return {
-            type: "tool-result",
-            toolCallId: call.id,
-            toolName: response.name,
-            output: { type: "json", value: response.response ?? {} },
-          };
-        }),
-      });
-    }
-    if (texts.length) {
-      out.push({
-        role: "user",
-        content: texts.map((part) => {
-          if (part.text === undefined) {
-            throw new Error(`ai-sdk-google: no AI SDK part for ${JSON.stringify(part)}`);
-          }
-          return { type: "text", text: part.text };
-        }),
-      });
-    }
+    const turn = userTurn(
+      parts,
+      (part) => part.functionResponse,
+      ({ functionResponse: response }) => {
+        const at = open.findIndex((call) =>
+          response.id ? call.id === response.id : call.name === response.name,
+        );
+        const call = at >= 0 ? open.splice(at, 1)[0] : { id: response.id ?? `call_${counter++}` };
+        return {
+          type: "tool-result",
+          toolCallId: call.id,
+          toolName: response.name,
+          output: { type: "json", value: response.response ?? {} },
+        };
+      },
+      (part) => {
+        if (part.text === undefined) {
+          throw new Error(`ai-sdk-google: no AI SDK part for ${JSON.stringify(part)}`);
+        }
+        return { type: "text", text: part.text };
+      },
+    );
+    out.push(...turn);
   }
   return out;
 }
@@ -111,10 +103,8 @@ function tools(google, recorded) {
     else if (spec.codeExecution) out.code_execution = google.tools.codeExecution({});
     for (const declaration of spec.functionDeclarations ?? []) {
       const parameters = declaration.parametersJsonSchema ?? declaration.parameters;
-      out[declaration.name] = tool({
-        description: declaration.description,
-        inputSchema: jsonSchema(schema(parameters ?? { type: "object", properties: {} })),
-      });
+      const recorded = parameters ?? { type: "object", properties: {} };
+      out[declaration.name] = clientTool(declaration.description, schema(recorded));
     }
     const known = ["googleSearch", "codeExecution", "functionDeclarations"];
     const other = Object.keys(spec).find((key) => !known.includes(key));
@@ -176,7 +166,7 @@ serve({
     const config = body.generationConfig ?? {};
     const providerOptions = googleOptions(body);
     const choice = toolChoice(body.toolConfig);
-    const result = streamText({
+    await streamAndRead(seen, {
       model: google(c.model),
       system: system(body.systemInstruction),
       messages: messages(body.contents),
@@ -184,8 +174,6 @@ serve({
       ...(choice && { toolChoice: choice }),
       ...(config.maxOutputTokens !== undefined && { maxOutputTokens: config.maxOutputTokens }),
       ...(providerOptions && { providerOptions }),
-      ...CALL_SETTINGS,
     });
-    await readFullStream(result, seen);
   },
 });

@@ -1,8 +1,8 @@
 // The Vercel AI SDK's tool loop over Chat Completions: streamText with tools that execute and
 // stopWhen: stepCountIs(max_rounds), the model @ai-sdk/openai's openai.chat(model).
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
+import { serve } from "../../kit/node/raf-kit.mjs";
 import { createOpenAI } from "@ai-sdk/openai";
-import { runToolLoop } from "./lib/ai-sdk-loop.mjs";
+import { providerOf, runToolLoop } from "./lib/ai-sdk-loop.mjs";
 
 serve({
   name: "ai-sdk-openai-loop",
@@ -20,7 +20,7 @@ serve({
     "input), and its finish-step's finishReason and usage (that step's, not the run's " +
     "totalUsage); an error part is reported as an error.",
   async toolLoop(c, seen) {
-    const openai = createOpenAI({ baseURL: baseURL(c, "@ai-sdk/openai"), apiKey: c.apiKey });
+    const openai = providerOf(c, createOpenAI, "@ai-sdk/openai");
     await runToolLoop(c, seen, openai.chat(c.model));
   },
 });

@@ -1,8 +1,8 @@
 // The Vercel AI SDK's tool loop over the Responses API: streamText with tools that execute and
 // stopWhen: stepCountIs(max_rounds), the model @ai-sdk/openai's openai.responses(model).
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
+import { serve } from "../../kit/node/raf-kit.mjs";
 import { createOpenAI } from "@ai-sdk/openai";
-import { runToolLoop } from "./lib/ai-sdk-loop.mjs";
+import { providerOf, runToolLoop } from "./lib/ai-sdk-loop.mjs";
 
 /** The recorded store, include and reasoning as the provider's options. */
 function settings(body) {
@@ -31,7 +31,7 @@ serve({
     "parts (toolCallId, toolName, input), and its finish-step's finishReason and usage (that " +
     "step's, not the run's totalUsage); an error part is reported as an error.",
   async toolLoop(c, seen) {
-    const openai = createOpenAI({ baseURL: baseURL(c, "@ai-sdk/openai"), apiKey: c.apiKey });
+    const openai = providerOf(c, createOpenAI, "@ai-sdk/openai");
     await runToolLoop(c, seen, openai.responses(c.model), settings(c.body));
   },
 });

@@ -3,20 +3,16 @@
 // messages, tools, maxRetries: 0})` and a loop over `result.fullStream`. The recorded request
 // (Responses JSON) is written as the AI SDK's messages, tools and settings; the provider
 // writes the request body itself.
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
-import { createOpenAI } from "@ai-sdk/openai";
-import { streamText } from "ai";
-import { callInput, functionTool, readFullStream, toolChoice } from "./lib/ai-sdk-openai.mjs";
-
-/** A Responses `content` (a string, or input_text/output_text parts) as its text. */
-function textOf(content) {
-  if (content == null) return "";
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === "string" ? part : part?.text ?? "")).join("");
-  }
-  return String(content);
-}
+import { serve } from "../../kit/node/raf-kit.mjs";
+import {
+  callInput,
+  functionTool,
+  providerOf,
+  settingsOf,
+  streamRecorded,
+  textOf,
+  toolResultMessage,
+} from "./lib/ai-sdk-openai.mjs";
 
 /**
  * A Responses `input` (a string, or items) as the AI SDK's ModelMessages: a string is one user
@@ -68,17 +64,7 @@ export function responsesMessages(input) {
         providerOptions: itemId(item.id),
       });
     } else if (type === "function_call_output") {
-      out.push({
-        role: "tool",
-        content: [
-          {
-            type: "tool-result",
-            toolCallId: item.call_id,
-            toolName: names.get(item.call_id) ?? "",
-            output: { type: "text", value: textOf(item.output) },
-          },
-        ],
-      });
+      out.push(toolResultMessage(item.call_id, names.get(item.call_id) ?? "", item.output));
     } else {
       throw new Error(`ai-sdk-openai-responses: no AI SDK message for a ${type} item`);
     }
@@ -145,23 +131,22 @@ export function responsesTools(openai, tools) {
  * parallelToolCalls, textFormat, instructions...). `stream` is the provider's own.
  */
 export function responsesSettings(body) {
-  const settings = {};
-  const openai = {};
-  if (body.temperature != null) settings.temperature = body.temperature;
-  if (body.top_p != null) settings.topP = body.top_p;
-  if (body.max_output_tokens != null) settings.maxOutputTokens = body.max_output_tokens;
-  if (body.reasoning?.effort != null) openai.reasoningEffort = body.reasoning.effort;
-  if (body.reasoning?.summary != null) openai.reasoningSummary = body.reasoning.summary;
-  if (body.store != null) openai.store = body.store;
-  if (body.include != null) openai.include = body.include;
-  if (body.parallel_tool_calls != null) openai.parallelToolCalls = body.parallel_tool_calls;
-  if (body.text?.format != null) openai.textFormat = body.text.format;
-  if (body.instructions != null) openai.instructions = body.instructions;
-  if (body.previous_response_id != null) openai.previousResponseId = body.previous_response_id;
-  if (body.prompt_cache_key != null) openai.promptCacheKey = body.prompt_cache_key;
-  if (body.user != null) openai.user = body.user;
-  if (Object.keys(openai).length) settings.providerOptions = { openai };
-  return settings;
+  return settingsOf(
+    body,
+    { temperature: "temperature", topP: "top_p", maxOutputTokens: "max_output_tokens" },
+    {
+      reasoningEffort: "reasoning.effort",
+      reasoningSummary: "reasoning.summary",
+      store: "store",
+      include: "include",
+      parallelToolCalls: "parallel_tool_calls",
+      textFormat: "text.format",
+      instructions: "instructions",
+      previousResponseId: "previous_response_id",
+      promptCacheKey: "prompt_cache_key",
+      user: "user",
+    },
+  );
 }
 
 serve({
@@ -190,20 +175,19 @@ serve({
     if (c.request.method !== "POST") {
       throw new Error("the AI SDK has no call that resumes a background response stream");
     }
-    const openai = createOpenAI({ baseURL: baseURL(c, "@ai-sdk/openai"), apiKey: c.apiKey });
+    const openai = providerOf(c);
     const body = c.body;
-    const tools = responsesTools(openai, body.tools);
-    const result = streamText({
-      model: openai.responses(c.model),
-      messages: responsesMessages(body.input),
-      ...(tools ? { tools, toolChoice: toolChoice(body.tool_choice) } : {}),
-      ...responsesSettings(body),
-      maxRetries: 0,
-    });
     const custom = new Set(
       (body.tools ?? []).filter((t) => t.type === "custom").map((t) => t.name),
     );
-    await readFullStream(result, seen, {
+    const params = {
+      tools: responsesTools(openai, body.tools),
+      model: openai.responses(c.model),
+      messages: responsesMessages(body.input),
+      rawToolChoice: body.tool_choice,
+      settings: responsesSettings(body),
+    };
+    await streamRecorded(seen, params, {
       // raf's form of what the user reads: a custom tool's text input is {input: text}; a
       // client tool_search call's input is {arguments, call_id}, and its arguments are the call's
       callArguments: (part) =>

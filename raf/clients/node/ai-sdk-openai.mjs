@@ -3,20 +3,16 @@
 // tools, maxRetries: 0})` and a loop over `result.fullStream`. The recorded request (Chat
 // Completions JSON) is written as the AI SDK's messages, tools and settings; the provider
 // writes the request body itself.
-import { serve, baseURL } from "../../kit/node/raf-kit.mjs";
-import { createOpenAI } from "@ai-sdk/openai";
-import { streamText } from "ai";
-import { callInput, functionTool, readFullStream, toolChoice } from "./lib/ai-sdk-openai.mjs";
-
-/** A Chat Completions `content` (a string, or parts) as its text. */
-function textOf(content) {
-  if (content == null) return "";
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === "string" ? part : part?.text ?? "")).join("");
-  }
-  return String(content);
-}
+import { serve } from "../../kit/node/raf-kit.mjs";
+import {
+  callInput,
+  functionTool,
+  providerOf,
+  settingsOf,
+  streamRecorded,
+  textOf,
+  toolResultMessage,
+} from "./lib/ai-sdk-openai.mjs";
 
 /** A user message's content: a string, or the AI SDK's text parts. */
 function userContent(content) {
@@ -64,19 +60,11 @@ export function chatMessages(messages) {
         out.push({ role: "assistant", content: parts });
         break;
       }
-      case "tool":
-        out.push({
-          role: "tool",
-          content: [
-            {
-              type: "tool-result",
-              toolCallId: message.tool_call_id,
-              toolName: names.get(message.tool_call_id) ?? message.name ?? "",
-              output: { type: "text", value: textOf(message.content) },
-            },
-          ],
-        });
+      case "tool": {
+        const name = names.get(message.tool_call_id) ?? message.name ?? "";
+        out.push(toolResultMessage(message.tool_call_id, name, message.content));
         break;
+      }
       default:
         throw new Error(`ai-sdk-openai: no AI SDK message for role ${message.role}`);
     }
@@ -104,24 +92,27 @@ export function chatTools(tools) {
  * `provider` and `reasoning`, vLLM's `chat_template_kwargs`, `moderation`) are not sent.
  */
 export function chatSettings(body) {
-  const settings = {};
-  const openai = {};
-  if (body.temperature != null) settings.temperature = body.temperature;
-  if (body.top_p != null) settings.topP = body.top_p;
-  if (body.max_tokens != null) settings.maxOutputTokens = body.max_tokens;
-  if (body.seed != null) settings.seed = body.seed;
-  if (body.stop != null) settings.stopSequences = [body.stop].flat();
-  if (body.frequency_penalty != null) settings.frequencyPenalty = body.frequency_penalty;
-  if (body.presence_penalty != null) settings.presencePenalty = body.presence_penalty;
-  if (body.max_completion_tokens != null) openai.maxCompletionTokens = body.max_completion_tokens;
-  if (body.parallel_tool_calls != null) openai.parallelToolCalls = body.parallel_tool_calls;
-  if (body.reasoning_effort != null) openai.reasoningEffort = body.reasoning_effort;
-  if (body.prompt_cache_key != null) openai.promptCacheKey = body.prompt_cache_key;
-  if (body.user != null) openai.user = body.user;
-  if (body.store != null) openai.store = body.store;
-  if (body.service_tier != null) openai.serviceTier = body.service_tier;
-  if (Object.keys(openai).length) settings.providerOptions = { openai };
-  return settings;
+  return settingsOf(
+    body,
+    {
+      temperature: "temperature",
+      topP: "top_p",
+      maxOutputTokens: "max_tokens",
+      seed: "seed",
+      stopSequences: (recorded) => (recorded.stop != null ? [recorded.stop].flat() : null),
+      frequencyPenalty: "frequency_penalty",
+      presencePenalty: "presence_penalty",
+    },
+    {
+      maxCompletionTokens: "max_completion_tokens",
+      parallelToolCalls: "parallel_tool_calls",
+      reasoningEffort: "reasoning_effort",
+      promptCacheKey: "prompt_cache_key",
+      user: "user",
+      store: "store",
+      serviceTier: "service_tier",
+    },
+  );
 }
 
 serve({
@@ -142,16 +133,14 @@ serve({
     "the finish part's finishReason and totalUsage (inputTokens, outputTokens, totalTokens, " +
     "cacheReadTokens, reasoningTokens) are the finish reason and the usage.",
   async stream(c, seen) {
-    const openai = createOpenAI({ baseURL: baseURL(c, "@ai-sdk/openai"), apiKey: c.apiKey });
+    const openai = providerOf(c);
     const body = c.body;
-    const tools = chatTools(body.tools);
-    const result = streamText({
+    await streamRecorded(seen, {
+      tools: chatTools(body.tools),
       model: openai.chat(c.model),
       messages: chatMessages(body.messages),
-      ...(tools ? { tools, toolChoice: toolChoice(body.tool_choice) } : {}),
-      ...chatSettings(body),
-      maxRetries: 0,
+      rawToolChoice: body.tool_choice,
+      settings: chatSettings(body),
     });
-    await readFullStream(result, seen);
   },
 });

@@ -2,29 +2,13 @@
 // stream: true})` with tools made by `betaTool` (lib/tools/BetaToolRunner: BetaToolRunner).
 // `for await (const stream of runner)` gives each round's BetaMessageStream; the runner runs
 // the tools the round called and sends their results itself, until a round ends without calls.
-import { serve, baseURL, finishReason, anthropicUsage } from "../../kit/node/raf-kit.mjs";
-import Anthropic from "@anthropic-ai/sdk";
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { DIALECT, clientOf, readMessage } from "./lib/anthropic.mjs";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { ToolError } from "@anthropic-ai/sdk/resources/beta/messages";
 
-const DIALECT = "anthropic_messages";
 // What the runner takes from the loop itself; the rest of the recorded body is its options.
 const CONVERSATION = new Set(["model", "messages", "tools", "stream"]);
-
-/** The final message as the anthropic-node column reads it. */
-function readMessage(message, seen) {
-  const text = [];
-  const thinking = [];
-  for (const block of message.content ?? []) {
-    if (block.type === "text") text.push(block.text ?? "");
-    else if (block.type === "thinking") thinking.push(block.thinking ?? "");
-    else if (block.type === "tool_use") seen.call(block.id, block.name ?? "", block.input);
-  }
-  seen.text = text.join("");
-  seen.reasoning = thinking.join("");
-  seen.finish = finishReason(DIALECT, message.stop_reason);
-  seen.usage = anthropicUsage(message.usage);
-}
 
 /** The recording's tools, each answering with its canned result (an error result thrown). */
 function tools(c) {
@@ -59,11 +43,7 @@ serve({
     "round's message (text, thinking, tool_use blocks, stop_reason, usage, as the " +
     "anthropic-node column reads it); when the runner throws, the last message read.",
   async toolLoop(c, seen) {
-    const client = new Anthropic({
-      baseURL: baseURL(c, "@anthropic-ai/sdk"),
-      apiKey: c.apiKey,
-      maxRetries: 0,
-    });
+    const client = clientOf(c);
     const options = Object.fromEntries(
       Object.entries(c.body).filter(([key]) => !CONVERSATION.has(key)),
     );

@@ -1,26 +1,8 @@
 // The @anthropic-ai/sdk npm SDK, the Messages stream helper as its docs show it:
 // `client.messages.stream({...body}).on("text", print)`, then `await stream.finalMessage()`
 // (lib/MessageStream: MessageStream, #accumulateMessage).
-import { serve, baseURL, finishReason, anthropicUsage } from "../../kit/node/raf-kit.mjs";
-import Anthropic from "@anthropic-ai/sdk";
-
-const DIALECT = "anthropic_messages";
-
-/** What the user reads of a Message: text, reasoning, calls, stop reason and usage. */
-function readMessage(message, seen, { calls = true } = {}) {
-  const text = [];
-  const thinking = [];
-  for (const block of message.content ?? []) {
-    if (block.type === "text") text.push(block.text ?? "");
-    else if (block.type === "thinking") thinking.push(block.thinking ?? "");
-    // tool_use only: server_tool_use blocks were run by the server, not the user's to run
-    else if (block.type === "tool_use" && calls) seen.call(block.id, block.name ?? "", block.input);
-  }
-  seen.text = text.join("");
-  seen.reasoning = thinking.join("");
-  seen.finish = finishReason(DIALECT, message.stop_reason);
-  seen.usage = anthropicUsage(message.usage);
-}
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { DIALECT, clientOf, readMessage } from "./lib/anthropic.mjs";
 
 serve({
   name: "anthropic-node",
@@ -39,11 +21,7 @@ serve({
     "holds one, the reasoning, stop reason and usage of stream.currentMessage (the helper " +
     "drops that snapshot when the body ends without message_stop).",
   async stream(c, seen) {
-    const client = new Anthropic({
-      baseURL: baseURL(c, "@anthropic-ai/sdk"),
-      apiKey: c.apiKey,
-      maxRetries: 0,
-    });
+    const client = clientOf(c);
     const { stream: _stream, ...body } = c.body;
     let printed = "";
     const stream = client.messages.stream(body).on("text", (text) => {

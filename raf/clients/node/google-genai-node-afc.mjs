@@ -5,14 +5,8 @@
 // request itself and streams every round's chunks. The README points AFC users to chats, so
 // that is what is driven: `ai.chats.create({model, config: {tools: [callableTool]}})`, then
 // `for await (const chunk of await chat.sendMessageStream({message}))`.
-import {
-  serve,
-  baseURL,
-  finishReason,
-  geminiApiVersion,
-  geminiUsage,
-} from "../../kit/node/raf-kit.mjs";
-import { GoogleGenAI } from "@google/genai";
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { ChunkReader, clientOf, configOf } from "./lib/google-genai.mjs";
 
 /** The recorded result of a call as the functionResponse.response object Gemini got. */
 function responseOf(content) {
@@ -50,10 +44,8 @@ function callableTool(c) {
 }
 
 /** The SDK's config: the recording's generation config and system instruction, the tool. */
-function configOf(c) {
-  const body = c.body;
-  const config = { ...(body.generationConfig ?? {}) };
-  if (body.systemInstruction) config.systemInstruction = body.systemInstruction;
+function chatConfig(c) {
+  const config = configOf(c.body, ["systemInstruction"]);
   config.tools = [callableTool(c)];
   config.automaticFunctionCalling = { maximumRemoteCalls: c.loop.max_rounds };
   return config;
@@ -63,12 +55,6 @@ function configOf(c) {
 function messageOf(c) {
   const users = c.messages.filter((m) => m.role === "user");
   return users.length ? users[users.length - 1].content : "";
-}
-
-function vertexOf(c) {
-  const path = c.request.path.split("?", 1)[0];
-  if (!path.includes("/publishers/")) return null;
-  return path.split("/").filter(Boolean)[0] ?? "v1beta1";
 }
 
 serve({
@@ -89,50 +75,22 @@ serve({
     "the last round's chunks (after the chunk with the previous round's finish reason), read " +
     "as the google-genai-node column reads a stream.",
   async toolLoop(c, seen) {
-    const vertex = vertexOf(c);
-    const ai = new GoogleGenAI({
-      apiKey: c.apiKey,
-      ...(vertex ? { vertexai: true } : {}),
-      httpOptions: {
-        baseUrl: baseURL(c, "@google/genai"),
-        apiVersion: vertex ?? geminiApiVersion(c),
-      },
-    });
-    let raw = null;
-    let usageMetadata = null;
+    const ai = clientOf(c);
+    const reader = new ChunkReader(seen);
     let ended = false;
-    const finish = () => {
-      const reason = raw === "STOP" && seen.calls.length ? "tool_calls" : raw;
-      seen.finish = finishReason("gemini", reason);
-      seen.usage = geminiUsage(usageMetadata);
-    };
     try {
-      const chat = ai.chats.create({ model: c.model, config: configOf(c) });
+      const chat = ai.chats.create({ model: c.model, config: chatConfig(c) });
       for await (const chunk of await chat.sendMessageStream({ message: messageOf(c) })) {
         if (ended) {
           // The first chunk after a round's finish reason: the user reads the next round.
           Object.assign(seen, { text: "", reasoning: "", calls: [], errors: [] });
-          raw = null;
-          usageMetadata = null;
+          reader.reset();
           ended = false;
         }
-        if (chunk.usageMetadata) usageMetadata = chunk.usageMetadata;
-        const candidate = chunk.candidates?.[0];
-        if (!candidate) continue;
-        if (chunk.text) seen.text += chunk.text;
-        for (const part of candidate.content?.parts ?? []) {
-          if (part.thought && typeof part.text === "string") seen.reasoning += part.text;
-        }
-        for (const call of chunk.functionCalls ?? []) {
-          seen.call(call.id, call.name ?? "").arguments = call.args ?? null;
-        }
-        if (candidate.finishReason) {
-          raw = candidate.finishReason;
-          ended = true;
-        }
+        if (reader.read(chunk)) ended = true;
       }
     } finally {
-      finish();
+      seen.finish = reader.finish();
     }
   },
 });

@@ -2,14 +2,8 @@
 // `for await (const chunk of await ai.models.generateContentStream({model, contents, config}))`,
 // text from `chunk.text`, calls from `chunk.functionCalls`, thoughts from the parts as the
 // thinking guide reads them.
-import {
-  serve,
-  baseURL,
-  finishReason,
-  geminiApiVersion,
-  geminiUsage,
-} from "../../kit/node/raf-kit.mjs";
-import { GoogleGenAI } from "@google/genai";
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { ChunkReader, clientOf, configOf } from "./lib/google-genai.mjs";
 
 // Request fields that the SDK takes in `config` under the same names (the REST names are the
 // SDK's own); `generationConfig`'s fields go into `config` directly.
@@ -20,22 +14,6 @@ const CONFIG_FIELDS = [
   "cachedContent",
   "safetySettings",
 ];
-
-/** The SDK's `config` for a recorded Gemini REST body. */
-export function configOf(body) {
-  const config = { ...(body.generationConfig ?? {}) };
-  for (const name of CONFIG_FIELDS) {
-    if (body[name] !== undefined && body[name] !== null) config[name] = body[name];
-  }
-  return config;
-}
-
-/** A recorded Vertex AI path (`.../publishers/google/models/...`) and its API version. */
-function vertexOf(c) {
-  const path = c.request.path.split("?", 1)[0];
-  if (!path.includes("/publishers/")) return null;
-  return path.split("/").filter(Boolean)[0] ?? "v1beta1";
-}
 
 serve({
   name: "google-genai-node",
@@ -61,51 +39,25 @@ serve({
     "counts). A rejection of generateContentStream() or of the iteration is the library " +
     "raising, with what the loop had read.",
   async stream(c, seen) {
-    const vertex = vertexOf(c);
-    const ai = new GoogleGenAI({
-      apiKey: c.apiKey,
-      ...(vertex ? { vertexai: true } : {}),
-      httpOptions: {
-        baseUrl: baseURL(c, "@google/genai"),
-        apiVersion: vertex ?? geminiApiVersion(c),
-      },
-    });
-    let raw = null;
+    const ai = clientOf(c);
+    const reader = new ChunkReader(seen);
     let blocked = null;
-    let usageMetadata = null;
-    const finish = () => {
-      let reason = raw === "STOP" && seen.calls.length ? "tool_calls" : raw;
-      reason = finishReason("gemini", reason);
-      if (reason === null && blocked !== null) reason = "content_filter";
-      seen.finish = reason;
-      seen.usage = geminiUsage(usageMetadata);
-    };
     try {
       const stream = await ai.models.generateContentStream({
         model: c.model,
         contents: c.body.contents ?? [],
-        config: configOf(c.body),
+        config: configOf(c.body, CONFIG_FIELDS),
       });
       for await (const chunk of stream) {
-        if (chunk.usageMetadata) usageMetadata = chunk.usageMetadata;
         if (chunk.promptFeedback?.blockReason && blocked === null) {
           blocked = chunk.promptFeedback.blockReason;
           seen.errors.push({ error_code: null, message: `prompt blocked: ${blocked}` });
         }
-        const candidate = chunk.candidates?.[0];
-        if (!candidate) continue;
-        if (chunk.text) seen.text += chunk.text;
-        for (const part of candidate.content?.parts ?? []) {
-          if (part.thought && typeof part.text === "string") seen.reasoning += part.text;
-        }
-        for (const call of chunk.functionCalls ?? []) {
-          // args is undefined for a call streamed without arguments: the user has none.
-          seen.call(call.id, call.name ?? "").arguments = call.args ?? null;
-        }
-        if (candidate.finishReason) raw = candidate.finishReason;
+        reader.read(chunk);
       }
     } finally {
-      finish();
+      const reason = reader.finish();
+      seen.finish = reason === null && blocked !== null ? "content_filter" : reason;
     }
   },
 });

@@ -6,8 +6,8 @@
 // comes); status and usage from the final response. The final response's `output` is not
 // read: the helper replaces its snapshot with the terminal event's response, and many servers
 // send that event with an empty `output`.
-import { serve, baseURL, finishReason, responsesUsage } from "../../kit/node/raf-kit.mjs";
-import OpenAI from "openai";
+import { serve, finishReason, responsesUsage } from "../../kit/node/raf-kit.mjs";
+import { clientOf } from "./lib/openai.mjs";
 
 const SEPARATOR = "\n\n"; // between reasoning parts (summary parts, reasoning items)
 
@@ -114,7 +114,7 @@ serve({
     "client.responses.retrieve(id, {stream: true, starting_after}), read by the same loop. " +
     "A rejection is the library raising, with what the loop had read.",
   async stream(c, seen) {
-    const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
+    const client = clientOf(c);
     const reader = new Reader(seen);
     const [path, query = ""] = c.request.path.split("?", 2);
     try {

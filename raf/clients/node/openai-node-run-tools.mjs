@@ -4,26 +4,10 @@
 // `{type: "function", function: {name, description, parameters, function, parse: JSON.parse}}`,
 // then `await runner.finalChatCompletion()`. The SDK runs the loop: it calls the functions,
 // sends their results back as tool messages and asks again until a round has no calls.
-import { serve, baseURL, finishReason, openaiUsage } from "../../kit/node/raf-kit.mjs";
-import OpenAI from "openai";
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { clientOf, readCompletion } from "./lib/openai.mjs";
 
 const CONVERSATION = new Set(["model", "messages", "tools", "stream"]);
-
-/** What the user reads from a ChatCompletion (or, after an error, the runner's snapshot). */
-function read(c, seen, completion) {
-  if (!completion) return;
-  const choice = completion.choices?.[0];
-  const message = choice?.message ?? {};
-  seen.text = typeof message.content === "string" ? message.content : "";
-  const reasoning = message.reasoning_content ?? message.reasoning;
-  seen.reasoning = typeof reasoning === "string" ? reasoning : "";
-  seen.calls = [];
-  for (const call of message.tool_calls ?? []) {
-    if (call) seen.call(call.id, call.function?.name ?? null, call.function?.arguments ?? "");
-  }
-  seen.finish = finishReason(c.dialect, choice?.finish_reason);
-  seen.usage = openaiUsage(completion.usage);
-}
 
 serve({
   name: "openai-node-run-tools",
@@ -41,7 +25,7 @@ serve({
     "reasoning_content (else reasoning) as the helper left it, finish_reason and usage; " +
     "when it rejects, runner.currentChatCompletionSnapshot.",
   async toolLoop(c, seen) {
-    const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
+    const client = clientOf(c);
     // The recorded first request's options (stream_options...): the conversation and the
     // tools are the run's.
     const options = Object.fromEntries(
@@ -62,9 +46,9 @@ serve({
       { maxChatCompletions: c.loop.max_rounds },
     );
     try {
-      read(c, seen, await runner.finalChatCompletion());
+      readCompletion(c, seen, await runner.finalChatCompletion());
     } catch (error) {
-      read(c, seen, runner.currentChatCompletionSnapshot);
+      readCompletion(c, seen, runner.currentChatCompletionSnapshot);
       throw error;
     }
   },

@@ -2,28 +2,8 @@
 // show it: `client.chat.completions.stream({...})`, its chunks iterated with `for await`,
 // then `await stream.finalChatCompletion()`. The user reads the final ChatCompletion the
 // helper accumulated, not the chunks.
-import { serve, baseURL, finishReason, openaiUsage } from "../../kit/node/raf-kit.mjs";
-import OpenAI from "openai";
-
-/** What the user reads from a ChatCompletion (or, after an error, the helper's snapshot). */
-function read(c, seen, completion) {
-  if (!completion) return;
-  const choice = completion.choices?.[0];
-  const message = choice?.message ?? {};
-  seen.text = typeof message.content === "string" ? message.content : "";
-  // Not typed by the SDK: DeepSeek's reasoning_content, OpenRouter's reasoning, as the
-  // helper left them on the message.
-  const reasoning = message.reasoning_content ?? message.reasoning;
-  seen.reasoning = typeof reasoning === "string" ? reasoning : "";
-  seen.calls = [];
-  for (const call of message.tool_calls ?? []) {
-    if (!call) continue;
-    // function.arguments is a string the user parses (JSON.parse), as the docs show.
-    seen.call(call.id, call.function?.name ?? null, call.function?.arguments ?? "");
-  }
-  seen.finish = finishReason(c.dialect, choice?.finish_reason);
-  seen.usage = openaiUsage(completion.usage);
-}
+import { serve } from "../../kit/node/raf-kit.mjs";
+import { clientOf, readCompletion } from "./lib/openai.mjs";
 
 serve({
   name: "openai-node-stream",
@@ -43,7 +23,7 @@ serve({
     "left it. When the iteration or finalChatCompletion() rejects, the user has the text " +
     "printed so far and the rest of stream.currentChatCompletionSnapshot, read the same way.",
   async stream(c, seen) {
-    const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
+    const client = clientOf(c);
     // examples/stream.ts prints the text as it comes: .on("content", (delta) => ...).
     let printed = "";
     const stream = client.chat.completions
@@ -55,9 +35,9 @@ serve({
       for await (const chunk of stream) {
         void chunk; // the chunks are the helper's to accumulate
       }
-      read(c, seen, await stream.finalChatCompletion());
+      readCompletion(c, seen, await stream.finalChatCompletion());
     } catch (error) {
-      read(c, seen, stream.currentChatCompletionSnapshot);
+      readCompletion(c, seen, stream.currentChatCompletionSnapshot);
       seen.text = printed; // what the user was shown before the helper threw
       throw error;
     }

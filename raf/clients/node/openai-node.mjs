@@ -1,8 +1,8 @@
 // The openai npm SDK, Chat Completions, the loop its README shows:
 // `await client.chat.completions.create({ ...body, stream: true })` and `for await (const chunk
 // of stream)`, tool calls accumulated by `index` as the function-calling guide shows.
-import { serve, baseURL, finishReason, openaiUsage } from "../../kit/node/raf-kit.mjs";
-import OpenAI from "openai";
+import { serve, finishReason, openaiUsage } from "../../kit/node/raf-kit.mjs";
+import { clientOf } from "./lib/openai.mjs";
 
 serve({
   name: "openai-node",
@@ -20,7 +20,7 @@ serve({
     "reasoning (OpenRouter). A rejection of create() or of the iteration is the library " +
     "raising, with what the loop had accumulated.",
   async stream(c, seen) {
-    const client = new OpenAI({ baseURL: baseURL(c, "openai"), apiKey: c.apiKey, maxRetries: 0 });
+    const client = clientOf(c);
     const byIndex = new Map();
     const stream = await client.chat.completions.create({ ...c.body, stream: true });
     for await (const chunk of stream) {

@@ -1,9 +1,11 @@
-// What the AI SDK columns for Anthropic and Gemini share: reading `streamText`'s `fullStream`
-// the way the AI SDK's documentation shows ("Generating text", the `fullStream` property: a
-// `switch (part.type)` over the stream's parts), and the call settings every column passes.
+// What the AI SDK columns for Anthropic and Gemini share: a recorded user turn and a recorded
+// function as the AI SDK's, the call of `streamText` with the settings every column passes,
+// and reading its `fullStream` the way the AI SDK's documentation shows ("Generating text",
+// the `fullStream` property: a `switch (part.type)` over the stream's parts).
 //
 // The kit (raf-kit.mjs) must be imported before this module and before `ai`: it guards stdout.
 import { aiSdkFinishReason, aiSdkUsage } from "../../../kit/node/raf-kit.mjs";
+import { jsonSchema, streamText, tool } from "ai";
 
 // The AI SDK prints its warnings (an unsupported setting, a missing signature...) with
 // console.warn, and an info line on stdout before the first one. Its documented switch turns
@@ -11,7 +13,35 @@ import { aiSdkFinishReason, aiSdkUsage } from "../../../kit/node/raf-kit.mjs";
 globalThis.AI_SDK_LOG_WARNINGS = false;
 
 /** What every column passes to streamText besides model, prompt and tools: no retries. */
-export const CALL_SETTINGS = { maxRetries: 0 };
+const CALL_SETTINGS = { maxRetries: 0 };
+
+/**
+ * A recorded user turn (its content blocks or parts) as AI SDK model messages: the tool
+ * results among them (`isResult`) as one `tool` message of `result(block)` parts (the
+ * provider sends them back as one user turn), then the others as one user message of
+ * `text(block)` parts.
+ */
+export function userTurn(blocks, isResult, result, text) {
+  const out = [];
+  const results = blocks.filter((block) => isResult(block));
+  const others = blocks.filter((block) => !isResult(block));
+  if (results.length) out.push({ role: "tool", content: results.map(result) });
+  if (others.length) out.push({ role: "user", content: others.map(text) });
+  return out;
+}
+
+/**
+ * A recorded function as the user declares it: `tool({description, inputSchema:
+ * jsonSchema(schema)})` without `execute` (streamText hands the call over and stops).
+ */
+export function clientTool(description, schema) {
+  return tool({ description, inputSchema: jsonSchema(schema) });
+}
+
+/** `streamText({...params, maxRetries: 0})`, its fullStream read into `seen`. */
+export async function streamAndRead(seen, params) {
+  await readFullStream(streamText({ ...params, ...CALL_SETTINGS }), seen);
+}
 
 /** An error part, or a tool error, as one of the errors the user was told of. */
 function reported(code, error) {
@@ -30,7 +60,7 @@ function reported(code, error) {
  * (`totalUsage`). Provider-executed calls (a server tool's `tool-call` with
  * `providerExecuted`) are the provider's, not the user's to run, and are not calls.
  */
-export async function readFullStream(result, seen) {
+async function readFullStream(result, seen) {
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "text-delta":

@@ -6,13 +6,21 @@
 //
 // This module is not a column (raf finds the columns in the folder above, not in lib/): import
 // the kit first in the column's module, then this one.
-import { aiSdkFinishReason, aiSdkUsage } from "../../../kit/node/raf-kit.mjs";
+import { aiSdkFinishReason, aiSdkUsage, baseURL } from "../../../kit/node/raf-kit.mjs";
 import { jsonSchema, stepCountIs, streamText, tool } from "ai";
 
 // The AI SDK logs its warnings (an unsupported setting, a signature it had to make up...)
 // through console.info/console.warn unless this documented global says not to. The kit
 // sends console output to stderr anyway; this keeps the case reports quiet.
 globalThis.AI_SDK_LOG_WARNINGS = false;
+
+/**
+ * The provider as its docs make it, `create({baseURL, apiKey})` (createOpenAI,
+ * createAnthropic, createGoogleGenerativeAI), `sdk` its package (the base URL's form).
+ */
+export function providerOf(c, create, sdk) {
+  return create({ baseURL: baseURL(c, sdk), apiKey: c.apiKey });
+}
 
 /** What one step (one request and its streamed answer) handed the user. */
 function newStep() {
