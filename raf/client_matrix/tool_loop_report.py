@@ -98,7 +98,9 @@ def tool_loops_markdown(
     if described:
         lines.append("### How each tool loop is driven")
         lines.append("")
-        lines.append("| client | language | library | the library's loop, as its documentation shows it |")
+        lines.append(
+            "| client | language | library | the library's loop, as its documentation shows it |"
+        )
         lines.append("|---|---|---|---|")
         lines += [
             f"| {c.name} {c.version} | {language_label(c.language)} | {_escape(c.library)} "
