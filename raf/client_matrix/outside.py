@@ -83,14 +83,14 @@ def node_clients(folder: Path | None = None) -> dict[str, OutsideClient]:
     """The Node.js adapters in ``folder`` (default: :data:`raf.clients.NODE_FOLDER`), by name
     (the module's file name without ``.mjs``), in name order. Each is ``missing`` when
     ``node`` is not on the ``PATH`` or the npm libraries are not installed beside them
-    (``npm ci --prefix FOLDER``)."""
+    (``cd FOLDER && npm ci``)."""
     folder = raf.clients.NODE_FOLDER if folder is None else folder
     node = shutil.which("node")
     missing = None
     if node is None:
         missing = "Node.js is not installed (no node on the PATH)"
     elif not (folder / "node_modules").is_dir():
-        missing = f"the npm libraries are not installed: npm ci --prefix {folder}"
+        missing = f"the npm libraries are not installed: (cd {folder} && npm ci)"
     return {
         path.stem: OutsideClient(
             path.stem,

@@ -66,7 +66,7 @@ loop), by its name in the matrix's tool-loop section, and the module that define
 NODE_FOLDER: Final[Path] = Path(__file__).resolve().parent / "node"
 """The Node.js adapters: one ES module per npm library (``<name>.mjs``, written with the
 Node kit, ``raf kit node``), beside the ``package.json`` and ``package-lock.json`` that pin
-their libraries (``npm ci --prefix`` this folder installs them). A new module here is a new
+their libraries (``npm ci`` in this folder installs them). A new module here is a new
 column: its hello says the rest (:mod:`raf.client_matrix.outside`)."""
 
 

@@ -66,7 +66,7 @@ COLUMNS = [
         "absent-node",
         "",
         (),
-        missing="the npm libraries are not installed: npm ci --prefix X",
+        missing="the npm libraries are not installed: (cd X && npm ci)",
         language="Node.js",
     ),
 ]
@@ -210,7 +210,7 @@ def test_each_format_is_a_table_with_the_columns_grouped_by_language(page: str) 
     assert "absent-node" not in page.split('id="not-run"', maxsplit=1)[0].split('id="streams"')[1]
     (missing,) = root.by_id("not-run").all("li")
     assert missing.attrs["data-client"] == "absent-node"
-    assert "npm ci --prefix X" in missing.text()
+    assert "(cd X && npm ci)" in missing.text()
 
 
 def test_cells_are_marked_by_the_severity_vocabulary_with_their_reason(page: str) -> None:
@@ -337,7 +337,7 @@ def test_markdown_groups_columns_by_language_and_says_each_language() -> None:
         ("anthropic-node", "Node.js"),
         ("mine", "program"),
     ]
-    assert "Not run: absent-node (the npm libraries are not installed: npm ci --prefix X)." in text
+    assert "Not run: absent-node (the npm libraries are not installed: (cd X && npm ci))." in text
     loops = tool_loops_markdown(LOOP_COLUMNS, LOOP_CELLS, CHUNKINGS)
     assert "| recording | openai-loop 3.57.0 | openai-node-tools 6.49.0 |" in loops
     assert "| openai-node-tools 6.49.0 | Node.js |  | runTools |" in loops

@@ -252,7 +252,7 @@ def test_a_node_adapter_without_its_npm_libraries_is_missing_with_the_npm_ci_hin
     client = found["some-sdk-node"]
     assert client.language == "Node.js"
     assert (
-        client.missing == f"the npm libraries are not installed: npm ci --prefix {bare_node_folder}"
+        client.missing == f"the npm libraries are not installed: (cd {bare_node_folder} && npm ci)"
     )
     session = Session.open(client, server)
     assert (session.missing, session.implementation, session.hello) == (client.missing, None, None)
@@ -264,7 +264,7 @@ def test_raf_clients_names_a_node_column_whose_libraries_are_missing(
     report = tmp_path / "m.json"
     args = ["--client", "raf", "--client", "some-sdk-node", "-k", "plain_text"]
     assert _clients(*args, "--no-tool-loops", "--json", str(report)) == 0
-    hint = f"npm ci --prefix {bare_node_folder}"
+    hint = f"(cd {bare_node_folder} && npm ci)"
     assert f"raf clients: some-sdk-node: the npm libraries are not installed: {hint}" in (
         capsys.readouterr().err
     )
