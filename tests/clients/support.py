@@ -86,3 +86,15 @@ def node_loop_cells(
             session, folder=folder, specs=specs, chunkings=chunkings, select=select
         )
     return {cell.scenario: cell for cell in merge_loops(cells)}
+
+
+def details(cell: Cell) -> str:
+    """Every difference of ``cell``, one a line."""
+    return "\n".join(cell.details)
+
+
+def assert_fails_with(cell: Cell, *fragments: str) -> None:
+    """The cell fails, and its details say each of ``fragments``."""
+    assert cell.status == "fail"
+    for fragment in fragments:
+        assert fragment in details(cell)

@@ -19,7 +19,7 @@ import pytest
 from raf.client_matrix.outside import NODE_FOLDER, node_clients
 from raf.client_matrix.run import Cell
 from raf.serve import ReplayServer
-from tests.clients.support import node_cells
+from tests.clients.support import assert_fails_with, details, node_cells
 
 ANTHROPIC = "ai-sdk-anthropic"
 GOOGLE = "ai-sdk-google"
@@ -33,17 +33,6 @@ def anthropic(server: ReplayServer) -> dict[str, Cell]:
 @pytest.fixture(scope="module")
 def google(server: ReplayServer) -> dict[str, Cell]:
     return node_cells(GOOGLE, server)
-
-
-def details(cell: Cell) -> str:
-    return "\n".join(cell.details)
-
-
-def assert_fails_with(cell: Cell, *fragments: str) -> None:
-    """The cell fails, and its details say each of `fragments`."""
-    assert cell.status == "fail"
-    for fragment in fragments:
-        assert fragment in details(cell)
 
 
 # -- @ai-sdk/anthropic --------------------------------------------------------------------

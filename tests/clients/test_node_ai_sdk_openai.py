@@ -9,7 +9,7 @@ import pytest
 
 from raf.client_matrix.run import Cell
 from raf.serve import ReplayServer
-from tests.clients.support import node_cells
+from tests.clients.support import assert_fails_with, node_cells
 
 
 @pytest.fixture(scope="module")
@@ -20,17 +20,6 @@ def chat(server: ReplayServer) -> dict[str, Cell]:
 @pytest.fixture(scope="module")
 def responses(server: ReplayServer) -> dict[str, Cell]:
     return node_cells("ai-sdk-openai-responses", server)
-
-
-def details(cell: Cell) -> str:
-    return "\n".join(cell.details)
-
-
-def assert_fails_with(cell: Cell, *fragments: str) -> None:
-    """The cell fails, and its details say each of `fragments`."""
-    assert cell.status == "fail"
-    for fragment in fragments:
-        assert fragment in details(cell)
 
 
 # Well-formed streams each column reads as they were sent.
