@@ -37,7 +37,7 @@ from pathlib import Path
 from raf.client_matrix.report import LANGUAGES, Column, by_language, language_label
 from raf.client_matrix.run import DEFAULT_CHUNKINGS, Cell
 from raf.client_matrix.tool_loops import LoopCell, Verdict
-from raf.conformance.reports.html_report import _e
+from raf.conformance.reports.html_report import escape as _e
 from raf.conformance.severity import KINDS, MARKS
 
 __all__ = ["render_matrix_html", "write_matrix_html"]

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from raf.conformance.runner import CaseResult, RunReport
 
-__all__ = ["render_html", "write_html"]
+__all__ = ["escape", "render_html", "write_html"]
 
 MAX_LINES = 400
 MAX_BYTES = 64 * 1024
@@ -90,8 +90,9 @@ def _clean(text: str) -> str:
     return _UNSHOWABLE.sub(_symbol, text)
 
 
-def _e(text: object) -> str:
-    """Escaped for HTML text and for a quoted attribute value."""
+def escape(text: object) -> str:
+    """Escaped for HTML text and for a quoted attribute value (what cannot be shown, such as
+    control characters, as a visible symbol)."""
     return html.escape(_clean(str(text)), quote=True)
 
 
@@ -216,7 +217,7 @@ def _started(stamp: str) -> str:
     try:
         when = datetime.fromisoformat(stamp)
     except ValueError:
-        return _e(stamp) if stamp else "\u2014"
+        return escape(stamp) if stamp else "\u2014"
     if when.tzinfo is not None:
         when = when.astimezone(UTC)
         machine = when.isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -224,7 +225,7 @@ def _started(stamp: str) -> str:
     else:
         machine = when.isoformat(timespec="seconds")
         shown = when.strftime("%Y-%m-%d %H:%M:%S")
-    return f'<time datetime="{_e(machine)}">{_e(shown)}</time>'
+    return f'<time datetime="{escape(machine)}">{escape(shown)}</time>'
 
 
 def _badge(status: str) -> str:
@@ -314,17 +315,17 @@ def _verdict(report: RunReport) -> tuple[str, str, str]:
 
 def _header(report: RunReport) -> str:
     name = report.implementation or "?"
-    title = _e(name) + (
-        f' <span class="version">{_e(report.version)}</span>' if report.version else ""
+    title = escape(name) + (
+        f' <span class="version">{escape(report.version)}</span>' if report.version else ""
     )
     verdict, label, words = _verdict(report)
     facts = [
-        ("implementation", _e(name)),
-        ("version", _e(report.version) if report.version else "\u2014"),
-        ("level", _e(report.level)),
-        ("protocol", _e(report.protocol)),
+        ("implementation", escape(name)),
+        ("version", escape(report.version) if report.version else "\u2014"),
+        ("level", escape(report.level)),
+        ("protocol", escape(report.protocol)),
         ("started", _started(report.started)),
-        ("duration", _e(_duration(report.seconds))),
+        ("duration", escape(_duration(report.seconds))),
     ]
     items = "".join(
         f'<div><dt>{label}</dt><dd id="run-{label}">{value}</dd></div>' for label, value in facts
@@ -386,18 +387,18 @@ def _table(report: RunReport) -> str:
     rows = []
     for row in _scenarios(report):
         ran = row.total - row.skipped
-        name = _e(row.scenario)
+        name = escape(row.scenario)
         if row.first_problem is not None:
             name = f'<a href="#case-{row.first_problem}">{name}</a>'
         rows.append(
-            f'<tr class="st-{row.status}" data-dialect="{_e(row.dialect)}" '
-            f'data-scenario="{_e(row.scenario)}" data-status="{row.status}" '
-            f'data-kinds="{_e(" ".join(row.kinds))}" '
+            f'<tr class="st-{row.status}" data-dialect="{escape(row.dialect)}" '
+            f'data-scenario="{escape(row.scenario)}" data-status="{row.status}" '
+            f'data-kinds="{escape(" ".join(row.kinds))}" '
             f'data-passed="{row.passed}" data-run="{ran}" data-skipped="{row.skipped}">'
-            f"<td>{_e(row.dialect)}</td><td>{name}</td>"
+            f"<td>{escape(row.dialect)}</td><td>{name}</td>"
             f'<td class="num">{row.passed:,} / {ran:,}</td>'
             f'<td class="num">{row.skipped:,}</td><td>{_badge(row.status)}</td>'
-            f'<td class="kinds">{_e(", ".join(row.kinds))}</td></tr>'
+            f'<td class="kinds">{escape(", ".join(row.kinds))}</td></tr>'
         )
     body = "".join(rows) or '<tr><td colspan="6">No cases.</td></tr>'
     return (
@@ -424,28 +425,28 @@ def _case(index: int, result: CaseResult, budget: _Budget) -> str:
         ("cassette", result.cassette),
     ]
     meta = "".join(
-        f"<div><dt>{label}</dt><dd>{_e(value)}</dd></div>" for label, value in facts if value
+        f"<div><dt>{label}</dt><dd>{escape(value)}</dd></div>" for label, value in facts if value
     )
     parts = [
         f'<details class="case st-{result.status}" id="case-{index}" '
-        f'data-case-id="{_e(result.id)}" data-status="{result.status}" '
-        f'data-dialect="{_e(result.dialect)}" data-scenario="{_e(result.scenario)}"'
+        f'data-case-id="{escape(result.id)}" data-status="{result.status}" '
+        f'data-dialect="{escape(result.dialect)}" data-scenario="{escape(result.scenario)}"'
         f"{' data-stale' if result.stale else ''}{opened}>"
-        f'<summary>{_badge(result.status)} <code class="case-id">{_e(result.id)}</code> '
-        f'<span class="reason">{_e(_one_line(reason, _REASON_IN_SUMMARY))}</span></summary>'
+        f'<summary>{_badge(result.status)} <code class="case-id">{escape(result.id)}</code> '
+        f'<span class="reason">{escape(_one_line(reason, _REASON_IN_SUMMARY))}</span></summary>'
         f'<div class="body"><dl class="meta">{meta}</dl>'
     ]
     full = _clean(reason).strip()
     if "\n" in full or len(full) > _REASON_IN_SUMMARY:
-        parts.append(f'<h3>Reason</h3><pre class="reason-full">\n{_e(reason)}</pre>')
+        parts.append(f'<h3>Reason</h3><pre class="reason-full">\n{escape(reason)}</pre>')
     if result.reading:
         parts.append(
-            f'<p class="reading">Matched another correct reading: {_e(result.reading)}</p>'
+            f'<p class="reading">Matched another correct reading: {escape(result.reading)}</p>'
         )
     if result.differences:
         parts.append(_differences(result))
     if result.stale:
-        items = "".join(f"<li>{_e(e.label())}</li>" for e in result.stale)
+        items = "".join(f"<li>{escape(e.label())}</li>" for e in result.stale)
         parts.append(
             f'<h3>Baseline entries that no longer fail here</h3><ul class="stale">{items}</ul>'
         )
@@ -466,11 +467,11 @@ def _differences(result: CaseResult) -> str:
         state = "known" if d.known else ("fails" if d.fails else "notice")
         rows.append(
             f'<tr class="kind-{m.kind} {state}" data-kind="{m.kind}" '
-            f'data-severity="{d.severity}" data-state="{state}" data-field="{_e(m.key)}" '
-            f'data-level="{_e(m.level)}"><td>{m.kind}</td><td>{d.severity}'
-            f"{' (known)' if d.known else ''}</td><td><code>{_e(m.where)}</code></td>"
-            f'<td class="value">{_e(_one_line(m.expected, _REASON_IN_SUMMARY))}</td>'
-            f'<td class="value">{_e(_one_line(m.actual, _REASON_IN_SUMMARY))}</td></tr>'
+            f'data-severity="{d.severity}" data-state="{state}" data-field="{escape(m.key)}" '
+            f'data-level="{escape(m.level)}"><td>{m.kind}</td><td>{d.severity}'
+            f"{' (known)' if d.known else ''}</td><td><code>{escape(m.where)}</code></td>"
+            f'<td class="value">{escape(_one_line(m.expected, _REASON_IN_SUMMARY))}</td>'
+            f'<td class="value">{escape(_one_line(m.actual, _REASON_IN_SUMMARY))}</td></tr>'
         )
     return (
         '<h3>Differences</h3><div class="scroll"><table class="differences"><thead><tr>'
@@ -485,14 +486,14 @@ def _stale_section(report: RunReport) -> str:
     if not stale or report.baseline is None:
         return ""
     items = "".join(
-        f'<li data-entry="{_e(item.entry.label())}">{_e(item.entry.label())} '
-        f'<span class="quiet">(passes under {_e(", ".join(item.chunkings))})</span></li>'
+        f'<li data-entry="{escape(item.entry.label())}">{escape(item.entry.label())} '
+        f'<span class="quiet">(passes under {escape(", ".join(item.chunkings))})</span></li>'
         for item in stale
     )
     return (
         '<section id="stale" aria-labelledby="stale-h">'
         f'<h2 id="stale-h">Stale baseline entries ({len(stale):,})</h2>'
-        f"<p>These entries of <code>{_e(report.baseline.source)}</code> no longer fail: "
+        f"<p>These entries of <code>{escape(report.baseline.source)}</code> no longer fail: "
         "remove them (or write the file again with <code>--write-baseline</code>).</p>"
         f"<ul>{items}</ul></section>"
     )
@@ -732,7 +733,7 @@ def render_html(report: RunReport) -> str:
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="raf conform">\n'
-        f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<title>{escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         + _header(report)
         + "\n<main>\n"
         + _summary(report)
@@ -741,8 +742,8 @@ def render_html(report: RunReport) -> str:
         + "\n"
         + _cases(report)
         + "\n</main>\n"
-        f"<footer>Protocol {_e(report.protocol)}. Diffs and stderr are cut at {MAX_LINES} lines "
-        f"or {MAX_BYTES // 1024} KiB each; the JSON report has them in full.</footer>\n"
+        f"<footer>Protocol {escape(report.protocol)}. Diffs and stderr are cut at {MAX_LINES} "
+        f"lines or {MAX_BYTES // 1024} KiB each; the JSON report has them in full.</footer>\n"
         f"<script>{_SCRIPT}</script>\n</body>\n</html>\n"
     )
 
