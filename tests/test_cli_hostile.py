@@ -46,6 +46,10 @@ from tests.hostile import (
     fifo_supported,
 )
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 EXIT_CODES = {0, 1, 2, 3, 130}
 """The exit statuses raf documents (raf/cli/__init__.py, README)."""
 

@@ -17,9 +17,13 @@ from tests import processes
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(
-    not processes.proc_supported(), reason="progress is read from /proc (Linux)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not processes.proc_supported(), reason="progress is read from /proc (Linux)"
+    ),
+    # Processes end to end: the same in both builds (the compiled job in CI leaves these out).
+    pytest.mark.processes,
+]
 
 
 def _alive(marker: str) -> list[int]:

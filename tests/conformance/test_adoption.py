@@ -28,6 +28,10 @@ from raf.conformance import baseline as baselines
 from raf.conformance.bundled import bundled, owned_by_raf
 from tests import processes
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "clients" / "python" / "client.py"
 BOM_FIX = 'text = text.removeprefix("\\ufeff")'

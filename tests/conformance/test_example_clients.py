@@ -18,6 +18,10 @@ from raf.conformance.cases import Suite, load_suite
 from raf.conformance.runner import RunReport, run_suite
 from raf.conformance.stdio import StdioImplementation
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = Path(__file__).resolve().parent / "clients"
 SUITE = bundled()

@@ -34,6 +34,10 @@ from tests import processes
 from .clients.example import load_example
 from .test_example_clients import node
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = bundled()
 PYTHON_CLIENT = ROOT / "examples" / "clients" / "python" / "client.py"

@@ -30,6 +30,10 @@ from tests import processes
 
 Status = Literal["pass", "fail", "skip", "error"]
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = (
     "--headless",

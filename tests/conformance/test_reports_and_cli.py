@@ -16,6 +16,10 @@ from raf.cli import main
 from raf.conformance import goldens
 from tests import processes
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 REFERENCE = f"{sys.executable} -m raf.conformance.stdio_reference"
 ROOT = Path(__file__).resolve().parents[2]
 # The reference, with a bug: tool-call names doubled (as a concatenating client does).

@@ -18,6 +18,10 @@ from raf.conformance.cases import load_suite
 from raf.conformance.runner import run_suite
 from raf.conformance.stdio import ImplementationFailed, StdioImplementation
 
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
+
 SUITE = bundled()
 REFERENCE = [sys.executable, "-m", "raf.conformance.stdio_reference"]
 

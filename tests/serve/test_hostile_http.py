@@ -19,12 +19,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from raf.cassettes.format import Cassette, Interaction, Response, ScenarioInfo
 from raf.cassettes.persister import load, save
 from raf.conformance.bundled import bundled
 from raf.serve.server import ReplayServer
 from tests import processes
+
+# Processes and servers end to end: the same in both builds (the compiled job in CI leaves
+# these out, `-m 'not processes'`; the pure-Python run has them).
+pytestmark = pytest.mark.processes
 
 PLAIN = bundled().cassettes / "openai_chat" / "plain_text.yaml"
 CASE = "/s/openai_chat/plain_text/v1/chat/completions"
