@@ -1,0 +1,60 @@
+"""Every model of raf.interop: its table accounts for the whole response, and raf -> model ->
+raf keeps exactly what the table says, for every bundled stream under every chunking and for
+every agent run."""
+
+from __future__ import annotations
+
+import pytest
+
+from raf.collect import collect_agent_response
+from raf.interop import comparable, encode_all, get, names, roundtrip
+from raf.interop.base import RESPONSE_FIELDS
+from raf.model.response import AgentResponseResult
+from tests.interop.support import (
+    Stream,
+    agent_runs,
+    every_stream_and_chunking,
+    results_of,
+    stream_id,
+)
+
+MODELS = names()
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_the_table_accounts_for_every_field_of_the_response(name: str) -> None:
+    model = get(name)
+    tops = {row.raf.split(".")[0].removesuffix("[]") for row in model.rows}
+    assert set(RESPONSE_FIELDS) <= tops, f"{name} says nothing of {set(RESPONSE_FIELDS) - tops}"
+    assert tops <= set(RESPONSE_FIELDS), (
+        f"{name} has rows for no field: {tops - set(RESPONSE_FIELDS)}"
+    )
+
+
+def _assert_round_trip(name: str, results: tuple[AgentResponseResult, ...]) -> None:
+    model = get(name)
+    original = collect_agent_response(results)
+    back = roundtrip(model, results)
+    assert comparable(model, back) == comparable(model, original)
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize(("stream", "chunking"), every_stream_and_chunking(), ids=stream_id)
+def test_a_bundled_stream_goes_to_the_model_and_back(
+    name: str, stream: Stream, chunking: str
+) -> None:
+    _assert_round_trip(name, results_of(stream, chunking))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_agent_run_goes_to_the_model_and_back(name: str) -> None:
+    for _, results in agent_runs():
+        _assert_round_trip(name, results)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_an_empty_run_still_makes_a_valid_start_and_end(name: str) -> None:
+    items = list(encode_all(get(name), []))
+    back = roundtrip(get(name), [])
+    assert comparable(get(name), back) == comparable(get(name), collect_agent_response([]))
+    assert isinstance(items, list)
