@@ -13,9 +13,10 @@ A model is a pair of sans-IO state machines and a table:
   exactly the paths of the kept rows (:func:`kept_paths`, :func:`project`), and the tables of
   docs/interop.md are rendered from them (:func:`rows_markdown`).
 
-Neither machine raises on what it is fed: an item it cannot read becomes an ``Error`` content
-(code ``protocol_notice`` when nothing is lost, else ``unrecognised_chunks``) in the results it
-returns, with everything read before it.
+Neither machine raises on what it is fed. A decoder answers an item it cannot read (not the
+model's shape, or out of place) with an ``Error`` content of code ``invalid_chunk`` naming the
+item's position and what was wrong, and a well-formed item it has no use for with the notice
+``unrecognised_chunks``; everything read before and after is kept.
 """
 
 from __future__ import annotations
