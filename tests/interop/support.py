@@ -15,6 +15,7 @@ import pytest
 from raf.cassettes import load
 from raf.cassettes.lint import cassette_files
 from raf.chunking import STANDARD_CHUNKINGS, chunk
+from raf.model.canonical import to_json
 from raf.model.response import AgentResponseResult
 from raf.pipeline import run
 from raf.testing.agent_replay import load_scenarios, replay
@@ -64,6 +65,18 @@ def agent_runs() -> tuple[tuple[str, tuple[AgentResponseResult, ...]], ...]:
             out.append((f"{name}#{i}", tuple(report.results)))
     assert len(out) > 30, "the agent scenarios are missing"
     return tuple(out)
+
+
+@functools.cache
+def distinct_results(stream: Stream) -> tuple[tuple[AgentResponseResult, ...], ...]:
+    """raf's results of ``stream`` under every standard chunking, one per distinct canonical
+    form (raf's results do not depend on the chunking, so this is one; if a chunking ever
+    changed them, each form is here and is exported and checked)."""
+    seen: dict[str, tuple[AgentResponseResult, ...]] = {}
+    for chunking in STANDARD_CHUNKINGS:
+        results = results_of(stream, chunking)
+        seen.setdefault(to_json(list(results)), results)
+    return tuple(seen.values())
 
 
 def every_stream_and_chunking() -> list[tuple[Stream, str]]:
