@@ -49,6 +49,7 @@ LAYERS: tuple[Layer, ...] = (
                 "errors",
                 "formats",
                 "framing",
+                "interop",
                 "limits",
                 "model",
                 "pipeline",
