@@ -15,10 +15,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from raf.interop import agui_verify
+from raf.interop import agui_verify, get, model_items
 from raf.interop.agui_verify import Verifier, Violation, rules, rules_markdown, verify
 from tests import processes
-from tests.interop.support import library
+from tests.interop.support import agent_runs, bundled_streams, library, results_of
 
 CASES = yaml.safe_load((Path(__file__).with_name("agui_verify_cases.yaml")).read_text("utf-8"))
 TYPESCRIPT: list[dict[str, Any]] = CASES["typescript"]
@@ -287,3 +287,22 @@ def test_the_libraries_encoder_output_verifies() -> None:
     assert verify(decoded) == []
     broken = [decoded[0], *decoded[4:6], decoded[-1]]  # the tool call never ends
     assert [v.rule for v in verify(broken)] == ["run_finished_tool_calls_open"]
+
+
+# -- raf's own AG-UI export ----------------------------------------------------------------------
+
+
+def test_rafs_ag_ui_export_breaks_no_rule() -> None:
+    """Every bundled stream and agent run exported by raf.interop.agui verifies clean (raf's
+    results, and so the export, do not depend on the chunking)."""
+    try:
+        model = get("ag-ui")
+    except ImportError:
+        pytest.skip("raf.interop.agui is not part of this build")
+    runs = [(s.name, results_of(s, "whole")) for s in bundled_streams()] + list(agent_runs())
+    broken = {
+        name: [str(v) for v in found]
+        for name, results in runs
+        if (found := verify(model_items(model, results)))
+    }
+    assert broken == {}
