@@ -218,6 +218,8 @@ _PARTS: Final = {  # (start, content, end) of each chunk family
     ),
 }
 
+_STARTS: Final = frozenset(start for start, _, _ in _PARTS.values())
+
 # The families keyed by an id: type -> (family, role). A family is a set of open ids.
 _KEYED: Final = {
     "TEXT_MESSAGE_START": ("messages", "start"),
@@ -307,12 +309,16 @@ class Verifier:
         ):
             before = len(found)
             self._check(expanded_type, expanded_id, position, event_type, found)
-            if chunk:
-                note = _FORMAT.format(self._data.chunk_note, chunk=event_type)
-                found[before:] = [
-                    Violation(v.position, v.rule, v.message + note, v.event_type)
-                    for v in found[before:]
-                ]
+            if not chunk or len(found) == before:
+                continue
+            note = self._data.chunk_note
+            found[before:] = [
+                Violation(v.position, v.rule, v.message + note, v.event_type)
+                for v in found[before:]
+            ]
+            if expanded_type in _STARTS:  # a chunk whose start breaks a rule opens nothing
+                self._chunk_mode = None
+                break
         return _unique(found)
 
     def feed_unreadable(self, reason: str) -> list[Violation]:

@@ -87,7 +87,7 @@ def test_a_message_names_the_event_expanded_from_a_chunk() -> None:
     events = [RUN_STARTED, RUN_FINISHED, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m"}]
     (found,) = verify(events)
     assert found.event_type == "TEXT_MESSAGE_CHUNK"
-    assert found.message.endswith("(read from the TEXT_MESSAGE_CHUNK at this position)")
+    assert found.message.endswith("(an event implied by the chunk events, at this position)")
 
 
 def test_unreadable_frames_and_a_cut_stream() -> None:
