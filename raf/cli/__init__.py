@@ -2,7 +2,7 @@
 
 One module per command, each with its ``add_parser(sub)`` and its ``run``: ``stream`` (``raf
 sse``, ``raf pipeline``), ``conform``, ``serve``, ``clients``, ``cassette``, ``schema``,
-``chat``, ``kit``;
+``chat``, ``kit``, ``agui`` (``raf agui verify``);
 ``_shell`` has what they share (the two errors, the guarded output, argument types). This
 module builds the parser, dispatches and turns every exception into an exit status.
 
@@ -10,9 +10,9 @@ Exit codes (also in ``raf --help`` and the README):
 
 * 0: success; also when the reader of the output goes away (``raf pipeline x | head``);
 * 1: a check failed: the stream had errors and ``--strict`` was given, ``cassette lint``
-  found an error, ``conform`` found a difference or a problem, ``schema --check`` found stale
-  files, ``cassette import`` wrote nothing, a stream passed a limit of ``raf sse``, or
-  ``chat`` sent a request that differs from the recording;
+  found an error, ``agui verify`` found a violation, ``conform`` found a difference or a
+  problem, ``schema --check`` found stale files, ``cassette import`` wrote nothing, a stream
+  passed a limit of ``raf sse``, or ``chat`` sent a request that differs from the recording;
 * 2: usage error, or an input or output raf cannot use: a file that is missing, unreadable,
   not a regular file, too large or not a cassette (``cassette show``), an output folder that
   is a file or a link, standard input or output closed or unwritable;
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import TextIO, cast
 
 import raf
-from raf.cli import cassette, chat, clients, conform, kit, schema, serve, stream
+from raf.cli import agui, cassette, chat, clients, conform, kit, schema, serve, stream
 from raf.cli._shell import (
     _discard,
     _InputError,
@@ -70,8 +70,9 @@ examples:
 exit codes:
   0    success (also when the reader of the output goes away, as in `raf ... | head`)
   1    a check failed: --strict and the stream had errors, lint found an error, conform
-       found a difference, schema --check found stale files, import wrote nothing, sse
-       met a stream past a size limit, chat sent a request that differs from the recording
+       found a difference, agui verify found a violation, schema --check found stale
+       files, import wrote nothing, sse met a stream past a size limit, chat sent a
+       request that differs from the recording
   2    usage error, or an input or output raf cannot use (missing, unreadable, not a
        regular file, too large, not a cassette; standard input or output closed or full)
   3    internal error: a bug in raf, please report it (RAF_DEBUG=1 prints the traceback)
@@ -101,7 +102,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for command in (stream, conform, serve, clients, cassette, schema, chat, kit):
+    for command in (stream, conform, serve, clients, cassette, schema, chat, kit, agui):
         command.add_parser(sub)
     return parser
 
@@ -129,6 +130,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return chat.run(args, out)
     if args.command == "kit":
         return kit.run(args, out)
+    if args.command == "agui":
+        return agui.run(args, out)
     return stream.run_pipeline(args, out)
 
 
@@ -150,7 +153,7 @@ def _run(argv: Sequence[str] | None) -> int:
             except (OSError, ValueError) as error:
                 return _output_failed(_OutputError(_reason(error)))
         raise
-    if args.command in ("sse", "pipeline") and args.input == "-" and sys.stdin is None:
+    if args.command in ("sse", "pipeline", "agui") and args.input == "-" and sys.stdin is None:
         _warn("raf: standard input is closed")
         return 2
     if sys.stdout is None and _writes_to_stdout(args):
