@@ -5,6 +5,7 @@ tests/interop/fake_models.py, so these tests hold whatever the real models do.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -179,3 +180,35 @@ def test_the_canonical_format_is_the_default_output() -> None:
         "type": "text_delta",
         "delta": "I'll",
     }
+
+
+REAL = tuple(interop.names())
+
+
+def _real(name: str) -> interop.Model:
+    """The real model ``name``; skipped until its module is in this tree."""
+    if importlib.util.find_spec(interop.MODULES[name]) is None:
+        pytest.skip(f"{interop.MODULES[name]} is not in this tree")
+    return interop.get(name)
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_every_model_prints_the_frames_of_its_items_then_its_trailer(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = _real(name)
+    results = list(run([EXAMPLE.read_bytes()], "openai_chat"))
+    items = list(interop.encode_all(model, results))
+    assert items
+    expected = b"".join(interop.frame(model, item) for item in items) + model.trailer
+    assert main(["pipeline", str(EXAMPLE), "--format", name, "--chunk-size", "5"]) == 0
+    assert capsys.readouterr().out.encode() == expected
+    code = main(["pipeline", str(EXAMPLE), "--format", name, "--response"])
+    captured = capsys.readouterr()
+    if model.aggregate is None:
+        assert code == 2
+        assert "has no form of a whole response" in captured.err
+    else:
+        assert code == 0
+        aggregate = model.aggregate(collect_agent_response(results))
+        assert json.loads(captured.out) == json.loads(json.dumps(aggregate))

@@ -5,6 +5,7 @@ so these tests hold whatever the real models do."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -256,3 +257,18 @@ def test_without_as_the_case_is_served_as_recorded(server: ReplayServer) -> None
     with httpx.stream("POST", url, content=body.request.body) as response:
         assert b"".join(response.iter_raw()) == BODY
     assert httpx.post(server.case_url("openai_chat", "hello") + "/chat").status_code == 404
+
+
+@pytest.mark.parametrize("name", tuple(interop.names()))
+def test_every_model_is_served_as_raf_pipeline_format_prints_it(
+    server: ReplayServer, name: str
+) -> None:
+    if importlib.util.find_spec(interop.MODULES[name]) is None:
+        pytest.skip(f"{interop.MODULES[name]} is not in this tree")
+    model = interop.get(name)
+    response, body, _ = _post(
+        server.case_url("openai_chat", "hello", model=name, chunking="random")
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == model.media_type
+    assert body == _expected(name)
