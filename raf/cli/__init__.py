@@ -65,6 +65,7 @@ examples:
   raf sse examples/openai_chat_parallel_tools.sse
   raf pipeline examples/openai_chat_parallel_tools.sse --chunk-size 1
   raf pipeline examples/openai_chat_parallel_tools.sse --response
+  raf pipeline examples/openai_chat_parallel_tools.sse --format ag-ui   (docs/interop.md)
   curl -sN https://api.example.com/v1/chat/completions ... | raf pipeline -
 
 exit codes:

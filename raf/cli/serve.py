@@ -35,18 +35,21 @@ def add_parser(sub: Any) -> None:
         "serve",
         help="replay cassettes over HTTP on 127.0.0.1, with chunkings, timing and faults",
         description="Serve every cassette of the folders (the bundled ones by default) over "
-        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>][/r/<run>], "
-        "followed "
+        "HTTP, each under /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>][/i/<n>][/r/<run>]"
+        "[/as/<model>], followed "
         "by the path a client appends (/v1/chat/completions, /v1/messages, ...): set a "
         "client's base URL to a case and it gets the recorded stream, cut as asked, with the "
         "faults asked; a tool loop's follow-up gets the round after the calls it answers. "
+        "/as/<model> (ag-ui, ui-message-stream, ...) sends the recorded answer re-encoded in "
+        "that message model, as a front end reads it from its agent backend. "
         "GET /_raf/journal lists the requests received (scrubbed), each checked against the "
         "recorded request and the request rules. docs/serve.md has the URL scheme and faults.",
         epilog="examples:\n"
         "  raf serve --port 0\n"
         "  raf serve --cassettes my_cassettes --journal requests.jsonl\n"
         "  curl -sN -d '{}' http://127.0.0.1:8765/s/openai_chat/plain_text/c/bytes"
-        "/f/stall-500/v1/chat/completions\n\n"
+        "/f/stall-500/v1/chat/completions\n"
+        "  curl -sN -d '{}' http://127.0.0.1:8765/s/openai_chat/plain_text/as/ag-ui/agent\n\n"
         "faults: " + ", ".join(FAULTS),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

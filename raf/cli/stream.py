@@ -1,15 +1,17 @@
 """``raf sse`` and ``raf pipeline``: a stream from a file or standard input, decoded and printed as
-canonical JSON lines."""
+canonical JSON lines, or (``raf pipeline --format NAME``) in one of the message models of
+:mod:`raf.interop`, framed as that model's consumers read it."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO, TypedDict
 
-from raf import dialects
+from raf import dialects, interop
 from raf import framing as framings
 from raf.cli._shell import (
     _InputError,
@@ -22,6 +24,7 @@ from raf.framing.sse import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES, SSE
 from raf.model import updates
 from raf.model.canonical import to_json
 from raf.model.codes import is_notice
+from raf.model.response import AgentResponseResult
 from raf.pipeline import Pipeline, UpdateDecoder, drive
 
 __all__ = ["add_parser", "run_pipeline", "run_sse"]
@@ -47,7 +50,12 @@ def add_parser(sub: Any) -> None:
         description="Run FILE through the framing (SSE, JSON array, JSON lines), a dialect, "
         "the converter and the "
         "aggregation, and print one stage as canonical JSON: the updates (default), the "
-        "results, or the aggregated response. The output does not depend on --chunk-size.",
+        "results, or the aggregated response. The output does not depend on --chunk-size. "
+        "With --format NAME, the results are printed in another message model instead "
+        "(docs/interop.md), in that model's framing: one JSON item per line, or for a model "
+        "carried as Server-Sent Events the SSE bytes themselves (data: ... events, then its "
+        "end marker), byte for byte what `raf serve` sends for a case asked /as/NAME; with "
+        "--response, the model's own form of the whole response.",
     )
     _add_input(pipeline)
     pipeline.add_argument(
@@ -84,11 +92,21 @@ def add_parser(sub: Any) -> None:
         const="response",
         help="print the aggregated AgentResponse (indented JSON)",
     )
-    pipeline.set_defaults(output="updates")
+    pipeline.set_defaults(output=None)
+    pipeline.add_argument(
+        "--format",
+        default="canonical",
+        choices=["canonical", *interop.names()],
+        help="the message model to print: canonical (raf's own JSON, the default) or one of "
+        "raf.interop's models; NAME prints the results (or with --response the whole "
+        "response) as NAME's items, framed as NAME's consumers read them (JSON lines, or SSE "
+        "events for the models carried as SSE)",
+    )
     pipeline.add_argument(
         "--meta",
         action="store_true",
-        help="include per-content metadata (timestamps) in --results and --response",
+        help="include per-content metadata (timestamps) in --results and --response "
+        "(canonical output only)",
     )
     pipeline.add_argument(
         "--strict",
@@ -182,10 +200,13 @@ def run_sse(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
+    if args.format != "canonical":
+        return _run_model(args, out)
+    output = args.output or "updates"
     errors = 0
     with _open_input(args.input) as stream:
         chunks = _chunks(stream, args.chunk_size)
-        if args.output == "updates":
+        if output == "updates":
             decoder = UpdateDecoder(args.dialect, framing=args.framing, **_limits(args))
             for update in drive(decoder, chunks):
                 errors += isinstance(update, updates.Error) and not is_notice(update.error_code)
@@ -195,10 +216,56 @@ def run_pipeline(args: argparse.Namespace, out: TextIO) -> int:
             collector = ResponseCollector()
             for result in drive(pipeline, chunks):
                 collector.add(result)
-                if args.output == "results":
+                if output == "results":
                     out.write(to_json(result, include_meta=args.meta) + "\n")
             response = collector.response()
             errors = len(response.errors)
-            if args.output == "response":
+            if output == "response":
                 out.write(to_json(response, include_meta=args.meta, indent=2) + "\n")
     return 1 if errors and args.strict else 0
+
+
+def _run_model(args: argparse.Namespace, out: TextIO) -> int:
+    """``--format NAME``: the results as NAME's items in NAME's framing, written as they come
+    (a live stream stays live), or with ``--response`` NAME's form of the whole response.
+    Usage errors are found before the input is read."""
+    name = args.format
+    if args.output == "updates":
+        raise _InputError(
+            f"--updates prints raf's own updates; --format {name} encodes raf's results: "
+            "drop --updates (or use --format canonical)"
+        )
+    if args.meta:
+        raise _InputError(f"--meta applies to the canonical output, not to --format {name}")
+    model = interop.get(name)  # a model that cannot be loaded is a bug: status 3
+    if args.output == "response" and model.aggregate is None:
+        raise _InputError(
+            f"{model.title} ({name}) has no form of a whole response: drop --response to "
+            f"print its stream, or use --format canonical"
+        )
+    collector = ResponseCollector()
+    with _open_input(args.input) as stream:
+        pipeline = Pipeline(args.dialect, framing=args.framing, **_limits(args))
+        results = drive(pipeline, _chunks(stream, args.chunk_size))
+        if args.output == "response":
+            for result in results:
+                collector.add(result)
+        else:
+            for item in interop.encode_all(model, _kept(results, collector)):
+                out.write(interop.frame(model, item).decode())
+            if model.trailer:
+                out.write(model.trailer.decode())
+    response = collector.response()
+    if args.output == "response":
+        assert model.aggregate is not None
+        aggregate = model.aggregate(response)
+        out.write(json.dumps(aggregate, ensure_ascii=False, indent=2) + "\n")
+    return 1 if response.errors and args.strict else 0
+
+
+def _kept(
+    results: Iterator[AgentResponseResult], collector: ResponseCollector
+) -> Iterator[AgentResponseResult]:
+    for result in results:
+        collector.add(result)
+        yield result

@@ -36,6 +36,7 @@ from aiohttp import web
 from aiohttp.http import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
+from raf import interop
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.limits import (
@@ -47,12 +48,13 @@ from raf.limits import (
     SERVE_WRITE_BYTES,
 )
 from raf.serve import faults as fault_plan
+from raf.serve.as_model import reencode
 from raf.serve.catalog import Catalog, Order
 from raf.serve.connections import Connections
 from raf.serve.journal import PAGE_ENTRIES, Journal
 from raf.serve.request_check import check_request, read_body
 from raf.serve.rounds import Answer, Match, Rounds, RoundsCache, answer_of, match
-from raf.serve.routes import RouteError, allowed_methods, parse, provider_path_problem
+from raf.serve.routes import Route, RouteError, allowed_methods, parse, provider_path_problem
 from raf.serve.shared_chunks import SharedChunks
 from raf.serve.verdicts import DEFAULT_MODE, HEADER, MODES, Mode, Verdict, header_value, judge
 
@@ -265,7 +267,11 @@ async def _case(request: web.Request) -> web.StreamResponse:
             404,
             f"no scenario {route.case} is served{hint} (GET /_raf/scenarios lists them)",
         )
-    problem = provider_path_problem(route.dialect, request.method, route.provider_path)
+    problem = (
+        provider_path_problem(route.dialect, request.method, route.provider_path)
+        if route.model is None  # a front end's request: its own path, any method
+        else None
+    )
     if problem is not None:
         allowed = allowed_methods(route.dialect, route.provider_path)
         if not allowed:
@@ -306,6 +312,10 @@ async def _case(request: web.Request) -> web.StreamResponse:
         return error_response(400, received.problem)
     session = request.headers.get(SESSION_HEADER, "")
     attempt, _ = config.order.take(route.prefix, session, count)
+    if route.model is not None:
+        return await _as_model(
+            request, config, route, cassette, attempt=attempt, journal_entry=journal_entry
+        )
     if count > 1 and not config.rounds.has(cassette):  # read once, off the event loop
         with contextlib.suppress(Exception):  # a bug there is reported by _decide's own try
             await asyncio.to_thread(config.rounds.get, route.dialect, cassette)
@@ -376,6 +386,84 @@ async def _case(request: web.Request) -> web.StreamResponse:
     config.peak = max(config.peak, config.active)
     try:
         return await _send(request, plan, config, journal_entry, extra_headers)
+    finally:
+        config.active -= 1
+
+
+async def _as_model(
+    request: web.Request,
+    config: ServeConfig,
+    route: Route,
+    cassette: Cassette,
+    *,
+    attempt: int,
+    journal_entry: dict[str, Any],
+) -> web.StreamResponse:
+    """A case asked ``/as/<name>``: the recorded answer re-encoded in that message model
+    (raf.serve.as_model), with the path's chunking and faults. The request comes from a front
+    end, not from a provider's client: it is answered in order (or as ``/i/<n>`` pins), and
+    neither the request rules nor the recorded request are checked. The re-encoding runs in a
+    worker thread, counted among the streams in progress; a model that cannot be loaded or
+    that raises is a 500, one line in the log and the journal."""
+    name = route.model or ""
+    count = len(cassette.interactions)
+    number = route.interaction if route.interaction is not None else attempt % count
+    faults = fault_plan.active(route.faults, attempt)
+    config.journal.update(
+        journal_entry,
+        case=route.case,
+        run=route.run,
+        matched="pinned" if route.interaction is not None else "order",
+        rules=None,
+        model=name,
+        chunking=route.chunking,
+        faults=[f.name for f in faults],
+        interaction=number,
+        check=None,
+    )
+    config.active += 1
+    config.peak = max(config.peak, config.active)
+    try:
+        try:
+            model = interop.get(name)
+            chunks: list[bytes] = []
+            delays: list[float] | None = None
+            if not any(fault.kind == "http" for fault in faults):
+                chunks, delays = await asyncio.to_thread(
+                    reencode,
+                    model,
+                    route.dialect,
+                    cassette.interactions[number],
+                    route.chunking or config.chunking or "recorded",
+                )
+            if delays is not None:
+                delays = [d / config.speed for d in delays] if config.speed > 0 else None
+            plan = fault_plan.plan(
+                dialect=route.dialect,
+                status=200,
+                reason="OK",
+                headers=[("content-type", model.media_type), ("cache-control", "no-cache")],
+                chunks=chunks,
+                delays=delays,
+                faults=faults,
+            )
+        except asyncio.CancelledError:
+            config.journal.finish(
+                journal_entry, status=200, outcome="client closed the connection", bytes_sent=0
+            )
+            raise
+        except Exception as exc:  # a body that does not decode, a model that breaks
+            problem = (
+                f"the cassette of {route.case} cannot be replayed as {name}: "
+                f"interactions[{number}].response: {type(exc).__name__}: {exc}"
+            )
+            _LOG.error("%s %s: %s", request.method, request.path, problem)
+            config.journal.finish(
+                journal_entry, status=500, outcome=f"server error: {problem}", bytes_sent=0
+            )
+            return error_response(500, problem)
+        config.journal.update(journal_entry, status=plan.status)
+        return await _send(request, plan, config, journal_entry)
     finally:
         config.active -= 1
 

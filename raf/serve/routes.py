@@ -3,16 +3,18 @@
 A case is chosen by a path prefix, so that setting a client's base URL is enough::
 
     /s/<dialect>/<scenario>[/c/<chunking>][/f/<fault>[+<fault>...]][/i/<interaction>]
-        [/r/<run>]<provider path>
+        [/r/<run>][/as/<model>]<provider path>
 
 The options come in any order, each at most once; the first segment that is not an option
 starts the provider path the client appends (``/v1/chat/completions``, ``/chat/completions``,
 ``/v1/messages``, ``/v1/responses``, ``/v1beta/models/<model>:streamGenerateContent``...).
 :func:`parse` checks every part and returns a :class:`Route` or a :class:`RouteError` (the
 HTTP status and a message that says what is wrong and what would be right); it never
-raises. Names follow the cassette rule (:data:`raf.cassettes.format.NAME_RULE`), so a path can
-never name a file outside the served folders: ``..``, ``.``, encoded separators, backslashes
-and control characters are refused.
+raises. ``/as/<model>`` asks for the recorded answer re-encoded in one of raf.interop's
+message models (:mod:`raf.serve.as_model`); the path after the options is then the front
+end's own, any path. Names follow the cassette rule (:data:`raf.cassettes.format.NAME_RULE`),
+so a path can never name a file outside the served folders: ``..``, ``.``, encoded
+separators, backslashes and control characters are refused.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import unquote
 
-from raf import formats
+from raf import formats, interop
 from raf.cassettes.format import NAME_RULE, is_file_name
 from raf.chunking import check_chunking
 from raf.limits import SERVE_MAX_PATH_CHARS
@@ -37,7 +39,13 @@ __all__ = [
 
 MAX_PATH_CHARS: Final = SERVE_MAX_PATH_CHARS
 
-_OPTIONS: Final = {"c": "chunking", "f": "fault", "i": "interaction", "r": "run"}
+_OPTIONS: Final = {
+    "c": "chunking",
+    "f": "fault",
+    "i": "interaction",
+    "r": "run",
+    "as": "model",
+}
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,11 @@ class Route:
             run of a client's tool loop, with their own order of interactions (as an
             ``x-raf-session`` header gives) and marked with it in the journal. A name by the
             cassette rule.
-        provider_path: what follows the options (``/v1/chat/completions``).
+        provider_path: what follows the options (``/v1/chat/completions``; with ``model``,
+            the front end's own path, any).
+        model: the message model named with ``/as/<model>`` (one of
+            :func:`raf.interop.names`): the recorded answer is sent re-encoded in it
+            (:mod:`raf.serve.as_model`); ``None``: as recorded.
     """
 
     dialect: str
@@ -65,6 +77,7 @@ class Route:
     provider_path: str = ""
     prefix: str = field(default="", compare=False)
     run: str | None = None
+    model: str | None = None
 
     @property
     def case(self) -> str:
@@ -107,6 +120,7 @@ def parse(raw_path: str) -> Route | RouteError:
     faults: tuple[Fault, ...] = ()
     interaction: int | None = None
     run: str | None = None
+    model: str | None = None
     seen: set[str] = set()
     rest = decoded[2:]
     consumed = 2
@@ -129,6 +143,11 @@ def parse(raw_path: str) -> Route | RouteError:
             if not is_file_name(value):
                 return RouteError(404, f"/r/ takes a run name ({NAME_RULE}), not {value!r}")
             run = value
+        elif key == "as":
+            if value not in interop.names():
+                known = ", ".join(interop.names())
+                return RouteError(404, f"/as/ takes a message model ({known}), not {value!r}")
+            model = value
         elif not value.isdigit() or len(value) > 6:
             return RouteError(404, f"/i/ takes an interaction number, not {value!r}")
         else:
@@ -137,7 +156,9 @@ def parse(raw_path: str) -> Route | RouteError:
         consumed += 2
     provider_path = "/" + "/".join(rest) if rest else ""
     prefix = "/s/" + "/".join(segments[:consumed])
-    return Route(dialect, scenario, chunking, faults, interaction, provider_path, prefix, run)
+    return Route(
+        dialect, scenario, chunking, faults, interaction, provider_path, prefix, run, model
+    )
 
 
 def provider_path_problem(dialect: str, method: str, provider_path: str) -> str | None:

@@ -286,13 +286,16 @@ class ReplayServer:
         faults: Sequence[str] = (),
         interaction: int | None = None,
         run: str | None = None,
+        model: str | None = None,
     ) -> str:
         """The base URL of a case (a client appends its provider path); ``run`` names one
-        run of a tool loop (``/r/<run>``: an order of its own, ``run`` in the journal)."""
+        run of a tool loop (``/r/<run>``: an order of its own, ``run`` in the journal);
+        ``model`` asks for the answer re-encoded in that message model (``/as/<model>``)."""
         path = case_path(
             dialect, scenario, chunking=chunking, faults=list(faults), interaction=interaction
         )
-        return self.url + path + (f"/r/{run}" if run is not None else "")
+        path += f"/r/{run}" if run is not None else ""
+        return self.url + path + (f"/as/{model}" if model is not None else "")
 
     def start(self) -> str:
         """Start listening and serving; return :attr:`url`. ``OSError`` if the address
