@@ -43,9 +43,9 @@ from raf.interop.base import JSON, Model, Row
 from raf.model import blocks, contents, events
 from raf.model.codes import ErrorCode
 from raf.model.messages import MessageRole
-from raf.model.response import AgentResponseResult
+from raf.model.response import AgentResponse, AgentResponseResult
 
-__all__ = ["MODEL", "TinyAgentDecoder", "TinyAgentEncoder", "schema"]
+__all__ = ["MODEL", "TinyAgentDecoder", "TinyAgentEncoder", "schema", "transcript"]
 
 _U64_MAX: Final = 2**64 - 1
 
@@ -98,6 +98,48 @@ def _block(block: blocks.Block) -> JSON | None:
     if isinstance(block, blocks.ToolCall):
         return {"ToolUse": {"id": block.id, "name": block.name, "input": block.arguments}}
     return None  # a hosted tool, a raw item: tiny-agent has no block for them
+
+
+_ROLES: Final[dict[str, str]] = {
+    MessageRole.SYSTEM: "System",
+    MessageRole.USER: "User",
+    MessageRole.ASSISTANT: "Assistant",
+    MessageRole.TOOL: "Tool",
+}
+"""raf's message roles as tiny-agent's ``Role`` (serde writes the variant's name)."""
+
+
+def _result_text(content: JSON) -> str:
+    if isinstance(content, str):
+        return content
+    return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+
+
+def _message_block(block: blocks.Block) -> JSON | None:
+    """Any block of raf's messages as tiny-agent's, or ``None`` when it has none."""
+    if isinstance(block, blocks.ToolResult):
+        return {
+            "ToolResult": {
+                "tool_use_id": block.call_id,
+                "content": [_text_block("Text", _result_text(block.content))],
+                "is_error": block.is_error,
+            }
+        }
+    return _block(block)
+
+
+def transcript(response: AgentResponse) -> list[JSON]:
+    """The turn's messages (``response.turn_transcript``: each round's assistant message and
+    the tool messages answering it) as tiny-agent's transcript ``Message { role, blocks }``:
+    what ``raf pipeline --response --format tiny-agent`` prints. A tool message is a ``Tool``
+    message with one ``ToolResult`` block; blocks tiny-agent has no variant for are left out."""
+    out: list[JSON] = []
+    for message in response.turn_transcript:
+        tiny = [b for b in map(_message_block, message.blocks) if b is not None]
+        if not message.blocks and message.content:
+            tiny = [_text_block("Text", message.content)]
+        out.append({"role": _ROLES.get(message.role, "User"), "blocks": tiny})
+    return out
 
 
 class TinyAgentEncoder:
@@ -300,10 +342,13 @@ class TinyAgentDecoder:
     arrives: its ``Thinking``, ``Text`` and ``ToolUse`` blocks in their order, as ``Reasoning``,
     ``Text`` and tool call contents (start, the arguments' text, end); a call is ``ToolCalling``
     once its ``tool_call`` arrived (before the message or after it). A new round ends the last
-    one with ``RoundFinished``; ``tool_response`` is ``ToolCalled``. The partial items of a
-    round whose message never came are given at its end. ``user_message`` and ``tool_output``
-    have no place in raf's results: they are counted in one ``unrecognised_chunks`` notice at
-    the end. An item that is not tiny-agent's is an ``invalid_chunk`` error naming its position.
+    one with ``RoundFinished``; ``tool_response`` is ``ToolCalled``, given at its round's end
+    (the next ``reasoning_started``, or the end of the items: raf ends a round before the
+    answers to its calls, and tiny-agent may send a call after another's answer). The partial
+    items of a round whose message never came are given at its end. ``user_message`` and
+    ``tool_output`` have no place in raf's results: they are counted in one
+    ``unrecognised_chunks`` notice at the end. An item that is not tiny-agent's is an
+    ``invalid_chunk`` error naming its position.
     """
 
     def __init__(self) -> None:
@@ -315,6 +360,7 @@ class TinyAgentDecoder:
         self._calls: dict[str, tuple[str, JSON]] = {}  # tool_call items not yet given
         self._given: set[str] = set()  # call ids whose ToolCallStart was given
         self._called: set[str] = set()  # call ids whose ToolCalling was given
+        self._answers: list[contents.Content] = []  # the open round's tool responses
         self._skipped = 0
         self._first_skipped: object = None
         self._skipped_kinds: list[str] = []
@@ -351,7 +397,8 @@ class TinyAgentDecoder:
             if others:
                 self._skip(f"{others} non-text block(s) of a tool_response", item)
             error = item["is_error"]
-            out.append(
+            answers = self._answers if self._open else out  # after the round's end
+            answers.append(
                 contents.ToolCalled(
                     call_id=item["call_id"],
                     result=None if error else text,
@@ -417,9 +464,10 @@ class TinyAgentDecoder:
             out.append(contents.ToolCalling(call_id=call_id, name=name, arguments=arguments))
         self._calls = {}
 
-    def _end_round(self, out: list[contents.Content]) -> None:
+    def _end_round(self, out: list[contents.Content], *, last: bool = False) -> None:
         """End the open round: what of it was not given yet (its message never came), then
-        ``RoundFinished``."""
+        ``RoundFinished`` and the answers to its calls. The ``last`` round of the run has no
+        ``RoundFinished`` unless its calls were answered (the run stopped after running them)."""
         if not self._open:
             return
         if self._texts:
@@ -430,15 +478,18 @@ class TinyAgentDecoder:
             out.extend(contents.ToolCallArgs(call_id=call_id, args_delta=f) for f in fragments)
         self._partial_calls = {}
         self._give_calls(out)
-        out.append(contents.RoundFinished(round=self._rounds))
+        if not last or self._answers:
+            out.append(contents.RoundFinished(round=self._rounds))
+        out.extend(self._answers)
+        self._answers = []
         self._rounds += 1
         self._open = False
+        self._given = set()  # a call id is the round's: a later round may use it again
+        self._called = set()
 
     def close(self) -> list[AgentResponseResult]:
         out: list[contents.Content] = []
-        if self._open:
-            self._end_round(out)
-            out.pop()  # the last round is the run's final one: no RoundFinished
+        self._end_round(out, last=True)
         if self._skipped:
             out.append(
                 contents.Error(
@@ -547,4 +598,5 @@ MODEL: Final = Model(
     encoder=TinyAgentEncoder,
     decoder=TinyAgentDecoder,
     rows=ROWS,
+    aggregate=transcript,
 )

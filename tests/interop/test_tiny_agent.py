@@ -13,7 +13,7 @@ import pytest
 
 from raf.collect import collect_agent_response
 from raf.interop import decode_all, encode_all, frame, get, roundtrip
-from raf.interop.tiny_agent import MODEL, TinyAgentDecoder, TinyAgentEncoder, schema
+from raf.interop.tiny_agent import MODEL, TinyAgentDecoder, TinyAgentEncoder, schema, transcript
 from raf.model import blocks, contents, events
 from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode
@@ -447,3 +447,98 @@ def test_events_without_a_model_round_make_no_round() -> None:
 def test_the_model_is_registered_and_its_table_names_the_schema() -> None:
     assert get("tiny-agent") is MODEL
     assert "tiny_agent.schema.json" in MODEL.validator
+
+
+MESSAGE = jsonschema.Draft202012Validator({"$ref": "#/$defs/Message", "$defs": schema()["$defs"]})
+
+
+def test_the_whole_response_is_tiny_agents_transcript_of_the_turn() -> None:
+    response = roundtrip(MODEL, EXAMPLE_RESULTS)
+    assert MODEL.aggregate is transcript
+    assert transcript(response) == [
+        {
+            "role": "Assistant",
+            "blocks": [
+                {"Thinking": {"text": "Need weather."}},
+                {"Text": {"text": "Checking."}},
+                {"ToolUse": {"id": "call_0", "name": "get_weather", "input": {"city": "Paris"}}},
+            ],
+        },
+        {
+            "role": "Tool",
+            "blocks": [
+                {
+                    "ToolResult": {
+                        "tool_use_id": "call_0",
+                        "content": [{"Text": {"text": "22°C, sunny"}}],
+                        "is_error": False,
+                    }
+                }
+            ],
+        },
+    ]
+
+
+def test_the_transcript_of_every_stream_and_agent_run_is_valid() -> None:
+    runs = [(s.name, results_of(s, "whole")) for s in bundled_streams()] + list(agent_runs())
+    for name, results in runs:
+        messages = transcript(collect_agent_response(results))
+        for message in messages:
+            problems = [e.message for e in MESSAGE.iter_errors(message)]
+            assert not problems, (name, message, problems)
+    assert any(len(transcript(collect_agent_response(r))) > 2 for _, r in agent_runs())
+
+
+def _round_calling_tc_0(n: int) -> list[AgentResponseResult]:
+    return [
+        _result(contents.Text(delta=f"round {n}")),
+        _result(
+            contents.ToolCallStart(call_id="__tc_0", name="f"),
+            contents.ToolCallArgs(call_id="__tc_0", args_delta=f'{{"n":{n}}}'),
+            contents.ToolCallEnd(call_id="__tc_0"),
+            contents.ToolCalling(call_id="__tc_0", name="f", arguments={"n": n}),
+            contents.RoundFinished(round=n),
+        ),
+        _result(contents.ToolCalled(call_id="__tc_0", result=str(n))),
+    ]
+
+
+def test_a_call_id_used_again_in_a_later_round_is_a_call_of_that_round() -> None:
+    results = (*_round_calling_tc_0(0), *_round_calling_tc_0(1), _result(contents.Text(delta="ok")))
+    back = roundtrip(MODEL, results)
+    assert [c.arguments for c in back.tool_calls] == [{"n": 0}, {"n": 1}]
+    original = collect_agent_response(results)
+    assert to_canonical(back)["turn_transcript"] == to_canonical(original)["turn_transcript"]
+
+
+def test_tiny_agents_serial_tools_a_call_after_anothers_answer_stay_in_their_round() -> None:
+    def item(kind: str, **fields: Any) -> dict[str, Any]:
+        return {"session_id": "s1", "at": 0, "type": kind, **fields}
+
+    def use(call_id: str) -> dict[str, Any]:
+        return {"ToolUse": {"id": call_id, "name": "f", "input": {"x": call_id}}}
+
+    def answer(call_id: str) -> dict[str, Any]:
+        output = [{"Text": {"text": call_id + "!"}}]
+        return item("tool_response", call_id=call_id, output=output, is_error=False)
+
+    items = [
+        item("reasoning_started"),
+        item("assistant_message", blocks=[{"Text": {"text": "Two."}}, use("a"), use("b")]),
+        item("tool_call", call_id="a", name="f", arguments={"x": "a"}),
+        answer("a"),
+        item("tool_call", call_id="b", name="f", arguments={"x": "b"}),
+        answer("b"),
+        item("reasoning_started"),
+        item("assistant_message", blocks=[{"Text": {"text": "Done."}}]),
+    ]
+    assert all(not _invalid(i) for i in items)
+    back = collect_agent_response(decode_all(MODEL, items))
+    assert [(m.role, m.content, m.tool_call_id) for m in back.turn_transcript] == [
+        (MessageRole.ASSISTANT, "Two.", None),
+        (MessageRole.TOOL, "a!", "a"),
+        (MessageRole.TOOL, "b!", "b"),
+        (MessageRole.ASSISTANT, "Done.", None),
+    ]
+    assert [c.id for c in back.turn_transcript[0].tool_calls or ()] == ["a", "b"]
+    assert back.text == "Two.Done."
