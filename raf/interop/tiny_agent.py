@@ -72,6 +72,12 @@ BLOCKS: Final[dict[str, dict[str, str]]] = {
 }
 """tiny-agent's ``ContentBlock``: each variant's key and its fields with their types."""
 
+# The converter's events that can make a block of the round's message by themselves (a
+# signature with no text of its own, redacted reasoning, a reasoning item, a raw item).
+_BLOCK_EVENTS: Final = frozenset(
+    {"reasoning_signature", "part_signature", "redacted_reasoning", "reasoning_item", "raw_item"}
+)
+
 # The contents that are not part of a model round: they neither start one nor go in its message.
 _OUTSIDE_ROUND: Final = (contents.ToolCalled, contents.ToolApprovalRequest, contents.RoundFinished)
 
@@ -231,7 +237,7 @@ class TinyAgentEncoder:
                     )
                 )
         custom = tuple(e for e in result.events if isinstance(e, events.Custom))
-        if custom:
+        if any(e.event_type in _BLOCK_EVENTS for e in custom):
             self._start(out)  # a signed part with no text of its own is a block of the round
         self._collect(custom)
         return out

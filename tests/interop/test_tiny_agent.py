@@ -542,3 +542,13 @@ def test_tiny_agents_serial_tools_a_call_after_anothers_answer_stay_in_their_rou
     ]
     assert [c.id for c in back.turn_transcript[0].tool_calls or ()] == ["a", "b"]
     assert back.text == "Two.Done."
+
+
+def test_an_event_that_makes_no_block_starts_no_round() -> None:
+    results = (
+        _result(contents.ToolCalled(call_id="earlier", result="ok")),
+        AgentResponseResult(
+            events=(events.Custom(event_type="tool_call_item", payload={"call_id": "x"}),)
+        ),
+    )
+    assert [item["type"] for item in encode_all(MODEL, results)] == ["tool_response"]
