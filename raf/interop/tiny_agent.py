@@ -512,10 +512,9 @@ class TinyAgentDecoder:
 
 _NO_SIGNATURE = "tiny-agent's Thinking and Text blocks have a text and nothing else."
 _BLOCK_LIST = (
-    "tiny-agent has no block for a tool the provider ran nor for a raw item, and a Thinking "
-    "or Text block next to one of its kind comes back joined to it (raf's contents cannot "
-    "mark where one ends), so the list of blocks can differ; each Thinking, Text and ToolUse "
-    "block, in order, comes back where neither happens."
+    "The list of blocks can differ: a hosted tool or a raw item has no block, and two "
+    "adjacent Thinking (or Text) blocks come back as one, as raf's contents cannot mark where "
+    "one ends; every other block comes back in order with its text, id and name."
 )
 ROWS: Final = (
     Row("id", "", "tiny-agent's envelope has a session id and a time, no response id."),
@@ -554,22 +553,16 @@ ROWS: Final = (
     Row("turn_transcript[].name", "assistant_message; tool_response (neither has a name)"),
     Row("turn_transcript[].source", "assistant_message; tool_response"),
     Row(
-        "turn_transcript[].blocks[].type",
-        "assistant_message.blocks: Thinking, Text, ToolUse",
+        "turn_transcript[].blocks[]",
+        "assistant_message.blocks (Thinking, Text, ToolUse); tool_response (ToolResult)",
         _BLOCK_LIST,
     ),
-    Row("turn_transcript[].blocks[].text", "Thinking.text, Text.text", _BLOCK_LIST),
-    Row("turn_transcript[].blocks[].id", "ToolUse.id", _BLOCK_LIST),
-    Row("turn_transcript[].blocks[].name", "ToolUse.name", _BLOCK_LIST),
     Row(
         "turn_transcript[].blocks[].arguments",
         "ToolUse.input",
-        "Besides the list of blocks: the raw text of a call whose arguments were not JSON is "
-        "written, but raf takes a call's arguments only from tool_call, which such a call has not.",
+        "A call whose arguments were not JSON has their raw text as ToolUse.input, but raf "
+        "takes a call's arguments only from tool_call, which such a call has not.",
     ),
-    Row("turn_transcript[].blocks[].call_id", "tool_response.call_id", _BLOCK_LIST),
-    Row("turn_transcript[].blocks[].content", "tool_response.output", _BLOCK_LIST),
-    Row("turn_transcript[].blocks[].is_error", "tool_response.is_error", _BLOCK_LIST),
     Row("turn_transcript[].blocks[].signature", "", _NO_SIGNATURE),
     Row(
         "turn_transcript[].blocks[].redacted",
@@ -579,8 +572,8 @@ ROWS: Final = (
     Row("turn_transcript[].blocks[].encrypted_content", "", _NO_SIGNATURE),
     Row("turn_transcript[].blocks[].item_id", "", _NO_SIGNATURE),
     Row("turn_transcript[].blocks[].summary", "", _NO_SIGNATURE),
-    Row("turn_transcript[].blocks[].output", "", "A hosted tool's block has no place."),
-    Row("turn_transcript[].blocks[].value", "", "A raw item has no place."),
+    Row("turn_transcript[].blocks[].output", "", "A hosted tool has no block."),
+    Row("turn_transcript[].blocks[].value", "", "A raw item has no block."),
     Row("finish_reason", "", "No tiny-agent message carries the provider's finish reason."),
     Row("usage", "", "No tiny-agent message carries token usage."),
     Row("errors", "", "MessageKind has no variant for an error."),
