@@ -552,3 +552,34 @@ def test_an_event_that_makes_no_block_starts_no_round() -> None:
         ),
     )
     assert [item["type"] for item in encode_all(MODEL, results)] == ["tool_response"]
+
+
+def _mutations(value: Any) -> list[Any]:
+    """``value`` with one field removed or given a wrong type, everywhere in it."""
+    out: list[Any] = []
+    wrong: list[Any] = [None, 0, -1, 1.5, True, "x", [], {}, [{}], {"Text": None}]
+    if isinstance(value, dict):
+        for key in value:
+            out.append({k: v for k, v in value.items() if k != key})
+            out.extend({**value, key: w} for w in wrong)
+            out.extend({**value, key: m} for m in _mutations(value[key]))
+    elif isinstance(value, list):
+        for i, element in enumerate(value):
+            out.extend([*value[:i], m, *value[i + 1 :]] for m in _mutations(element))
+    return out
+
+
+def test_the_decoder_never_raises_and_reads_on_after_any_broken_item() -> None:
+    good = [json.loads(line) for line in EXAMPLE]
+    expected = collect_agent_response(decode_all(MODEL, good))
+    mutations = [m for item in good for m in _mutations(item)]
+    assert len(mutations) > 300
+    for broken in mutations:
+        back = collect_agent_response(decode_all(MODEL, [broken, *good]))
+        # what the schema rejects, the decoder reports (and only that), and reads on
+        assert bool(_invalid(broken)) == bool(back.errors), broken
+        if back.errors:
+            assert [e.error_code for e in back.errors] == [ErrorCode.INVALID_CHUNK]
+            assert back.errors[0].message.startswith("item 0 ")
+            assert back.text == expected.text, broken
+            assert back.tool_calls == expected.tool_calls, broken
