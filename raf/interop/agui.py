@@ -239,10 +239,14 @@ class Encoder:
             )
         return self._reasoning[1]
 
-    def _end_reasoning(self, out: list[JSON]) -> None:
+    def _end_reasoning(self, out: list[JSON], *, sealed: JSON = None) -> None:
+        """End the open reasoning message and its span (``sealed``: the encrypted value that
+        goes between them, as AG-UI's documentation places it)."""
         if self._reasoning is not None:
             span, message = self._reasoning
             out.append({"type": "REASONING_MESSAGE_END", "messageId": message})
+            if sealed is not None:
+                out.append(sealed)
             out.append({"type": "REASONING_END", "messageId": span})
             self._reasoning = None
 
@@ -354,16 +358,14 @@ class Encoder:
         event["role"] = "tool"
         out.append(event)
 
-    def _encrypted(
-        self, subtype: str, entity: str, value: str, out: list[JSON], *, kind: str | None = None
-    ) -> None:
+    def _encrypted(self, subtype: str, entity: str, value: str, kind: str | None = None) -> JSON:
         event: dict[str, JSON] = {"type": "REASONING_ENCRYPTED_VALUE"}
         if kind is not None:
             event["metadata"] = {"raf": {"kind": kind}}
         event["subtype"] = subtype
         event["entityId"] = entity
         event["encryptedValue"] = value
-        out.append(event)
+        return event
 
     def _event(self, event: Event, out: list[JSON]) -> None:
         if not isinstance(event, events.Custom):
@@ -376,13 +378,12 @@ class Encoder:
         if kind == "reasoning_signature" and keys == ("signature",) and isinstance(signature, str):
             # the signature ends its reasoning block; one with no text is a block of its own
             message = self._open_reasoning(out)
-            self._encrypted("message", message, signature, out)
-            self._end_reasoning(out)
+            self._end_reasoning(out, sealed=self._encrypted("message", message, signature))
         elif kind == _REDACTED and keys == ("data",) and isinstance(payload["data"], str):
             self._end_blocks(out)
             message = self._open_reasoning(out)
-            self._encrypted("message", message, payload["data"], out, kind=_REDACTED)
-            self._end_reasoning(out)
+            sealed = self._encrypted("message", message, payload["data"], _REDACTED)
+            self._end_reasoning(out, sealed=sealed)
         elif (
             kind == "part_signature"
             and set(keys) == {"signature", "part"}
@@ -390,8 +391,8 @@ class Encoder:
             and payload["part"] == "text"
         ):
             message = self._open_text(out)
-            self._encrypted("message", message, signature, out)
             self._end_text(out)
+            out.append(self._encrypted("message", message, signature))
         elif (
             kind == "part_signature"
             and set(keys) == {"signature", "part"}
@@ -399,7 +400,7 @@ class Encoder:
             and payload["part"] == "tool_call"
             and self._last_call is not None
         ):
-            self._encrypted("tool-call", self._last_call, signature, out)
+            out.append(self._encrypted("tool-call", self._last_call, signature))
         else:
             if kind in _NEW_BLOCK_EVENTS:
                 self._end_blocks(out)
