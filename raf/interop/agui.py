@@ -613,7 +613,8 @@ class Decoder:
             out.extend(self._results(contents.Usage(usage=usage)))
         outcome = item.get("outcome")
         if isinstance(outcome, dict) and outcome.get("type") == "interrupt":
-            for interrupt in outcome.get("interrupts") or ():
+            interrupts = outcome.get("interrupts")
+            for interrupt in interrupts if isinstance(interrupts, list) else ():
                 request = self._approval(interrupt)
                 if request is not None:
                     out.extend(self._results(request))
@@ -680,7 +681,7 @@ class Decoder:
             return self._invalid(item, f"text message {message!r} is already open")
         self._open_text.add(message)
         self._text_ids.add(message)
-        if item.get("role", "assistant") != "assistant":
+        if (item.get("role") or "assistant") != "assistant":
             self._skipped.add(message)
         return []
 
@@ -702,7 +703,7 @@ class Decoder:
     def _text_chunk(self, item: dict[str, Any]) -> list[AgentResponseResult]:
         if isinstance(item.get("messageId"), str):
             self._text_ids.add(item["messageId"])
-        if item.get("role", "assistant") != "assistant":
+        if (item.get("role") or "assistant") != "assistant":
             return self._unused(f"{item['role']} TEXT_MESSAGE_CHUNK")
         delta = item.get("delta")
         return [] if delta is None else self._results(contents.Text(delta=delta))
@@ -840,7 +841,7 @@ class Decoder:
             ]
         try:
             decoded: Content | Event = from_canonical(value, Content | Event)
-        except msgspec.ValidationError as exc:
+        except (msgspec.ValidationError, TypeError, ValueError) as exc:
             return self._invalid(item, f"{name} is not raf's canonical JSON ({exc})")
         if CUSTOM_PREFIX + value["type"] != name:
             return self._invalid(item, f"{name} holds a {value['type']}")

@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.collect import collect_agent_response
@@ -314,3 +316,49 @@ def test_objects_are_ag_ui_event_classes() -> None:
     assert isinstance(events[-1], core.RunFinishedEvent)
     with pytest.raises(ValueError, match="validation error"):  # pydantic's ValidationError
         objects([{"type": "TOOL_CALL_ARGS", "toolCallId": "a"}])
+
+
+_KEYS = ("messageId", "delta", "toolCallId", "toolCallName", "role", "name", "value", "content")
+_KEYS += ("subtype", "entityId", "encryptedValue", "threadId", "runId", "result", "usage")
+_KEYS += ("outcome", "metadata", "message", "code")
+_TYPES = [
+    "RUN_STARTED",
+    "RUN_FINISHED",
+    "RUN_ERROR",
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_CONTENT",
+    "TEXT_MESSAGE_END",
+    "TEXT_MESSAGE_CHUNK",
+    "REASONING_MESSAGE_START",
+    "REASONING_MESSAGE_CONTENT",
+    "REASONING_ENCRYPTED_VALUE",
+    "TOOL_CALL_START",
+    "TOOL_CALL_ARGS",
+    "TOOL_CALL_END",
+    "TOOL_CALL_CHUNK",
+    "TOOL_CALL_RESULT",
+    "CUSTOM",
+    "STATE_DELTA",
+    "SOMETHING",
+]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=6,
+)
+_SMALL = st.sampled_from(["a", "b", "raf.usage", "raf.result", "raf.custom", "message"])
+_ITEM = st.one_of(
+    _JSON,
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(_TYPES)},
+        optional={key: st.one_of(_SMALL, _JSON) for key in _KEYS},
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEM, max_size=12))
+def test_the_decoder_never_raises_on_any_json(items: list[Any]) -> None:
+    results = list(decode_all(MODEL, items))
+    collect_agent_response(results)
+    assert all(isinstance(r, AgentResponseResult) for r in results)
