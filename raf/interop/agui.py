@@ -91,19 +91,6 @@ _RAF_RESULT: Final = "raf.result"
 _REDACTED: Final = "redacted_reasoning"
 _APPROVAL_REASON: Final = "tool_approval"
 
-# The contents with no AG-UI event of their own: written as CUSTOM raf.<type>.
-_AS_CUSTOM: Final[frozenset[type]] = frozenset(
-    {
-        contents.ToolCalling,
-        contents.Usage,
-        contents.Error,
-        contents.HostedToolCall,
-        contents.HostedToolResult,
-        contents.ToolApprovalRequest,
-        contents.RoundFinished,
-        contents.Uri,
-    }
-)
 # Derived contents raf recomputes from the arguments: AG-UI has no place for them, and raf's
 # response is not made of them.
 _DROPPED: Final[frozenset[type]] = frozenset(
@@ -321,8 +308,8 @@ class Encoder:
                 self._parent = None
             elif isinstance(content, (contents.HostedToolCall, contents.HostedToolResult)):
                 self._end_blocks(out)
-            # kind in _AS_CUSTOM, or a call's args or end out of place (kept, not written as
-            # an event that would break AG-UI's lifecycle)
+            # what AG-UI has no event for (module docstring), or a call's args or end out of
+            # place: kept, never written as an event that would break AG-UI's lifecycle
             self._as_custom(content, out)
 
     def _tool_call_start(self, content: contents.ToolCallStart, out: list[JSON]) -> None:
