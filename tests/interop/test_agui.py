@@ -362,3 +362,39 @@ def test_the_decoder_never_raises_on_any_json(items: list[Any]) -> None:
     results = list(decode_all(MODEL, items))
     collect_agent_response(results)
     assert all(isinstance(r, AgentResponseResult) for r in results)
+
+
+def test_results_out_of_order_still_make_a_valid_stream_and_come_back() -> None:
+    """A call started twice, arguments of a call never started, a call never ended: AG-UI's
+    rules forbid the first two as events, so raf keeps them as CUSTOM events; the open call
+    is ended before the run ends."""
+    results = (
+        AgentResponseResult(contents=(contents.ToolCallArgs(call_id="ghost", args_delta="{}"),)),
+        AgentResponseResult(contents=(contents.ToolCallStart(call_id="a", name="f"),)),
+        AgentResponseResult(contents=(contents.ToolCallStart(call_id="a", name="f"),)),
+        AgentResponseResult(contents=(contents.ToolCallArgs(call_id="a", args_delta='{"x":1}'),)),
+        AgentResponseResult(contents=(contents.Text(delta=""),)),
+    )
+    items = list(encode_all(MODEL, results))
+    assert [i["type"] for i in items] == [
+        "RUN_STARTED",
+        "CUSTOM",
+        "TOOL_CALL_START",
+        "CUSTOM",
+        "TOOL_CALL_ARGS",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_END",
+        "RUN_FINISHED",
+    ]
+    assert [i["name"] for i in items if i["type"] == "CUSTOM"] == [
+        "raf.tool_call_args",
+        "raf.tool_call_start",
+    ]
+    back = list(decode_all(MODEL, items))
+    original = collect_agent_response(results)
+    assert collect_agent_response(back).turn_transcript == original.turn_transcript
+    assert [c for r in back for c in r.contents if not isinstance(c, contents.ToolCallEnd)] == [
+        c for r in results for c in r.contents
+    ]
