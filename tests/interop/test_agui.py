@@ -398,3 +398,42 @@ def test_results_out_of_order_still_make_a_valid_stream_and_come_back() -> None:
     assert [c for r in back for c in r.contents if not isinstance(c, contents.ToolCallEnd)] == [
         c for r in results for c in r.contents
     ]
+
+
+def test_a_stream_built_with_ag_ui_core_reads_back() -> None:
+    """Another producer's stream, made with ag-ui-protocol's own classes and dumped as its
+    encoder does: the chunk forms, reasoning, a tool result, usage and the finish."""
+    core = library("ag_ui.core")
+    built = [
+        core.RunStartedEvent(thread_id="t", run_id="r"),
+        core.ReasoningStartEvent(message_id="s"),
+        core.ReasoningMessageChunkEvent(message_id="rm", delta="think"),
+        core.ReasoningEndEvent(message_id="s"),
+        core.TextMessageChunkEvent(message_id="m", role="assistant", delta="Hi"),
+        core.ToolCallChunkEvent(tool_call_id="c1", tool_call_name="f", delta='{"a":'),
+        core.ToolCallChunkEvent(tool_call_id="c1", delta="1}"),
+        core.ToolCallStartEvent(tool_call_id="c2", tool_call_name="g", parent_message_id="m"),
+        core.ToolCallArgsEvent(tool_call_id="c2", delta="{}"),
+        core.ToolCallEndEvent(tool_call_id="c2"),
+        core.ToolCallResultEvent(message_id="tm", tool_call_id="c1", content="ok"),
+        core.RunFinishedEvent(
+            thread_id="t",
+            run_id="r",
+            result={"finishReason": "stop"},
+            usage=[core.TokenUsage(input_tokens=3, output_tokens=4, total_tokens=7)],
+        ),
+    ]
+    items = [json.loads(event.model_dump_json(by_alias=True)) for event in built]
+    response = collect_agent_response(decode_all(MODEL, items))
+    assert response.text == "Hi"
+    assert response.reasoning_text == "think"
+    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [
+        ("c1", "f", {"a": 1}),
+        ("c2", "g", {}),
+    ]
+    assert [(m.tool_call_id, m.content) for m in response.tool_messages] == [("c1", "ok")]
+    assert response.finish_reason == "stop"
+    assert response.usage is not None
+    assert (response.usage.prompt_tokens, response.usage.total_tokens) == (3, 7)
+    assert not response.errors
+    assert not response.notices
