@@ -295,10 +295,7 @@ def test_the_libraries_encoder_output_verifies() -> None:
 def test_rafs_ag_ui_export_breaks_no_rule() -> None:
     """Every bundled stream and agent run exported by raf.interop.agui verifies clean (raf's
     results, and so the export, do not depend on the chunking)."""
-    try:
-        model = get("ag-ui")
-    except ImportError:
-        pytest.skip("raf.interop.agui is not part of this build")
+    model = get("ag-ui")
     runs = [(s.name, results_of(s, "whole")) for s in bundled_streams()] + list(agent_runs())
     broken = {
         name: [str(v) for v in found]
