@@ -115,9 +115,6 @@ _REQUIRED: Final[dict[str, tuple[str, ...]]] = {
     "message-metadata": (),
 }
 
-# The chunk types the decoder reads nothing from (well-formed, no use for raf).
-_UNUSED: Final = frozenset({"source-document", "file"})
-
 DATA_ERROR: Final = "data-raf-error"
 DATA_ROUND: Final = "data-raf-round"
 DATA_EVENT: Final = "data-raf-event"
@@ -191,7 +188,6 @@ class UIMessageStreamEncoder:
         self._open: str | None = None  # "text" or "reasoning"
         self._open_id = ""
         self._open_item: str | None = None  # the open reasoning part's reasoning item
-        self._open_empty = True  # the open part has no delta yet
         self._items: set[str] = set()  # reasoning item ids seen
         self._calls: dict[str, _Call] = {}  # client calls of this round
         self._hosted: set[str] = set()  # hosted calls of this round
@@ -233,7 +229,6 @@ class UIMessageStreamEncoder:
         self._end(out)
         self._parts += 1
         self._open, self._open_id = kind, f"{kind}-{self._parts}"
-        self._open_empty = True
         chunk: dict[str, JSON] = {"type": f"{kind}-start", "id": self._open_id}
         if meta is not None:
             chunk["providerMetadata"] = meta
@@ -242,7 +237,6 @@ class UIMessageStreamEncoder:
     def _delta(self, out: list[JSON], kind: str, delta: str) -> None:
         if self._open != kind:
             self._part(out, kind)
-        self._open_empty = False
         out.append({"type": f"{kind}-delta", "id": self._open_id, "delta": delta})
 
     # -- results -------------------------------------------------------------------------------
@@ -652,8 +646,10 @@ class UIMessageStreamDecoder:
                 return self._invalid(f"{kind} without a string {field!r}")
         try:
             out = self._chunk(kind, item)
-        except (TypeError, ValueError, KeyError) as exc:  # a field of the wrong shape
-            return self._invalid(f"{kind}: {exc}")
+        except Exception as exc:  # a bug of raf's: said, never raised
+            message = f"chunk {self._position}: {kind} could not be read: {exc!r}"
+            error = contents.Error(error_code=ErrorCode.INTERNAL_ERROR, message=message)
+            return [AgentResponseResult(contents=(error,))]
         return [
             AgentResponseResult(contents=tuple(c)) if isinstance(c, list) else c
             for c in out
@@ -814,7 +810,7 @@ class UIMessageStreamDecoder:
             delta: str = chunk["inputTextDelta"]
             if call_id not in self._calls or call_id in self._closed:
                 return self._invalid(f"tool-input-delta of call {call_id!r}, not streaming")
-            self._raw[call_id].append(delta)
+            self._raw.setdefault(call_id, []).append(delta)
             return [[contents.ToolCallArgs(call_id=call_id, args_delta=delta)]]
         if kind == "tool-input-available":
             name = chunk["toolName"]

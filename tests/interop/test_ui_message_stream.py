@@ -501,3 +501,24 @@ def test_a_stream_without_its_finish_is_truncated_and_its_open_call_incomplete()
         (ErrorCode.TOOL_CALL_INCOMPLETE, "c", '{"a":'),
         (ErrorCode.STREAM_TRUNCATED, None, None),
     ]
+
+
+def test_no_chunk_of_any_shape_makes_the_decoder_raise() -> None:
+    """Each field of each chunk of a few rich runs, replaced by a value of every JSON kind:
+    the decoder answers, never raises."""
+    mine = dict.fromkeys(("signature", "itemId", "summary", "redacted", "errorCode", "item"), 5)
+    odd: list[Any] = [None, 5, -1.5, True, "", "x", [], {}, {"raf": 1}, {"raf": mine}, [{}]]
+    names = ("gemini/", "anthropic_messages/thinking", "openai_responses/mcp", "approval#1")
+    runs = [(n, r) for n, r in _runs() if n.endswith("@whole") or "#" in n]
+    picked = [r for n, r in runs if any(word in n for word in names)][:8]
+    assert picked
+    for results in picked:
+        items = list(encode_all(MODEL, results))
+        for index, item in enumerate(items):
+            for key in item:
+                for value in odd:
+                    broken = [*items[:index], {**item, key: value}, *items[index + 1 :]]
+                    decoder = UIMessageStreamDecoder()
+                    for each in broken:
+                        decoder.feed(each)
+                    decoder.close()
