@@ -1000,18 +1000,22 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("tool_messages[].tool_call_id", "tool-output-available / tool-output-error toolCallId"),
     Row("tool_messages[].content", "tool-output-available output, tool-output-error errorText"),
     Row("tool_messages[].blocks", "the same (is_error: tool-output-error)"),
-    Row("tool_messages[].role", "implied by the tool-output chunk"),
-    Row("tool_messages[].source", "implied by the tool-output chunk"),
-    Row("turn_transcript[].role", "one message; its steps (start-step … finish-step)"),
-    Row("turn_transcript[].content", "the text parts"),
-    Row("turn_transcript[].tool_calls", "the tool parts"),
+    Row("tool_messages[].role", "a tool-output chunk (tool)"),
+    Row("tool_messages[].source", "a tool-output chunk (tool_result)"),
+    Row("tool_messages[].name", "the toolName of the call's tool part"),
+    Row("tool_messages[].tool_calls", "a tool-output chunk (none)"),
+    Row("turn_transcript[].role", "the message (assistant) and the tool-output chunks (tool)"),
+    Row("turn_transcript[].content", "the text parts of a step"),
+    Row("turn_transcript[].tool_calls", "the tool parts of a step"),
     Row("turn_transcript[].tool_call_id", "tool-output-* toolCallId"),
+    Row("turn_transcript[].name", "the toolName of the call's tool part"),
+    Row("turn_transcript[].source", "a tool-output chunk (tool_result)"),
     Row("turn_transcript[].blocks[].type", "the part: text, reasoning, tool-*"),
     Row("turn_transcript[].blocks[].text", "text and reasoning parts, as they start and end"),
     Row(
         "turn_transcript[].blocks[].signature",
-        f"text-end / reasoning-end providerMetadata.{PROVIDER_KEY}.signature; on a call: "
-        "data-raf-event",
+        f"text-end / reasoning-end providerMetadata.{PROVIDER_KEY}.signature; on a tool "
+        "part: data-raf-event (part_signature)",
     ),
     Row(
         "turn_transcript[].blocks[].redacted",
@@ -1023,7 +1027,8 @@ ROWS: Final[tuple[Row, ...]] = (
     ),
     Row(
         "turn_transcript[].blocks[].item_id",
-        f"providerMetadata.{PROVIDER_KEY}.itemId; on a call: data-raf-event",
+        f"reasoning-start / -end providerMetadata.{PROVIDER_KEY}.itemId; of a call: "
+        "data-raf-event (tool_call_item)",
     ),
     Row(
         "turn_transcript[].blocks[].summary",
@@ -1045,7 +1050,11 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("turn_transcript[].blocks[].call_id", "tool-output-* toolCallId"),
     Row("turn_transcript[].blocks[].content", "tool-output-* output / errorText"),
     Row("turn_transcript[].blocks[].is_error", "tool-output-error"),
-    Row("finish_reason", f"{_META}.finishReason (finish finishReason: FINISH_REASONS)"),
+    Row(
+        "finish_reason",
+        f"{_META}.finishReason; the finish chunk's finishReason is the protocol's "
+        "(stop, length, tool-calls, content-filter, error, other)",
+    ),
     Row("usage.prompt_tokens", f"{_META}.usage.inputTokens"),
     Row("usage.completion_tokens", f"{_META}.usage.outputTokens"),
     Row("usage.total_tokens", f"{_META}.usage.totalTokens"),

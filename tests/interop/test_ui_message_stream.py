@@ -165,6 +165,7 @@ def _runs() -> list[tuple[str, tuple[AgentResponseResult, ...]]]:
 def _answers() -> dict[str, dict[str, Any]]:
     """readUIMessageStream's answer for every run's stream, by its SSE text (the streams of
     one recording under its chunkings are mostly the same bytes: each is checked once)."""
+    _node()  # skips (or fails) before any work when Node.js or the libraries are missing
     streams: dict[str, dict[str, Any]] = {}
     for name, results in _runs():
         sse = _sse(list(encode_all(MODEL, results)))
