@@ -80,8 +80,9 @@ USAGE_FIELDS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
     ("reasoning_tokens", ("outputTokenDetails", "reasoningTokens")),
     ("total_tokens", ("totalTokens",)),
 )
-"""raf's usage field -> its place in the AI SDK's ``LanguageModelUsage`` (a count raf does not
-have is left out)."""
+"""raf's usage field -> its place in the AI SDK's ``LanguageModelUsage`` (a count the provider
+did not report is ``null``: the AI SDK merges a message's metadata, and a count left out would
+keep an earlier usage's)."""
 
 DENIED: Final = "Rejected: User denied"
 """The tool result a ``tool-output-denied`` chunk reads as (the tool loop's text for a call a
@@ -129,8 +130,6 @@ def usage_to_json(usage: Usage) -> dict[str, JSON]:
     out: dict[str, Any] = {}
     for field, path in USAGE_FIELDS:
         value = getattr(usage, field)
-        if value is None:
-            continue
         node = out
         for key in path[:-1]:
             node = node.setdefault(key, {})

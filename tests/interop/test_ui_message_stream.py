@@ -38,7 +38,7 @@ from raf.interop.ui_message_stream import (
 )
 from raf.model import blocks, contents
 from raf.model.codes import ErrorCode
-from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.response import AgentResponseResult
 from raf.model.usage import Usage
 from tests.interop.support import (
     Stream,
@@ -187,8 +187,9 @@ def _tool_parts(message: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     }
 
 
-def _assert_holds(response: AgentResponse, got: dict[str, Any]) -> None:
-    """The UIMessage readUIMessageStream built holds ``response``."""
+def _assert_holds(results: tuple[AgentResponseResult, ...], got: dict[str, Any]) -> None:
+    """The UIMessage readUIMessageStream built holds the response of ``results``."""
+    response = collect_agent_response(results)
     assert got["invalid"] == [], "uiMessageChunkSchema rejected a chunk"
     message = got["message"]
     parts = _parts(message)
@@ -246,20 +247,23 @@ def _assert_holds(response: AgentResponse, got: dict[str, Any]) -> None:
     assert metadata.get("id") == response.id
     assert metadata.get("model") == response.model
     assert metadata.get("finishReason") == response.finish_reason
+    # The usage the metadata shows is the last one reported (merged over the earlier ones).
+    usages = [c.usage for r in results for c in r.contents if isinstance(c, contents.Usage)]
+    assert metadata.get("usage") == (usage_to_json(usages[-1]) if usages else None)
 
 
 @pytest.mark.parametrize(("stream", "chunking"), every_stream_and_chunking(), ids=stream_id)
 def test_the_ai_sdk_reads_a_bundled_stream_into_the_response(stream: Stream, chunking: str) -> None:
     results = results_of(stream, chunking)
     got = _answers()[_sse(list(encode_all(MODEL, results)))]
-    _assert_holds(collect_agent_response(results), got)
+    _assert_holds(results, got)
 
 
 def test_the_ai_sdk_reads_every_agent_run_into_the_response() -> None:
     for name, results in agent_runs():
         got = _answers()[_sse(list(encode_all(MODEL, results)))]
         try:
-            _assert_holds(collect_agent_response(results), got)
+            _assert_holds(results, got)
         except AssertionError as exc:
             raise AssertionError(f"{name}: {exc}") from exc
 
@@ -388,7 +392,7 @@ def test_usage_is_the_ai_sdks_language_model_usage() -> None:
     )
     assert usage_to_json(usage) == {
         "inputTokens": 10,
-        "inputTokenDetails": {"cacheReadTokens": 4},
+        "inputTokenDetails": {"noCacheTokens": None, "cacheReadTokens": 4},
         "outputTokens": 5,
         "outputTokenDetails": {"reasoningTokens": 2},
         "totalTokens": 15,
