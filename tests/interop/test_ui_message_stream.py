@@ -239,8 +239,11 @@ def _assert_holds(results: tuple[AgentResponseResult, ...], got: dict[str, Any])
         assert part["state"] == "approval-requested"
         assert part["approval"]["id"] == request.call_id
     for error in response.errors:
-        if error.call_id in failed and tools[error.call_id]["state"] == "output-error":
-            continue  # a call whose arguments failed: its part says so
+        part = tools.get(error.call_id or "", {})
+        if error.call_id in failed and part.get("errorText") == error.message:
+            # A call whose arguments failed: its part says so, with the text that came.
+            assert (part["state"], part.get("rawInput")) == ("output-error", error.raw)
+            continue
         assert error.message in got["errors"]
     assert len(got["errors"]) <= len(response.errors)
     metadata = (message or {}).get("metadata") or {}
