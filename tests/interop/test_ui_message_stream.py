@@ -117,6 +117,7 @@ def _check(request: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
+@functools.cache
 def _pending_calls() -> dict[str, tuple[str, Any]]:
     """Every client call of the agent runs (name and arguments by id): the calls a resumed
     run answers were made by the run before it."""
