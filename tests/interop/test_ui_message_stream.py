@@ -4,7 +4,9 @@ Every bundled stream under every chunking and every agent run, encoded, goes thr
 SDK's own reading of a response body (``parseJsonEventStream`` with ``uiMessageChunkSchema``,
 then ``readUIMessageStream``) in one Node.js process (ui_message_stream_check.mjs); the
 UIMessage it builds must hold raf's response: its text, reasoning and signatures, each tool
-call with its input, output, error or approval, the provider's tools, the metadata. Without
+call with its input, output, error or approval, the provider's tools, the metadata. The same
+bytes answer a chat (``AbstractChat``, what ``useChat`` runs, with ``DefaultChatTransport``),
+which must hold the same message, in error exactly when the run had errors. Without
 Node.js or the npm libraries these tests skip; with RAF_REQUIRE_CLIENTS=1 they fail instead
 (and without Node.js, with RAF_REQUIRE_NODE=1 too).
 
@@ -171,7 +173,7 @@ def _answers() -> dict[str, dict[str, Any]]:
     for name, results in _runs():
         sse = _sse(list(encode_all(MODEL, results)))
         streams.setdefault(sse, {"name": name, "sse": sse, "prior": _prior(results)})
-    answer = _check({"streams": list(streams.values())})
+    answer = _check({"streams": list(streams.values()), "chat": True})
     return dict(zip(streams, answer["streams"], strict=True))
 
 
@@ -254,6 +256,16 @@ def _assert_holds(results: tuple[AgentResponseResult, ...], got: dict[str, Any])
     # The usage the metadata shows is the last one reported (merged over the earlier ones).
     usages = [c.usage for r in results for c in r.contents if isinstance(c, contents.Usage)]
     assert metadata.get("usage") == (usage_to_json(usages[-1]) if usages else None)
+    # A chat (what useChat runs) holds the same message, and ends in error exactly when raf's
+    # run had an error chunk (they come last: the message is whole).
+    if "chat" in got:
+        chat = got["chat"]
+        assert chat["status"] == ("error" if got["errors"] else "ready")
+        assert chat["error"] == (got["errors"][0] if got["errors"] else None)
+        if message is None:
+            assert chat["message"] is None
+        else:
+            assert {**chat["message"], "id": ""} == {**message, "id": ""}
 
 
 @pytest.mark.parametrize(("stream", "chunking"), every_stream_and_chunking(), ids=stream_id)
