@@ -38,7 +38,8 @@ from raf.interop.ui_message_stream import (
     usage_from_json,
     usage_to_json,
 )
-from raf.model import blocks, contents
+from raf.model import blocks, contents, events
+from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponseResult
 from raf.model.usage import Usage
@@ -247,6 +248,8 @@ def _assert_holds(results: tuple[AgentResponseResult, ...], got: dict[str, Any])
             # A call whose arguments failed: its part says so, with the text that came.
             assert (part["state"], part.get("rawInput")) == ("output-error", error.raw)
             continue
+        if error.error_code == ErrorCode.CANCELLED:
+            continue  # an abort chunk: the AI SDK's reader takes it as no error
         assert error.message in got["errors"]
     assert len(got["errors"]) <= len(response.errors)
     metadata = (message or {}).get("metadata") or {}
@@ -543,3 +546,79 @@ def test_no_chunk_of_any_shape_makes_the_decoder_raise() -> None:
                     for each in broken:
                         decoder.feed(each)
                     decoder.close()
+
+
+def _custom(kind: str, **payload: Any) -> AgentResponseResult:
+    return AgentResponseResult(events=(events.Custom(event_type=kind, payload=payload),))
+
+
+def _rich_run() -> tuple[AgentResponseResult, ...]:
+    """A run with every part of a turn a provider requires back, a provider's tool with no
+    call, an approval of a call never streamed, and a cancellation."""
+    return (
+        _custom("reasoning_item", item_id="rs_1", encrypted_content=None, summary=[]),
+        AgentResponseResult(contents=(contents.Reasoning(delta="Think."),)),
+        _custom("reasoning_item", item_id="rs_1", encrypted_content="ENC", summary=["Think."]),
+        AgentResponseResult(contents=(contents.Reasoning(delta="More."),)),
+        _custom("reasoning_signature", signature="SIG"),
+        _custom("redacted_reasoning", data="REDACTED"),
+        AgentResponseResult(contents=(contents.Text(delta="Hi"),)),
+        _custom("part_signature", signature="TSIG", part="text"),
+        _custom("part_signature", signature="ESIG", part="empty"),
+        AgentResponseResult(contents=(contents.ToolCallStart(call_id="c", name="f"),)),
+        _custom("part_signature", signature="CSIG", part="tool_call"),
+        _custom("raw_item", item={"type": "compaction", "data": "x"}),
+        AgentResponseResult(
+            contents=(
+                contents.ToolCalling(call_id="c", name="f", arguments={"a": 1}),
+                contents.HostedToolResult(call_id="h", name="web_search", output={"n": 1}),
+                contents.ToolApprovalRequest(
+                    call_id="m", name="mcp", arguments={"q": 1}, description="Run it?"
+                ),
+                contents.Error(error_code=ErrorCode.CANCELLED, message="cancelled by the caller"),
+            )
+        ),
+    )
+
+
+def test_what_a_provider_requires_back_rides_on_the_parts() -> None:
+    """Signatures, redacted reasoning and reasoning items are on the parts' providerMetadata;
+    a signed tool call's signature, a compaction item, a provider's tool with no call, an
+    approval of a call never streamed and a cancelled run all come back whole."""
+    results = _rich_run()
+    items = list(encode_all(MODEL, results))
+    ends = [(i["type"], i.get("providerMetadata")) for i in items if i["type"].endswith("-end")]
+    assert ends == [
+        (
+            "reasoning-end",
+            {PROVIDER_KEY: {"itemId": "rs_1", "encryptedContent": "ENC", "summary": ["Think."]}},
+        ),
+        ("reasoning-end", {PROVIDER_KEY: {"signature": "SIG"}}),
+        ("reasoning-end", {PROVIDER_KEY: {"redacted": "REDACTED"}}),
+        ("text-end", {PROVIDER_KEY: {"signature": "TSIG"}}),
+        ("text-end", {PROVIDER_KEY: {"signature": "ESIG"}}),
+    ]
+    (approval,) = [i for i in items if i["type"] == "tool-approval-request"]
+    assert approval == {
+        "type": "tool-approval-request",
+        "approvalId": "m",
+        "toolCallId": "m",
+        "approvalDescriptor": {"description": "Run it?"},
+    }
+    assert items[-2:] == [
+        {"type": "abort", "reason": "cancelled by the caller"},
+        {"type": "finish", "finishReason": "error"},
+    ]
+    original = collect_agent_response(results)
+    back = collect_agent_response(list(decode_all(MODEL, items)))
+    assert to_canonical(back) == to_canonical(original)
+
+
+def test_the_ai_sdk_reads_what_rides_on_the_parts() -> None:
+    results = _rich_run()
+    sse = _sse(list(encode_all(MODEL, results)))
+    (got,) = _check({"streams": [{"name": "rich", "sse": sse}], "chat": True})["streams"]
+    _assert_holds(results, got)
+    parts = {p["toolCallId"]: p for p in got["message"]["parts"] if "toolCallId" in p}
+    assert parts["m"]["approval"] == {"id": "m", "descriptor": {"description": "Run it?"}}
+    assert (parts["h"]["state"], parts["h"]["output"]) == ("output-available", {"n": 1})
