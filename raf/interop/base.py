@@ -112,6 +112,9 @@ class Model:
     trailer: bytes = b""
     """Bytes that end a stream of items (the UI message stream's ``data: [DONE]``)."""
     media_type: str = "application/x-ndjson"
+    headers: tuple[tuple[str, str], ...] = ()
+    """Response headers a server of this model sends besides its media type (the UI message
+    stream's ``x-vercel-ai-ui-message-stream: v1``); ``raf serve`` sends them."""
     aggregate: Callable[[AgentResponse], JSON] | None = None
     """The model's own form of a whole response, where it has one (LangChain's ``AIMessage``
     and ``ToolMessage`` s, Agent Framework's ``ChatResponse``): ``raf pipeline --response

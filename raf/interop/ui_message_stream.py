@@ -1087,4 +1087,5 @@ MODEL: Final = Model(
     framing="sse",
     trailer=b"data: [DONE]\n\n",
     media_type="text/event-stream",
+    headers=(("x-vercel-ai-ui-message-stream", "v1"),),
 )

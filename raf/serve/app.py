@@ -442,7 +442,11 @@ async def _as_model(
                 dialect=route.dialect,
                 status=200,
                 reason="OK",
-                headers=[("content-type", model.media_type), ("cache-control", "no-cache")],
+                headers=[
+                    ("content-type", model.media_type),
+                    ("cache-control", "no-cache"),
+                    *model.headers,
+                ],
                 chunks=chunks,
                 delays=delays,
                 faults=faults,

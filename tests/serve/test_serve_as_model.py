@@ -268,4 +268,10 @@ def test_every_model_is_served_as_raf_pipeline_format_prints_it(
     )
     assert response.status_code == 200
     assert response.headers["content-type"] == model.media_type
+    for header, value in model.headers:
+        assert response.headers[header] == value
     assert body == _expected(name)
+
+
+def test_the_ui_message_stream_is_served_with_the_header_the_ai_sdk_sends() -> None:
+    assert ("x-vercel-ai-ui-message-stream", "v1") in interop.get("ui-message-stream").headers
