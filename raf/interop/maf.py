@@ -138,6 +138,9 @@ class Encoder:
         self._args: dict[str, list[str]] = {}
         self._round_usage: Usage | None = None
         self._message = 0
+        self._asked = (
+            "msg_0"  # the message of the last round's calls: its approval requests go there
+        )
 
     # -- one content ---------------------------------------------------------------------
 
@@ -165,7 +168,7 @@ class Encoder:
             return "tool", _result(content.call_id, text or "", failed=failed)
         if isinstance(content, contents.ToolApprovalRequest):
             call = _call(content.call_id, content.name, _call_arguments(content.arguments))
-            return "assistant", {
+            return "approval", {
                 "type": "function_approval_request",
                 "function_call": call,
                 "user_input_request": True,
@@ -238,6 +241,10 @@ class Encoder:
             nonlocal pending, role
             if pending:
                 message = f"msg_{self._message}" if role == "assistant" else None
+                if role == "approval":
+                    role, message = "assistant", self._asked
+                elif role == "assistant":
+                    self._asked = str(message)
                 out.append(self._update(role, pending, message_id=message))
             pending, role = [], None
 
@@ -259,6 +266,7 @@ class Encoder:
                     )
                 )
                 self._round_usage = None
+                self._asked = f"msg_{self._message}"
                 self._message += 1
                 continue
             mapped = self._content(content)
@@ -480,11 +488,11 @@ class Decoder:
             for each in usages:
                 self._usage = _add(self._usage, each)
                 out.append(contents.Usage(usage=self._usage))
-        for event in ours.get("events") or ():
-            if isinstance(event, dict) and isinstance(event.get("event_type"), str):
-                found.append(
-                    events.Custom(event_type=event["event_type"], payload=event.get("payload"))
-                )
+        found.extend(
+            events.Custom(event_type=event["event_type"], payload=event.get("payload"))
+            for event in ours.get("events") or ()
+            if isinstance(event, dict) and isinstance(event.get("event_type"), str)
+        )
         result = AgentResponseResult(
             id=_str(item.get("response_id")) or None,
             model=_str(item.get("model")) or None,
@@ -541,7 +549,7 @@ class Decoder:
                     contents.HostedToolResult(
                         call_id=call_id,
                         name=str(ours.get("hosted") or ""),
-                        output=ours["output"] if "output" in ours else text,
+                        output=ours.get("output", text),
                         error=_str(ours.get("error")) if "hosted" in ours else text or None,
                         item=ours.get("item"),
                     )
@@ -572,14 +580,14 @@ class Decoder:
                     self._usage = None
                 usages.append(usage)
         elif kind == "error":
-            call_id = _str(ours.get("call_id"))
-            if call_id is not None and call_id in self._calls:
-                self._calls[call_id].done = True  # the call failed: raf reports it so
+            about = _str(ours.get("call_id"))
+            if about is not None and about in self._calls:
+                self._calls[about].done = True  # the call failed: raf reports it so
             out.append(
                 contents.Error(
                     error_code=str(content.get("error_code") or ErrorCode.PROVIDER_ERROR),
                     message=str(content.get("message") or ""),
-                    call_id=call_id,
+                    call_id=about,
                     raw=_str(content.get("error_details")),
                 )
             )
@@ -715,7 +723,9 @@ def _assistant(message: Any, called: set[str]) -> list[dict[str, JSON]]:
             items.append(call)
             if block.output is not None or block.error is not None:
                 output = block.output
-                text = output if isinstance(output, str) else "" if output is None else _dumps(output)
+                text = (
+                    output if isinstance(output, str) else "" if output is None else _dumps(output)
+                )
                 items.append(_result(block.id, text, failed=block.error is not None))
     return _coalesce(items)
 
@@ -769,9 +779,12 @@ def aggregate(response: AgentResponse) -> JSON:
         if not messages or messages[-1]["role"] != "assistant":
             messages.append({"type": "message", "role": "assistant", "contents": []})
         messages[-1]["contents"].extend(extra)
-    for message in messages:
-        message["additional_properties"] = {}
-    out: dict[str, JSON] = {"type": "chat_response", "messages": [m for m in messages if m["contents"]]}
+    for each in messages:
+        each["additional_properties"] = {}
+    out: dict[str, JSON] = {
+        "type": "chat_response",
+        "messages": [m for m in messages if m["contents"]],
+    }
     if response.id:
         out["response_id"] = response.id
     if response.model:
@@ -808,7 +821,10 @@ def updates_of(response: Any) -> list[dict[str, JSON]]:
     out: list[dict[str, JSON]] = []
     for message in data.get("messages") or ():
         if isinstance(message, Mapping):
-            update: dict[str, JSON] = {"type": UPDATE, "contents": list(message.get("contents") or ())}
+            update: dict[str, JSON] = {
+                "type": UPDATE,
+                "contents": list(message.get("contents") or ()),
+            }
             for key in ("role", "message_id", "author_name"):
                 if message.get(key) is not None:
                     update[key] = message[key]
@@ -870,7 +886,10 @@ MODEL = Model(
         Row("hosted_tool_calls[].name", "`function_call` (`hosted: true`) `name`"),
         Row("hosted_tool_calls[].arguments", "`function_call` (`hosted: true`) `arguments`"),
         Row("hosted_tool_calls[].output", "`function_result` in the assistant's message"),
-        Row("hosted_tool_calls[].error", "`function_result` `exception`, `additional_properties.raf`"),
+        Row(
+            "hosted_tool_calls[].error",
+            "`function_result` `exception`, `additional_properties.raf`",
+        ),
         Row("approval_requests[].call_id", "`function_approval_request` `function_call.call_id`"),
         Row("approval_requests[].name", "`function_approval_request` `function_call.name`"),
         Row(
@@ -884,11 +903,18 @@ MODEL = Model(
         Row("tool_messages[].tool_call_id", "`function_result` `call_id` (role `tool`)"),
         Row("tool_messages[].content", "`function_result` `result`"),
         Row("tool_messages[].role", "the `tool` message"),
+        Row("tool_messages[].source", "the `tool` message"),
+        Row("tool_messages[].name", "the `tool` message"),
         Row("tool_messages[].blocks", "`function_result` (`exception` marks an error)"),
         Row("turn_transcript[].role", "`role` of the messages"),
         Row("turn_transcript[].content", "`text` contents"),
         Row("turn_transcript[].tool_calls", "`function_call` contents"),
+        Row("turn_transcript[].source", "the `tool` message"),
         Row("turn_transcript[].tool_call_id", "`function_result` `call_id`"),
+        Row(
+            "turn_transcript[].blocks[].type",
+            "the content's `type` (`text`, `text_reasoning`, `function_call`, ...)",
+        ),
         Row("turn_transcript[].blocks[].text", "`text` and `text_reasoning` contents, in order"),
         Row(
             "turn_transcript[].blocks[].signature",
