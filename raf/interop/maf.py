@@ -32,7 +32,8 @@ The choices:
   ``informational_only: true``, its result a ``function_result`` in the assistant's message.
 
 The decoder reads any such stream, the framework's own included (calls without ``status`` end
-when the stream does; a fragment without ``call_id`` continues the last call), and
+when the stream does; a fragment without ``call_id`` continues the call of the same ``id``,
+else the last call), and
 :func:`from_chat_response` reads a whole ``ChatResponse`` or ``AgentResponse`` (the object or
 its ``to_dict()``). :func:`objects` builds the framework's own ``ChatResponseUpdate`` s (it
 imports ``agent_framework``).
@@ -60,6 +61,7 @@ __all__ = [
     "aggregate",
     "from_chat_response",
     "objects",
+    "updates_of",
 ]
 
 UPDATE: Final = "chat_response_update"
@@ -352,12 +354,13 @@ def _result(call_id: str, text: str, *, failed: bool) -> dict[str, JSON]:
 
 
 class _Call:
-    __slots__ = ("args", "done", "name", "whole")
+    __slots__ = ("args", "done", "given", "name", "whole")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.args: list[str] = []
         self.whole: JSON = None  # arguments given as an object, merged
+        self.given = False  # any arguments came (text, even empty, or an object)
         self.done = False
 
 
@@ -440,10 +443,19 @@ _KNOWN: Final = frozenset(
 
 class Decoder:
     """``ChatResponseUpdate`` items (their ``to_dict()`` form) in, raf results out; never
-    raises (:mod:`raf.interop.base`)."""
+    raises (:mod:`raf.interop.base`).
 
-    def __init__(self) -> None:
+    A ``function_call`` without ``call_id`` continues the call of the same ``id`` (the
+    framework's id of the occurrence), else the call before it, as the framework's fold does;
+    with ``whole`` (the contents of a whole response, each a complete call) it is a call of
+    its own. A call that has no id at all gets raf's ``__tc_<n>``.
+    """
+
+    def __init__(self, *, whole: bool = False) -> None:
+        self._whole = whole
+        self._unnamed = 0
         self._calls: dict[str, _Call] = {}
+        self._occurrences: dict[str, str] = {}
         self._last: str | None = None
         self._usage: Usage | None = None
         self._position = 0
@@ -603,9 +615,17 @@ class Decoder:
             out.append(self._invalid(f"unknown content type {kind!r}"))
 
     def _call(self, content: dict[str, Any], out: list[contents.Content]) -> None:
-        call_id = _str(content.get("call_id")) or self._last
-        if call_id is None:
-            raise ValueError("a function_call fragment with no call_id and no call before it")
+        occurrence = _str(content.get("id"))  # the framework's stable id of the call
+        call_id = _str(content.get("call_id"))
+        if call_id and occurrence:
+            self._occurrences[occurrence] = call_id
+        elif not call_id:
+            call_id = self._occurrences.get(occurrence or "")
+            if call_id is None:
+                call_id = None if self._whole else self._last
+            if call_id is None:  # a call of its own with no id: raf's id for it
+                call_id = f"__tc_{self._unnamed}"
+                self._unnamed += 1
         call = self._calls.get(call_id)
         if call is None or call.done:
             call = self._calls[call_id] = _Call(str(content.get("name") or ""))
@@ -615,6 +635,8 @@ class Decoder:
         self._last = call_id
         arguments = content.get("arguments")
         replace = content.get("merge_mode") == "replace"
+        if isinstance(arguments, str | dict):
+            call.given = True
         if isinstance(arguments, str):
             if replace:
                 call.args, call.whole = [arguments], None
@@ -633,7 +655,9 @@ class Decoder:
     def _end(self, call_id: str, call: _Call) -> list[contents.Content]:
         call.done = True
         ended = contents.ToolCallEnd(call_id=call_id)
-        if call.whole is not None and not call.args:
+        if not call.given:
+            ok, arguments = True, None  # the call came with no arguments at all
+        elif call.whole is not None and not call.args:
             ok, arguments = True, call.whole
         else:
             ok, arguments = _parse("".join(call.args))
@@ -849,7 +873,7 @@ def from_chat_response(response: Any) -> AgentResponse:
     object, or its ``to_dict()``): its text, reasoning, calls (arguments parsed; a call whose
     arguments are not JSON is an ``invalid_tool_arguments`` error keeping the text), tool
     results, approval requests, errors, usage, finish reason, id and model."""
-    decoder = Decoder()
+    decoder = Decoder(whole=True)
     results: list[AgentResponseResult] = []
     for update in updates_of(response):
         results.extend(decoder.feed(update))

@@ -326,3 +326,42 @@ def test_updates_of_a_whole_response_fold_back_to_it() -> None:
     assert back.text == "Checking."
     assert [(c.id, c.arguments) for c in back.tool_calls] == [("call_1", {"city": "Paris"})]
     assert (back.id, back.model, back.finish_reason) == ("r1", "m", "tool_calls")
+
+
+def test_a_call_with_no_arguments_is_not_a_call_with_empty_arguments() -> None:
+    """The framework hands a call whose arguments never came with ``arguments=None``
+    (``parse_arguments()`` is ``None``); empty argument text is the empty object."""
+    framework = library("agent_framework")
+    response = framework.ChatResponse(
+        messages=[
+            framework.Message(
+                "assistant",
+                [
+                    framework.Content.from_function_call("call_1", "now"),
+                    framework.Content.from_function_call("call_2", "today", arguments=""),
+                ],
+            )
+        ]
+    )
+    back = from_chat_response(response)
+    assert [(c.id, c.arguments) for c in back.tool_calls] == [("call_1", None), ("call_2", {})]
+
+
+def test_calls_of_a_whole_response_without_ids_stay_apart() -> None:
+    framework = library("agent_framework")
+    response = framework.ChatResponse(
+        messages=[
+            framework.Message(
+                "assistant",
+                [
+                    framework.Content.from_function_call("", "a", arguments='{"x":1}'),
+                    framework.Content.from_function_call("", "b", arguments='{"y":2}'),
+                ],
+            )
+        ]
+    )
+    back = from_chat_response(response)
+    assert [(c.id, c.name, c.arguments) for c in back.tool_calls] == [
+        ("__tc_0", "a", {"x": 1}),
+        ("__tc_1", "b", {"y": 2}),
+    ]
