@@ -28,8 +28,12 @@ The choices:
   Responses reasoning and call item ids, an item raf keeps whole, the id an error is about, an
   approval request's description) rides in ``additional_properties["raf"]``, the namespaced
   place the framework keeps for data of its own (it is not shown and not sent);
-* a tool the provider ran itself is a ``function_call`` with ``hosted: true`` and
-  ``informational_only: true``, its result a ``function_result`` in the assistant's message.
+* a tool the provider ran itself is the framework's content for it where there is one
+  (:data:`HOSTED_TYPES`: ``search_tool_call`` and ``search_tool_result``,
+  ``code_interpreter_tool_call`` and ``code_interpreter_tool_result``), else a
+  ``function_call`` with ``hosted: true`` and ``informational_only: true`` and a
+  ``function_result`` in the assistant's message; raf's reading of it (name, arguments, output,
+  error, the provider's item) rides along in ``additional_properties["raf"]``.
 
 The decoder reads any such stream, the framework's own included (calls without ``status`` end
 when the stream does; a fragment without ``call_id`` continues the call of the same ``id``,
@@ -54,6 +58,7 @@ from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.usage import Usage
 
 __all__ = [
+    "HOSTED_TYPES",
     "MODEL",
     "USAGE_FIELDS",
     "Decoder",
@@ -140,9 +145,9 @@ class Encoder:
         self._args: dict[str, list[str]] = {}
         self._round_usage: Usage | None = None
         self._message = 0
-        self._asked = (
-            "msg_0"  # the message of the last round's calls: its approval requests go there
-        )
+        # the message of the last round's calls: its approval requests go there
+        self._asked = "msg_0"
+        self._hosted: dict[str, str] = {}  # the tools the provider ran, by call id
 
     # -- one content ---------------------------------------------------------------------
 
@@ -185,25 +190,21 @@ class Encoder:
             item["additional_properties"] = _props(call_id=content.call_id)
             return "assistant", item
         if isinstance(content, contents.HostedToolCall):
-            call = _call(content.call_id, content.name, None, hosted=True)
-            if content.arguments is not None:
-                call["arguments"] = _call_arguments(content.arguments)
-            call["merge_mode"] = "replace"
-            call["additional_properties"] = _props(item=content.item)
+            self._hosted[content.call_id] = content.name
+            call = _hosted_call(content.call_id, content.name, content.arguments, content.item)
+            if call["type"] == "function_call":
+                call["merge_mode"] = "replace"
             return "assistant", call
         if isinstance(content, contents.HostedToolResult):
-            output = content.output
-            text = output if isinstance(output, str) else "" if output is None else _dumps(output)
-            result = _result(content.call_id, text, failed=content.error is not None)
-            result["additional_properties"] = {
-                RAF: {
-                    "hosted": content.name,
-                    "output": output,
-                    "error": content.error,
-                    "item": content.item,
-                }
-            }
-            return "assistant", result
+            called = self._hosted.get(content.call_id, content.name)
+            return "assistant", _hosted_result(
+                content.call_id,
+                called,
+                name=content.name,
+                output=content.output,
+                error=content.error,
+                item=content.item,
+            )
         return None  # the arguments' progress (derived from the fragments), a link
 
     def _completed(self, content: contents.ToolCalling) -> dict[str, JSON]:
@@ -350,6 +351,71 @@ def _result(call_id: str, text: str, *, failed: bool) -> dict[str, JSON]:
     return result
 
 
+HOSTED_TYPES: Final[dict[str, tuple[str, str]]] = {
+    "web_search": ("search_tool_call", "search_tool_result"),
+    "file_search": ("search_tool_call", "search_tool_result"),
+    "code_interpreter": ("code_interpreter_tool_call", "code_interpreter_tool_result"),
+    "code_execution": ("code_interpreter_tool_call", "code_interpreter_tool_result"),
+    "bash_code_execution": ("code_interpreter_tool_call", "code_interpreter_tool_result"),
+}
+"""The framework's contents for a tool the provider ran, by raf's name of the tool (OpenAI's
+and Anthropic's searches, OpenAI's code interpreter, Gemini's and Anthropic's code
+execution); any other is a ``function_call`` with ``hosted: true`` and a ``function_result``."""
+
+_GENERIC: Final = ("function_call", "function_result")
+
+
+def _code(value: JSON) -> str:
+    """The code of a code tool's arguments (``code``, else ``command``), else its JSON."""
+    if isinstance(value, dict):
+        for key in ("code", "command"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+    return value if isinstance(value, str) else _dumps(value)
+
+
+def _hosted_call(call_id: str, name: str, arguments: JSON, item: JSON) -> dict[str, JSON]:
+    """A tool the provider ran: the framework's content for it (:data:`HOSTED_TYPES`)."""
+    kind = HOSTED_TYPES.get(name, _GENERIC)[0]
+    if kind == "search_tool_call":
+        call: dict[str, JSON] = {"type": kind, "call_id": call_id, "tool_name": name}
+        if arguments is not None:
+            call["arguments"] = _call_arguments(arguments)
+        call["additional_properties"] = _props(item=item)
+        return call
+    if kind == "code_interpreter_tool_call":
+        call = {"type": kind, "call_id": call_id}
+        if arguments is not None:
+            call["inputs"] = [_text_content(_code(arguments))]
+        call["additional_properties"] = _props(name=name, arguments=arguments, item=item)
+        return call
+    call = _call(call_id, name, None, hosted=True)
+    if arguments is not None:
+        call["arguments"] = _call_arguments(arguments)
+    call["additional_properties"] = _props(item=item)
+    return call
+
+
+def _hosted_result(
+    call_id: str, called: str, *, name: str, output: JSON, error: str | None, item: JSON
+) -> dict[str, JSON]:
+    """What a tool the provider ran returned (``called``: the tool), in the framework's
+    content for it; raf's own reading of it in ``additional_properties["raf"]``."""
+    kind = HOSTED_TYPES.get(called, _GENERIC)[1]
+    text = output if isinstance(output, str) else "" if output is None else _dumps(output)
+    ours = {RAF: {"hosted": name, "output": output, "error": error, "item": item}}
+    if kind == "search_tool_result":
+        result: dict[str, JSON] = {"type": kind, "call_id": call_id, "tool_name": called}
+        if output is not None:
+            result["result"] = output
+    elif kind == "code_interpreter_tool_result":
+        result = {"type": kind, "call_id": call_id, "outputs": [_text_content(text)]}
+    else:
+        result = _result(call_id, text, failed=error is not None)
+    result["additional_properties"] = ours
+    return result
+
+
 # -- back ----------------------------------------------------------------------------------
 
 
@@ -421,14 +487,10 @@ _KNOWN: Final = frozenset(
         "uri",
         "hosted_file",
         "hosted_vector_store",
-        "code_interpreter_tool_call",
-        "code_interpreter_tool_result",
         "image_generation_tool_call",
         "image_generation_tool_result",
         "mcp_server_tool_call",
         "mcp_server_tool_result",
-        "search_tool_call",
-        "search_tool_result",
         "shell_tool_call",
         "shell_tool_result",
         "shell_command_output",
@@ -557,15 +619,7 @@ class Decoder:
             text = text if isinstance(text, str) else "" if text is None else _dumps(text)
             failed = content.get("exception") is not None
             if "hosted" in ours or role == "assistant":
-                out.append(
-                    contents.HostedToolResult(
-                        call_id=call_id,
-                        name=str(ours.get("hosted") or ""),
-                        output=ours.get("output", text),
-                        error=_str(ours.get("error")) if "hosted" in ours else text or None,
-                        item=ours.get("item"),
-                    )
-                )
+                out.append(_hosted_result_of(content, ours, text, text if failed else None))
             else:
                 out.append(
                     contents.ToolCalled(
@@ -574,6 +628,25 @@ class Decoder:
                         error=text if failed else None,
                     )
                 )
+        elif kind in ("search_tool_call", "code_interpreter_tool_call"):
+            if kind == "search_tool_call":
+                arguments = _arguments(content.get("arguments"))
+            else:
+                arguments = {"code": _texts(content.get("inputs"))}
+            out.append(
+                contents.HostedToolCall(
+                    call_id=str(content.get("call_id") or ""),
+                    name=str(ours.get("name") or content.get("tool_name") or kind[:-10]),
+                    arguments=ours.get("arguments", arguments),
+                    item=ours.get("item"),
+                )
+            )
+        elif kind in ("search_tool_result", "code_interpreter_tool_result"):
+            if kind == "search_tool_result":
+                output = content.get("result")
+            else:
+                output = _texts(content.get("outputs"))
+            out.append(_hosted_result_of(content, ours, output, None))
         elif kind == "function_approval_request":
             call = content.get("function_call")
             call = call if isinstance(call, dict) else {}
@@ -684,6 +757,31 @@ class Decoder:
         return [AgentResponseResult(contents=tuple(ended))] if ended else []
 
 
+def _texts(items: JSON) -> str:
+    """The text of a list of ``text`` contents."""
+    if not isinstance(items, list):
+        return ""
+    return "".join(
+        str(item.get("text") or "")
+        for item in items
+        if isinstance(item, dict) and item.get("type") == "text"
+    )
+
+
+def _hosted_result_of(
+    content: dict[str, Any], ours: dict[str, Any], output: JSON, error: str | None
+) -> contents.HostedToolResult:
+    """A result of a tool the provider ran: raf's own reading when the item has it."""
+    hosted = "hosted" in ours
+    return contents.HostedToolResult(
+        call_id=str(content.get("call_id") or ""),
+        name=str(ours.get("hosted") or content.get("tool_name") or content["type"]),
+        output=ours["output"] if hosted else output,
+        error=_str(ours.get("error")) if hosted else error,
+        item=ours.get("item"),
+    )
+
+
 def _arguments(value: JSON) -> JSON:
     """A call's arguments as raf holds them: an object as it is, JSON text parsed (kept as the
     text when it is not JSON)."""
@@ -741,16 +839,18 @@ def _assistant(message: Any, called: set[str]) -> list[dict[str, JSON]]:
                 arguments = _dumps(arguments)
             items.append(_call(block.id, block.name, arguments))
         elif isinstance(block, blocks.HostedTool):
-            call = _call(block.id, block.name, None, hosted=True)
-            if block.arguments is not None:
-                call["arguments"] = _call_arguments(block.arguments)
-            items.append(call)
+            items.append(_hosted_call(block.id, block.name, block.arguments, None))
             if block.output is not None or block.error is not None:
-                output = block.output
-                text = (
-                    output if isinstance(output, str) else "" if output is None else _dumps(output)
+                items.append(
+                    _hosted_result(
+                        block.id,
+                        block.name,
+                        name="",
+                        output=block.output,
+                        error=block.error,
+                        item=None,
+                    )
                 )
-                items.append(_result(block.id, text, failed=block.error is not None))
     return _coalesce(items)
 
 
@@ -906,13 +1006,29 @@ MODEL = Model(
             "tool_calls[].arguments",
             "`function_call` `arguments` fragments (JSON text); `status: completed` ends the call",
         ),
-        Row("hosted_tool_calls[].id", "`function_call` (`hosted: true`) `call_id`"),
-        Row("hosted_tool_calls[].name", "`function_call` (`hosted: true`) `name`"),
-        Row("hosted_tool_calls[].arguments", "`function_call` (`hosted: true`) `arguments`"),
-        Row("hosted_tool_calls[].output", "`function_result` in the assistant's message"),
+        Row(
+            "hosted_tool_calls[].id",
+            "`call_id` of `search_tool_call`, `code_interpreter_tool_call`, else of a "
+            "`function_call` with `hosted: true`",
+        ),
+        Row(
+            "hosted_tool_calls[].name",
+            "`tool_name` of `search_tool_call`; `additional_properties.raf.name`; `name`",
+        ),
+        Row(
+            "hosted_tool_calls[].arguments",
+            "`arguments`; `code_interpreter_tool_call` `inputs` (the code; the whole arguments "
+            "in `additional_properties.raf`)",
+        ),
+        Row(
+            "hosted_tool_calls[].output",
+            "`search_tool_result` `result`, `code_interpreter_tool_result` `outputs`, else a "
+            "`function_result` in the assistant's message (the JSON in "
+            "`additional_properties.raf.output`)",
+        ),
         Row(
             "hosted_tool_calls[].error",
-            "`function_result` `exception`, `additional_properties.raf`",
+            "`function_result` `exception`; `additional_properties.raf.error`",
         ),
         Row("approval_requests[].call_id", "`function_approval_request` `function_call.call_id`"),
         Row("approval_requests[].name", "`function_approval_request` `function_call.name`"),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from raf.collect import collect_agent_response
-from raf.interop import encode_all, get
+from raf.interop import decode_all, encode_all, get
 from raf.interop.maf import Decoder, aggregate, from_chat_response, objects, updates_of
 from raf.model import contents
 from raf.model.canonical import to_canonical
@@ -79,6 +79,12 @@ def _view(chat_response: dict[str, Any]) -> dict[str, Any]:
                     (c["call_id"], c["result"], "exception" in c)
                     for c in kept
                     if c["type"] == "function_result"
+                ],
+                "hosted": [
+                    (c["type"], c["call_id"], c.get("tool_name"), c.get("result"))
+                    for c in kept
+                    if c["type"] in ("search_tool_call", "search_tool_result")
+                    or c["type"].startswith("code_interpreter")
                 ],
             }
         )
@@ -364,4 +370,44 @@ def test_calls_of_a_whole_response_without_ids_stay_apart() -> None:
     assert [(c.id, c.name, c.arguments) for c in back.tool_calls] == [
         ("__tc_0", "a", {"x": 1}),
         ("__tc_1", "b", {"y": 2}),
+    ]
+
+
+def test_a_search_the_provider_ran_is_a_search_tool_call_and_its_result() -> None:
+    framework = library("agent_framework")
+    results = [
+        _result(
+            contents.HostedToolCall(call_id="srv_1", name="web_search", arguments={"query": "raf"}),
+            contents.HostedToolResult(
+                call_id="srv_1", name="web_search_tool_result", output=[{"url": "https://x"}]
+            ),
+            contents.HostedToolCall(
+                call_id="srv_2", name="code_execution", arguments={"code": "print(1)"}
+            ),
+            contents.HostedToolResult(call_id="srv_2", name="code_execution_result", output="1\n"),
+            contents.Text(delta="Found it."),
+        )
+    ]
+    [message] = framework.ChatResponse.from_updates(objects(encode_all(MAF, results))).messages
+    search, found, code, ran, text = message.contents
+    assert (search.type, search.tool_name, search.parse_arguments()) == (
+        "search_tool_call",
+        "web_search",
+        {"query": "raf"},
+    )
+    assert (found.type, found.call_id, found.result) == (
+        "search_tool_result",
+        "srv_1",
+        [{"url": "https://x"}],
+    )
+    assert (code.type, [i.text for i in code.inputs]) == (
+        "code_interpreter_tool_call",
+        ["print(1)"],
+    )
+    assert (ran.type, [o.text for o in ran.outputs]) == ("code_interpreter_tool_result", ["1\n"])
+    assert text.text == "Found it."
+    back = collect_agent_response(decode_all(MAF, encode_all(MAF, results)))
+    assert [(h.id, h.name, h.arguments, h.output) for h in back.hosted_tool_calls] == [
+        ("srv_1", "web_search", {"query": "raf"}, [{"url": "https://x"}]),
+        ("srv_2", "code_execution", {"code": "print(1)"}, "1\n"),
     ]
