@@ -927,35 +927,41 @@ def _text(value: JSON) -> str:
     return value if isinstance(value, str) else _dumps(value)
 
 
-def _as_dict(response: Any) -> dict[str, Any]:
-    if isinstance(response, Mapping):
-        return dict(response)
-    to_dict = getattr(response, "to_dict", None)
+def _as_dict(value: Any) -> dict[str, Any] | None:
+    """A mapping as a dict, an object of the framework by its ``to_dict()``, else ``None``."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
-        value = to_dict()
-        if isinstance(value, Mapping):
-            return dict(value)
-    raise TypeError(f"not an Agent Framework response: {type(response).__name__}")
+        found = to_dict()
+        if isinstance(found, Mapping):
+            return dict(found)
+    return None
 
 
-def updates_of(response: Any) -> list[dict[str, JSON]]:
+def updates_of(response: Any) -> list[JSON]:
     """A whole ``ChatResponse`` or ``AgentResponse`` (the object or its ``to_dict()``) as the
-    updates it folds from: one per message, then one with its ids, finish reason and usage."""
+    updates it folds from: one per message, then one with its ids, finish reason and usage (a
+    message that is none is passed on as it is, for the decoder to report).
+
+    Raises:
+        TypeError: ``response`` is neither a mapping nor has ``to_dict()``.
+    """
     data = _as_dict(response)
-    out: list[dict[str, JSON]] = []
-    for message in data.get("messages") or ():
-        if isinstance(message, Mapping):
-            update: dict[str, JSON] = {
-                "type": UPDATE,
-                "contents": list(message.get("contents") or ()),
-            }
-            for key in ("role", "message_id", "author_name"):
-                if message.get(key) is not None:
-                    update[key] = message[key]
-            out.append(update)
-        else:
-            message_dict = _as_dict(message)
-            out.extend(updates_of({"messages": [message_dict]}))
+    if data is None:
+        raise TypeError(f"not an Agent Framework response: {type(response).__name__}")
+    out: list[JSON] = []
+    messages = data.get("messages")
+    for each in messages if isinstance(messages, list | tuple) else ():
+        message = _as_dict(each)
+        if message is None:
+            out.append(each)
+            continue
+        update: dict[str, JSON] = {"type": UPDATE, "contents": message.get("contents") or []}
+        for key in ("role", "message_id", "author_name"):
+            if message.get(key) is not None:
+                update[key] = message[key]
+        out.append(update)
     tail: dict[str, JSON] = {"type": UPDATE, "contents": []}
     for key in ("response_id", "model", "finish_reason"):
         value = data.get(key)
