@@ -93,8 +93,6 @@ USAGE_FIELDS: Final[tuple[tuple[str, str], ...]] = (
 """raf's usage field and the ``UsageDetails`` key that carries it (the framework's names; its
 ``UsageDetails`` is open, and a cache miss, which it has no name for, gets one in its style)."""
 
-_TOTALS: Final = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
-
 
 def _props(**values: JSON) -> dict[str, JSON]:
     """``additional_properties``: raf's namespace with ``values`` that are set, else empty."""
@@ -1064,7 +1062,8 @@ MODEL = Model(
         Row("turn_transcript[].blocks[].text", "`text` and `text_reasoning` contents, in order"),
         Row(
             "turn_transcript[].blocks[].signature",
-            "`text_reasoning` `protected_data`; on other parts `additional_properties.raf`",
+            "`text_reasoning` `protected_data`; on other parts (Gemini's part signatures) "
+            "`additional_properties.raf` of the update",
         ),
         Row("turn_transcript[].blocks[].redacted", "`additional_properties.raf` of the update"),
         Row(
@@ -1077,6 +1076,12 @@ MODEL = Model(
         Row("turn_transcript[].blocks[].name", "`function_call` `name`"),
         Row("turn_transcript[].blocks[].arguments", "`function_call` `arguments`"),
         Row("turn_transcript[].blocks[].item", "`additional_properties.raf.item`"),
+        Row(
+            "turn_transcript[].blocks[].output",
+            "`search_tool_result` `result`, `code_interpreter_tool_result` `outputs`, "
+            "`function_result`; `additional_properties.raf.output`",
+        ),
+        Row("turn_transcript[].blocks[].error", "`additional_properties.raf.error`"),
         Row("turn_transcript[].blocks[].value", "`additional_properties.raf` of the update"),
         Row("turn_transcript[].blocks[].call_id", "`function_result` `call_id`"),
         Row("turn_transcript[].blocks[].content", "`function_result` `result`"),
@@ -1097,6 +1102,8 @@ MODEL = Model(
         Row("errors[].call_id", "`error` `additional_properties.raf.call_id`"),
         Row("notices[].error_code", "`error` `error_code`"),
         Row("notices[].message", "`error` `message`"),
+        Row("notices[].raw", "`error` `error_details`"),
+        Row("notices[].call_id", "`error` `additional_properties.raf.call_id`"),
         Row("rounds[].finish_reason", "`finish_reason` of the update that ends a round"),
         Row("rounds[].usage", "`usage` content of the update that ends a round"),
     ),

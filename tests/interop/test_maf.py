@@ -1,7 +1,8 @@
 """raf -> Microsoft Agent Framework, checked by agent-framework-core itself: every item loads as
-a ``ChatResponseUpdate`` and dumps back unchanged, the framework's own fold of them
-(``ChatResponse.from_updates``) is the ``ChatResponse`` raf writes for its response, and
-reading that ``ChatResponse`` back gives raf's response."""
+a ``ChatResponseUpdate`` and dumps back unchanged, the ``ChatResponse`` raf writes for its
+response loads and dumps back unchanged and is the framework's own fold of the items
+(``ChatResponse.from_updates``), and reading that ``ChatResponse`` back gives raf's
+response."""
 
 from __future__ import annotations
 
@@ -130,7 +131,9 @@ def _check(results: tuple[AgentResponseResult, ...]) -> None:
         assert update.to_dict() == item
     response = collect_agent_response(results)
     folded = framework.ChatResponse.from_updates(updates)
-    assert _view(folded.to_dict()) == _view(aggregate(response))
+    written = aggregate(response)
+    assert framework.ChatResponse.from_dict(written).to_dict() == written
+    assert _view(folded.to_dict()) == _view(written)
     assert _back(from_chat_response(folded)) == _back(response)
     assert _back(from_chat_response(folded.to_dict())) == _back(response)
 
