@@ -20,9 +20,9 @@ import asyncio
 from typing import Any
 
 from raf.clients import _tool_loop
-from raf.clients.agent_framework_chat import _usage
+from raf.clients.agent_framework_chat import _calls, _usage
 from raf.clients.base import TEST_API_KEY, ToolLoopAdapter, ToolLoopCase, finish_reason
-from raf.clients.base import tool_call as _call
+from raf.interop import maf
 from raf.shared.client_response import ClientResponse
 
 __all__ = ["TOOL_LOOP_ADAPTER"]
@@ -98,21 +98,20 @@ def _tools(case: ToolLoopCase) -> list[Any]:
 
 
 def _response(case: ToolLoopCase, response: Any) -> ClientResponse:
+    """What the final ``AgentResponse`` tells its user, read by raf
+    (:func:`raf.interop.maf.from_chat_response`): the text of the whole run; the reasoning and
+    the calls of its last message."""
     if response is None:
         return ClientResponse()
-    last = response.messages[-1] if response.messages else None
-    contents = list(last.contents) if last is not None else []
-    calls = [
-        _call(c.call_id, c.name or "", c.arguments) for c in contents if c.type == "function_call"
-    ]
-    reasoning = "".join(c.text or "" for c in contents if c.type == "text_reasoning")
-    raw = getattr(response, "finish_reason", None)
+    whole = maf.from_chat_response(response)
+    data = response.to_dict()
+    last = maf.from_chat_response({**data, "messages": data.get("messages", [])[-1:]})
     return ClientResponse(
-        text=response.text or "",
-        reasoning_text=reasoning or None,
-        tool_calls=calls,
-        finish_reason=finish_reason("openai_chat", str(raw) if raw else None),
-        usage=_usage(response.usage_details),
+        text=whole.text,
+        reasoning_text=last.reasoning_text,
+        tool_calls=_calls(last),
+        finish_reason=finish_reason("openai_chat", whole.finish_reason),
+        usage=_usage(whole.usage),
     )
 
 

@@ -33,9 +33,13 @@ from raf.clients.base import (
     ClientRaised,
     finish_reason,
     tool_call,
-    usage,
 )
-from raf.shared.client_response import ClientResponse, ClientUsage
+from raf.collect import collect_agent_response
+from raf.interop import maf
+from raf.model import blocks
+from raf.model.response import AgentResponse
+from raf.model.usage import Usage
+from raf.shared.client_response import ClientResponse, ClientToolCall, ClientUsage
 
 __all__ = ["ADAPTER"]
 
@@ -110,15 +114,37 @@ def _tools(recorded: Any) -> list[Any]:
     return tools
 
 
-def _usage(details: Any) -> ClientUsage | None:
-    if not details:
+def _usage(usage: Usage | None) -> ClientUsage | None:
+    if usage is None:
         return None
-    return usage(
-        details.get("input_token_count"),
-        details.get("output_token_count"),
-        details.get("total_token_count"),
-        prompt_cache_hit_tokens=details.get("cache_read_input_token_count"),
-        reasoning_tokens=details.get("reasoning_output_token_count"),
+    return ClientUsage(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        total_tokens=usage.total_tokens,
+        prompt_cache_hit_tokens=usage.prompt_cache_hit_tokens,
+        reasoning_tokens=usage.reasoning_tokens,
+    )
+
+
+def _calls(response: AgentResponse) -> list[ClientToolCall]:
+    """Every call the user was handed, as raf read it (a call whose arguments are not JSON
+    with the text that arrived)."""
+    return [
+        tool_call(block.id, block.name, block.arguments)
+        for message in response.turn_transcript
+        for block in message.blocks
+        if isinstance(block, blocks.ToolCall)
+    ]
+
+
+def _mapped(response: AgentResponse) -> ClientResponse:
+    """What raf reads of the framework's response (:func:`raf.interop.maf.from_chat_response`,
+    or its decoder over the updates)."""
+    return ClientResponse(
+        text=response.text,
+        tool_calls=_calls(response),
+        finish_reason=finish_reason("openai_chat", response.finish_reason),
+        usage=_usage(response.usage),
     )
 
 
@@ -126,27 +152,19 @@ def _response(response: Any) -> ClientResponse:
     """What the final ``ChatResponse`` tells its user."""
     if response is None:
         return ClientResponse()
-    calls = [
-        tool_call(content.call_id, content.name or "", content.arguments)
-        for message in response.messages
-        for content in message.contents
-        if content.type == "function_call"
-    ]
-    return ClientResponse(
-        text=response.text or "",
-        tool_calls=calls,
-        finish_reason=finish_reason("openai_chat", response.finish_reason),
-        usage=_usage(response.usage_details),
-    )
+    return _mapped(maf.from_chat_response(response))
 
 
 def _partial(updates: list[Any]) -> ClientResponse:
-    """What a user's loop had when the stream raised: the text of the updates so far, and
-    the calls, finish reason and usage they fold into (``ChatResponse.from_updates``) when
-    they still fold; when the fold itself raises, the text alone."""
+    """What a user's loop had when the stream raised: the text of the updates so far (raf's
+    decoder of Agent Framework's updates), and the calls, finish reason and usage they fold
+    into (``ChatResponse.from_updates``) when they still fold; when the fold itself raises,
+    the text alone."""
     from agent_framework import ChatResponse  # noqa: PLC0415
 
-    text = "".join(update.text or "" for update in updates)
+    decoder = maf.Decoder()
+    results = [result for update in updates for result in decoder.feed(update.to_dict())]
+    text = collect_agent_response([*results, *decoder.close()]).text
     try:
         folded = _response(ChatResponse.from_updates(updates)) if updates else ClientResponse()
     except Exception:  # the fold fails on these updates too: the user had the text
