@@ -77,9 +77,10 @@ FINISH_KEYS: Final = ("finish_reason", "stop_reason")
 """Where chat models put the finish reason in ``response_metadata`` (``stop_reason``:
 langchain-anthropic)."""
 
-STATUS_FINISH: Final = {"completed": None, "incomplete": FinishReason.LENGTH}
-"""The Responses API's ``status`` (langchain-openai's ``response_metadata`` for it), when there
-is no finish reason: ``completed`` is ``tool_calls`` when the message has calls, else ``stop``."""
+STATUS_COMPLETED: Final = "completed"
+"""The Responses API's ``status`` (langchain-openai's ``response_metadata`` for it), read when
+there is no finish reason: ``completed`` is ``tool_calls`` when the message has calls, else
+``stop``; any other status is kept as it is."""
 
 # The kinds of an open block of the message being built (mirrors raf's collector).
 _TEXT, _REASONING = "text", "reasoning"
@@ -167,6 +168,39 @@ def _error_of(value: Any) -> contents.Error | None:
         call_id=call_id if isinstance(call_id, str) else None,
         raw=raw if isinstance(raw, str) else None,
     )
+
+
+def _extras(block: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A content block's ``extras`` (empty when it has none)."""
+    extras = block.get("extras")
+    return extras if isinstance(extras, Mapping) else {}
+
+
+def _approvals(metadata: Mapping[str, Any]) -> list[contents.ToolApprovalRequest]:
+    """The calls waiting for approval that ``response_metadata`` keeps."""
+    return [
+        contents.ToolApprovalRequest(
+            call_id=value["call_id"],
+            name=str(value.get("name") or ""),
+            arguments=value.get("arguments"),
+            description=str(value.get("description") or ""),
+        )
+        for value in metadata.get(APPROVALS) or []
+        if isinstance(value, Mapping) and isinstance(value.get("call_id"), str)
+    ]
+
+
+def _hosted_args(arguments: Any) -> dict[str, Any]:
+    """A hosted call's arguments in a ``server_tool_call`` block: ``args`` when they are an
+    object (LangChain's ``args`` is one, and it reads any other ``args`` as JSON text), else
+    ``args: {}`` and the arguments as they are in ``extras``."""
+    if isinstance(arguments, dict):
+        return {"args": arguments}
+    return {"args": {}, "extras": {"arguments": arguments}}
+
+
+def _hosted_arguments(block: Mapping[str, Any], extras: Mapping[str, Any]) -> Any:
+    return extras["arguments"] if "arguments" in extras else block.get("args")
 
 
 def _args_text(arguments: Any) -> str:
@@ -302,12 +336,22 @@ class Encoder:
         text = args or ""
         return self._emit(
             content=[
-                {"type": "tool_call_chunk", "id": call_id, "name": name, "args": text,
-                 "index": call.index}
+                {
+                    "type": "tool_call_chunk",
+                    "id": call_id,
+                    "name": name,
+                    "args": text,
+                    "index": call.index,
+                }
             ],
             tool_call_chunks=[
-                {"name": name, "args": text, "id": call_id, "index": call.index,
-                 "type": "tool_call_chunk"}
+                {
+                    "name": name,
+                    "args": text,
+                    "id": call_id,
+                    "index": call.index,
+                    "type": "tool_call_chunk",
+                }
             ],
         )
 
@@ -324,11 +368,17 @@ class Encoder:
                 return []
             call.args.append(content.args_delta)
             return self._emit(
-                content=[{"type": "tool_call_chunk", "args": content.args_delta,
-                          "index": call.index}],
+                content=[
+                    {"type": "tool_call_chunk", "args": content.args_delta, "index": call.index}
+                ],
                 tool_call_chunks=[
-                    {"name": None, "args": content.args_delta, "id": None,
-                     "index": call.index, "type": "tool_call_chunk"}
+                    {
+                        "name": None,
+                        "args": content.args_delta,
+                        "id": None,
+                        "index": call.index,
+                        "type": "tool_call_chunk",
+                    }
                 ],
             )
         if isinstance(content, contents.ToolCalling):
@@ -341,8 +391,11 @@ class Encoder:
             return []
         if isinstance(content, contents.Usage):
             if self._usage is None or any(
-                (content.usage.prompt_tokens, content.usage.completion_tokens,
-                 content.usage.total_tokens)
+                (
+                    content.usage.prompt_tokens,
+                    content.usage.completion_tokens,
+                    content.usage.total_tokens,
+                )
             ):
                 self._usage = content.usage
             return []
@@ -352,11 +405,15 @@ class Encoder:
         if isinstance(content, contents.HostedToolCall):
             self._close_part()
             self._last_hosted = index = self._index()
-            block: dict[str, Any] = {"type": "server_tool_call", "id": content.call_id,
-                                     "name": content.name, "args": content.arguments,
-                                     "index": index}
+            block: dict[str, Any] = {
+                "type": "server_tool_call",
+                "id": content.call_id,
+                "name": content.name,
+                **_hosted_args(content.arguments),
+                "index": index,
+            }
             if content.item is not None:
-                block["extras"] = {"item": content.item}
+                block.setdefault("extras", {})["item"] = content.item
             return self._emit(content=[block])
         if isinstance(content, contents.HostedToolResult):
             self._close_part()
@@ -366,26 +423,33 @@ class Encoder:
                 extras["error"] = content.error
             if content.item is not None:
                 extras["item"] = content.item
-            block = {"type": "server_tool_result", "tool_call_id": content.call_id,
-                     "status": "error" if content.error is not None else "success",
-                     "output": content.output, "index": index, "extras": extras}
+            block = {
+                "type": "server_tool_result",
+                "tool_call_id": content.call_id,
+                "status": "error" if content.error is not None else "success",
+                "output": content.output,
+                "index": index,
+                "extras": extras,
+            }
             return self._emit(content=[block])
         if isinstance(content, contents.ToolApprovalRequest):
-            request = {"call_id": content.call_id, "name": content.name,
-                       "arguments": content.arguments, "description": content.description}
+            request = {
+                "call_id": content.call_id,
+                "name": content.name,
+                "arguments": content.arguments,
+                "description": content.description,
+            }
             return self._emit(response_metadata={APPROVALS: [request]})
         if isinstance(content, contents.RoundFinished):
             usage = content.usage if content.usage is not None else self._usage
             return self._end_message(content.finish_reason, usage)
         if isinstance(content, contents.ToolCalled):
-            out: list[JSON] = []
             result, error = content.result, content.error
             text = result if result is not None else error if error is not None else ""
-            out.append(
-                _tool_message(content.call_id, text, result is None and error is not None,
-                              self._names.get(content.call_id))
-            )
-            return out
+            is_error = result is None and error is not None
+            return [
+                _tool_message(content.call_id, text, is_error, self._names.get(content.call_id))
+            ]
         return []
 
     def _custom(self, kind: str, payload: dict[str, Any]) -> list[JSON]:
@@ -393,37 +457,60 @@ class Encoder:
             signature = payload.get("signature")
             if self._open_kind != _REASONING or self._open_signed:
                 self._start(_REASONING)
-            block = {"type": "reasoning", "reasoning": "", "index": self._open_index,
-                     "extras": {"signature": signature if isinstance(signature, str) else ""}}
+            block = {
+                "type": "reasoning",
+                "reasoning": "",
+                "index": self._open_index,
+                "extras": {"signature": signature if isinstance(signature, str) else ""},
+            }
             self._close_part()
             return self._emit(content=[block])
         if kind == "part_signature":
             signature = payload.get("signature")
-            extras = {"signature": signature if isinstance(signature, str) else ""}
+            extras: dict[str, Any] = {"signature": signature if isinstance(signature, str) else ""}
             where = payload.get("part")
-            if where == "tool_call" and self._last_call is not None and (
-                "signature" not in self._last_call.sent
+            if (
+                where == "tool_call"
+                and self._last_call is not None
+                and ("signature" not in self._last_call.sent)
             ):
                 self._last_call.sent["signature"] = True
-                return self._emit(content=[{"type": "tool_call_chunk", "args": "",
-                                            "index": self._last_call.index,
-                                            "extras": extras}])
+                return self._emit(
+                    content=[
+                        {
+                            "type": "tool_call_chunk",
+                            "args": "",
+                            "index": self._last_call.index,
+                            "extras": extras,
+                        }
+                    ]
+                )
             if where == "hosted" and self._last_hosted >= 0:
-                return self._emit(content=[{"type": "server_tool_call", "index":
-                                            self._last_hosted, "extras": extras}])
+                return self._emit(
+                    content=[
+                        {"type": "server_tool_call", "index": self._last_hosted, "extras": extras}
+                    ]
+                )
             if not (where == "text" and self._open_kind == _TEXT and not self._open_signed):
                 self._start(_TEXT)
             index = self._open_index
             self._close_part()
-            return self._emit(content=[{"type": "text", "text": "", "index": index,
-                                        "extras": extras}])
+            return self._emit(
+                content=[{"type": "text", "text": "", "index": index, "extras": extras}]
+            )
         if kind == "redacted_reasoning":
             self._close_part()
             data = payload.get("data")
-            return self._emit(content=[{"type": "reasoning", "reasoning": "",
-                                        "index": self._index(),
-                                        "extras": {"redacted": data if isinstance(data, str)
-                                                   else ""}}])
+            return self._emit(
+                content=[
+                    {
+                        "type": "reasoning",
+                        "reasoning": "",
+                        "index": self._index(),
+                        "extras": {"redacted": data if isinstance(data, str) else ""},
+                    }
+                ]
+            )
         if kind == "reasoning_item":
             item_id = payload.get("item_id")
             known = self._reasoning_items.get(item_id) if isinstance(item_id, str) else None
@@ -443,11 +530,15 @@ class Encoder:
             summary = payload.get("summary")
             if isinstance(summary, list) and summary and "summary" not in sent:
                 extras["summary"] = sent["summary"] = [str(s) for s in summary]
-            block: dict[str, Any] = {"type": "reasoning", "reasoning": "", "index": index,
-                                     "id": item_id if isinstance(item_id, str) else ""}
+            item_block: dict[str, Any] = {
+                "type": "reasoning",
+                "reasoning": "",
+                "index": index,
+                "id": item_id if isinstance(item_id, str) else "",
+            }
             if extras:
-                block["extras"] = extras
-            return self._emit(content=[block])
+                item_block["extras"] = extras
+            return self._emit(content=[item_block])
         if kind in ("tool_call_item", "tool_call_provider_id"):
             call = self._calls.get(str(payload.get("call_id")))
             key = "item_id" if kind == "tool_call_item" else "provider_id"
@@ -455,20 +546,33 @@ class Encoder:
             if call is None or not isinstance(value, str) or key in call.sent:
                 return []
             call.sent[key] = value
-            return self._emit(content=[{"type": "tool_call_chunk", "args": "",
-                                        "index": call.index, "extras": {key: value}}])
+            return self._emit(
+                content=[
+                    {
+                        "type": "tool_call_chunk",
+                        "args": "",
+                        "index": call.index,
+                        "extras": {key: value},
+                    }
+                ]
+            )
         if kind == "raw_item":
             self._close_part()
-            return self._emit(content=[{"type": "non_standard", "value": payload.get("item"),
-                                        "index": self._index()}])
+            return self._emit(
+                content=[
+                    {"type": "non_standard", "value": payload.get("item"), "index": self._index()}
+                ]
+            )
         return []
 
     def close(self) -> list[JSON]:
-        if self._open_message or self._pending_finish or self._usage is not None or (
-            self._id is not None or self._model is not None
+        if (
+            self._open_message
+            or self._pending_finish
+            or self._usage is not None
+            or (self._id is not None or self._model is not None)
         ):
-            return self._end_message(self._finish if self._pending_finish else None,
-                                     self._usage)
+            return self._end_message(self._finish if self._pending_finish else None, self._usage)
         return []
 
 
@@ -505,11 +609,13 @@ class Decoder:
         if held is None:
             return []
         usage = next((c.usage for c in held.contents if isinstance(c, contents.Usage)), None)
-        finished = contents.RoundFinished(round=self._round, finish_reason=held.finish_reason,
-                                          usage=usage)
+        finished = contents.RoundFinished(
+            round=self._round, finish_reason=held.finish_reason, usage=usage
+        )
         self._round += 1
-        return [AgentResponseResult(id=held.id, model=held.model,
-                                    contents=(*held.contents, finished))]
+        return [
+            AgentResponseResult(id=held.id, model=held.model, contents=(*held.contents, finished))
+        ]
 
     def feed(self, item: JSON) -> list[AgentResponseResult]:
         position = self._position
@@ -531,8 +637,9 @@ class Decoder:
                 return [*out, _invalid(position, "a tool message without a tool_call_id")]
             text = _content_text(data.get("content"))
             error = data.get("status") == "error"
-            called = contents.ToolCalled(call_id=str(call_id), result=None if error else text,
-                                         error=text if error else None)
+            called = contents.ToolCalled(
+                call_id=str(call_id), result=None if error else text, error=text if error else None
+            )
             return [*out, AgentResponseResult(contents=(called,))]
         if isinstance(kind, str):
             self._unused += 1
@@ -540,9 +647,9 @@ class Decoder:
             return []
         return [_invalid(position, "a message dict without a type")]
 
-    def _ai(self, data: Mapping[str, Any], position: int, *, last: bool) -> list[
-        AgentResponseResult
-    ]:
+    def _ai(
+        self, data: Mapping[str, Any], position: int, *, last: bool
+    ) -> list[AgentResponseResult]:
         out: list[contents.Content] = []
         custom: list[tuple[int, events.Custom]] = []  # (before content n, event)
         body = data.get("content")
@@ -551,18 +658,25 @@ class Decoder:
             out.append(contents.Text(delta=body))
         extra = data.get("additional_kwargs") or {}
         reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
-        if isinstance(reasoning, str) and reasoning and not any(
-            isinstance(b, Mapping) and b.get("type") in ("reasoning", "thinking")
-            for b in block_list
+        if (
+            isinstance(reasoning, str)
+            and reasoning
+            and not any(
+                isinstance(b, Mapping) and b.get("type") in ("reasoning", "thinking")
+                for b in block_list
+            )
         ):
             out.insert(0, contents.Reasoning(delta=reasoning))
         call_chunks = data.get("tool_call_chunks") or []
         if not call_chunks and (data.get("tool_calls") or data.get("invalid_tool_calls")):
             call_chunks = [
-                {"id": c.get("id"), "name": c.get("name"),
-                 "args": _args_text(c.get("args")) if "args" in c else "", "index": None}
-                for c in [*(data.get("tool_calls") or []),
-                          *(data.get("invalid_tool_calls") or [])]
+                {
+                    "id": c.get("id"),
+                    "name": c.get("name"),
+                    "args": _args_text(c.get("args")) if "args" in c else "",
+                    "index": None,
+                }
+                for c in [*(data.get("tool_calls") or []), *(data.get("invalid_tool_calls") or [])]
             ]
         for block in block_list:
             self._block(block, out, custom)
@@ -579,12 +693,7 @@ class Decoder:
                 out.append(error)
                 if error.call_id is not None:
                     self._failed.add(error.call_id)
-        for value in metadata.get(APPROVALS) or []:
-            if isinstance(value, Mapping) and isinstance(value.get("call_id"), str):
-                out.append(contents.ToolApprovalRequest(
-                    call_id=value["call_id"], name=str(value.get("name") or ""),
-                    arguments=value.get("arguments"),
-                    description=str(value.get("description") or "")))
+        out.extend(_approvals(metadata))
         results = _interleave(out, custom)
         message_id = data.get("id") if isinstance(data.get("id"), str) else None
         if data.get("chunk_position") == "last" or last:
@@ -595,12 +704,18 @@ class Decoder:
                     continue
                 ok, value = _parse("".join(call.args))
                 if ok:
-                    ending.append(contents.ToolCalling(call_id=call.id, name=call.name,
-                                                       arguments=value))
+                    ending.append(
+                        contents.ToolCalling(call_id=call.id, name=call.name, arguments=value)
+                    )
                 else:
-                    ending.append(contents.Error(
-                        error_code=ErrorCode.INVALID_TOOL_ARGUMENTS, call_id=call.id,
-                        message=f"the arguments of {call.name!r} are not JSON", raw=value))
+                    ending.append(
+                        contents.Error(
+                            error_code=ErrorCode.INVALID_TOOL_ARGUMENTS,
+                            call_id=call.id,
+                            message=f"the arguments of {call.name!r} are not JSON",
+                            raw=value,
+                        )
+                    )
             usage = usage_of(data.get("usage_metadata"))
             if usage is not None:
                 ending.append(contents.Usage(usage=usage))
@@ -609,21 +724,24 @@ class Decoder:
             self._held = AgentResponseResult(
                 id=message_id if message_id and not message_id.startswith("lc_") else None,
                 model=model if isinstance(model, str) and model else None,
-                finish_reason=finish, contents=tuple(ending))
+                finish_reason=finish,
+                contents=tuple(ending),
+            )
             self._calls = {}
             self._failed = set()
             self._text_index = None
         return results
 
-    def _block(self, block: Any, out: list[contents.Content],
-               custom: list[tuple[int, events.Custom]]) -> None:
+    def _block(
+        self, block: Any, out: list[contents.Content], custom: list[tuple[int, events.Custom]]
+    ) -> None:
         if isinstance(block, str):
             out.append(contents.Text(delta=block))
             return
         if not isinstance(block, Mapping):
             return
         kind = block.get("type")
-        extras = block.get("extras") if isinstance(block.get("extras"), Mapping) else {}
+        extras = _extras(block)
         index = block.get("index")
         if kind == "text":
             text = block.get("text")
@@ -632,16 +750,25 @@ class Decoder:
                 self._text_index = index
             if "signature" in extras:
                 part = "text" if index == self._text_index else "empty"
-                custom.append((len(out), events.Custom(
-                    event_type="part_signature",
-                    payload={"signature": extras["signature"], "part": part})))
+                custom.append(
+                    (
+                        len(out),
+                        events.Custom(
+                            event_type="part_signature",
+                            payload={"signature": extras["signature"], "part": part},
+                        ),
+                    )
+                )
                 self._text_index = None
             return
         if kind in ("reasoning", "thinking"):
             text = block.get("reasoning" if kind == "reasoning" else "thinking")
             if kind == "reasoning" and "summary" in block and not text:
-                text = "".join(str(p.get("text") or "") for p in block.get("summary") or []
-                               if isinstance(p, Mapping))
+                text = "".join(
+                    str(p.get("text") or "")
+                    for p in block.get("summary") or []
+                    if isinstance(p, Mapping)
+                )
             signature = extras.get("signature", block.get("signature"))
             if "id" in block and kind == "reasoning":
                 payload: dict[str, Any] = {"item_id": block.get("id") or None}
@@ -649,52 +776,100 @@ class Decoder:
                     payload["encrypted_content"] = extras["encrypted_content"]
                 if "summary" in extras:
                     payload["summary"] = extras["summary"]
-                custom.append((len(out), events.Custom(event_type="reasoning_item",
-                                                       payload=payload)))
+                custom.append(
+                    (len(out), events.Custom(event_type="reasoning_item", payload=payload))
+                )
             if "redacted" in extras:
-                custom.append((len(out), events.Custom(event_type="redacted_reasoning",
-                                                       payload={"data": extras["redacted"]})))
+                custom.append(
+                    (
+                        len(out),
+                        events.Custom(
+                            event_type="redacted_reasoning", payload={"data": extras["redacted"]}
+                        ),
+                    )
+                )
                 return
             if isinstance(text, str) and text:
                 out.append(contents.Reasoning(delta=text))
             if isinstance(signature, str):
-                custom.append((len(out), events.Custom(event_type="reasoning_signature",
-                                                       payload={"signature": signature})))
+                custom.append(
+                    (
+                        len(out),
+                        events.Custom(
+                            event_type="reasoning_signature", payload={"signature": signature}
+                        ),
+                    )
+                )
             return
         if kind == "tool_call_chunk":
             call = self._calls.get(index)
             if call is None:
                 return
-            for key, event_type in (("item_id", "tool_call_item"),
-                                    ("provider_id", "tool_call_provider_id")):
+            for key, event_type in (
+                ("item_id", "tool_call_item"),
+                ("provider_id", "tool_call_provider_id"),
+            ):
                 if key in extras:
-                    custom.append((len(out), events.Custom(
-                        event_type=event_type, payload={"call_id": call.id, key: extras[key]})))
+                    custom.append(
+                        (
+                            len(out),
+                            events.Custom(
+                                event_type=event_type,
+                                payload={"call_id": call.id, key: extras[key]},
+                            ),
+                        )
+                    )
             if "signature" in extras:
-                custom.append((len(out), events.Custom(
-                    event_type="part_signature",
-                    payload={"signature": extras["signature"], "part": "tool_call"})))
+                custom.append(
+                    (
+                        len(out),
+                        events.Custom(
+                            event_type="part_signature",
+                            payload={"signature": extras["signature"], "part": "tool_call"},
+                        ),
+                    )
+                )
             return
         if kind == "server_tool_call":
             if "id" not in block and "signature" in extras:
-                custom.append((len(out), events.Custom(
-                    event_type="part_signature",
-                    payload={"signature": extras["signature"], "part": "hosted"})))
+                custom.append(
+                    (
+                        len(out),
+                        events.Custom(
+                            event_type="part_signature",
+                            payload={"signature": extras["signature"], "part": "hosted"},
+                        ),
+                    )
+                )
                 return
-            out.append(contents.HostedToolCall(
-                call_id=str(block.get("id") or ""), name=str(block.get("name") or ""),
-                arguments=block.get("args"), item=extras.get("item")))
+            out.append(
+                contents.HostedToolCall(
+                    call_id=str(block.get("id") or ""),
+                    name=str(block.get("name") or ""),
+                    arguments=_hosted_arguments(block, extras),
+                    item=extras.get("item"),
+                )
+            )
             return
         if kind == "server_tool_result":
             error = extras.get("error")
-            out.append(contents.HostedToolResult(
-                call_id=str(block.get("tool_call_id") or ""), name=str(extras.get("name") or ""),
-                output=block.get("output"), error=error if isinstance(error, str) else None,
-                item=extras.get("item")))
+            out.append(
+                contents.HostedToolResult(
+                    call_id=str(block.get("tool_call_id") or ""),
+                    name=str(extras.get("name") or ""),
+                    output=block.get("output"),
+                    error=error if isinstance(error, str) else None,
+                    item=extras.get("item"),
+                )
+            )
             return
         if kind == "non_standard":
-            custom.append((len(out), events.Custom(event_type="raw_item",
-                                                   payload={"item": block.get("value")})))
+            custom.append(
+                (
+                    len(out),
+                    events.Custom(event_type="raw_item", payload={"item": block.get("value")}),
+                )
+            )
 
     def _call_chunk(self, chunk: Any, out: list[contents.Content]) -> None:
         if not isinstance(chunk, Mapping):
@@ -719,15 +894,23 @@ class Decoder:
         if held is not None:
             out.append(held)
         if self._unused:
-            out.append(AgentResponseResult(contents=(contents.Error(
-                error_code=ErrorCode.UNRECOGNISED_CHUNKS,
-                message=f"{self._unused} message(s) of no kind raf reads were skipped, "
-                f"e.g. {self._unused_example!r}"),)))
+            out.append(
+                AgentResponseResult(
+                    contents=(
+                        contents.Error(
+                            error_code=ErrorCode.UNRECOGNISED_CHUNKS,
+                            message=f"{self._unused} message(s) of no kind raf reads were skipped, "
+                            f"e.g. {self._unused_example!r}",
+                        ),
+                    )
+                )
+            )
         return out
 
 
-def _interleave(out: list[contents.Content],
-                custom: list[tuple[int, events.Custom]]) -> list[AgentResponseResult]:
+def _interleave(
+    out: list[contents.Content], custom: list[tuple[int, events.Custom]]
+) -> list[AgentResponseResult]:
     """Contents and the events that come between them, in order, as results."""
     if not custom:
         return [AgentResponseResult(contents=tuple(out))] if out else []
@@ -744,8 +927,11 @@ def _interleave(out: list[contents.Content],
 
 
 def _invalid(position: int, what: str) -> AgentResponseResult:
-    return AgentResponseResult(contents=(contents.Error(
-        error_code=ErrorCode.INVALID_CHUNK, message=f"item {position}: {what}"),))
+    return AgentResponseResult(
+        contents=(
+            contents.Error(error_code=ErrorCode.INVALID_CHUNK, message=f"item {position}: {what}"),
+        )
+    )
 
 
 def _content_text(content: Any) -> str:
@@ -767,12 +953,9 @@ def _finish_of(metadata: Mapping[str, Any], has_calls: bool) -> str | None:
         if isinstance(value, str) and value:
             return value
     status = metadata.get("status")
+    if status == STATUS_COMPLETED:
+        return FinishReason.TOOL_CALLS if has_calls else FinishReason.STOP
     if isinstance(status, str) and status:
-        if status in STATUS_FINISH:
-            mapped = STATUS_FINISH[status]
-            if mapped is None:
-                return FinishReason.TOOL_CALLS if has_calls else FinishReason.STOP
-            return mapped
         return status
     return None
 
@@ -780,9 +963,9 @@ def _finish_of(metadata: Mapping[str, Any], has_calls: bool) -> str | None:
 # -- whole messages --------------------------------------------------------------------------
 
 
-def _message_blocks(message: ChatMessage, errors: Iterable[contents.Error]) -> tuple[
-    list[dict[str, Any]], list[dict[str, Any]]
-]:
+def _message_blocks(
+    message: ChatMessage, errors: Iterable[contents.Error]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A transcript message's blocks as v1 content blocks, and its invalid tool calls."""
     failed = {e.call_id: e for e in errors if e.call_id is not None}
     called = {call.id for call in message.tool_calls or ()}
@@ -798,48 +981,92 @@ def _message_blocks(message: ChatMessage, errors: Iterable[contents.Error]) -> t
             reasoning: dict[str, Any] = {"type": "reasoning", "reasoning": block.text}
             if block.item_id is not None:
                 reasoning["id"] = block.item_id
-            extras = {k: v for k, v in (("signature", block.signature),
-                                        ("redacted", block.redacted),
-                                        ("encrypted_content", block.encrypted_content),
-                                        ("summary", list(block.summary) or None))
-                      if v is not None}
+            extras = {
+                k: v
+                for k, v in (
+                    ("signature", block.signature),
+                    ("redacted", block.redacted),
+                    ("encrypted_content", block.encrypted_content),
+                    ("summary", list(block.summary) or None),
+                )
+                if v is not None
+            }
             if extras:
                 reasoning["extras"] = extras
             out.append(reasoning)
         elif isinstance(block, blocks.ToolCall):
-            extras = {k: v for k, v in (("signature", block.signature),
-                                        ("item_id", block.item_id)) if v is not None}
+            extras = {
+                k: v
+                for k, v in (("signature", block.signature), ("item_id", block.item_id))
+                if v is not None
+            }
             if block.id in called:
-                call: dict[str, Any] = {"type": "tool_call", "id": block.id, "name": block.name,
-                                        "args": block.arguments}
+                call: dict[str, Any] = {
+                    "type": "tool_call",
+                    "id": block.id,
+                    "name": block.name,
+                    "args": block.arguments,
+                }
                 if extras:
                     call["extras"] = extras
                 out.append(call)
             else:
                 error = failed.get(block.id)
-                raw = block.arguments if isinstance(block.arguments, str) else (
-                    None if block.arguments is None else _args_text(block.arguments))
-                invalid.append({"type": "invalid_tool_call", "id": block.id,
-                                "name": block.name, "args": raw,
-                                "error": None if error is None else error.message})
+                raw = (
+                    block.arguments
+                    if isinstance(block.arguments, str)
+                    else (None if block.arguments is None else _args_text(block.arguments))
+                )
+                invalid.append(
+                    {
+                        "type": "invalid_tool_call",
+                        "id": block.id,
+                        "name": block.name,
+                        "args": raw,
+                        "error": None if error is None else error.message,
+                    }
+                )
+                # in its place among the blocks, with what else the call had
+                out.append({**invalid[-1], **({"extras": extras} if extras else {})})
         elif isinstance(block, blocks.HostedTool):
-            hosted: dict[str, Any] = {"type": "server_tool_call", "id": block.id,
-                                      "name": block.name, "args": block.arguments}
-            if block.signature is not None:
-                hosted["extras"] = {"signature": block.signature}
+            hosted: dict[str, Any] = {
+                "type": "server_tool_call",
+                "id": block.id,
+                "name": block.name,
+                **_hosted_args(block.arguments),
+            }
+            extras = {
+                k: v
+                for k, v in (("signature", block.signature), ("items", block.item))
+                if v is not None
+            }
+            if extras:
+                hosted["extras"] = {**hosted.get("extras", {}), **extras}
             out.append(hosted)
             if block.output is not None or block.error is not None:
-                out.append({"type": "server_tool_result", "tool_call_id": block.id,
-                            "status": "error" if block.error is not None else "success",
-                            "output": block.output})
+                result: dict[str, Any] = {
+                    "type": "server_tool_result",
+                    "tool_call_id": block.id,
+                    "status": "error" if block.error is not None else "success",
+                    "output": block.output,
+                }
+                if block.error is not None:
+                    result["extras"] = {"error": block.error}
+                out.append(result)
         elif isinstance(block, blocks.Raw):
             out.append({"type": "non_standard", "value": block.value})
     return out, invalid
 
 
-def _ai_message(content: list[dict[str, Any]], message: ChatMessage | None,
-                invalid: list[dict[str, Any]], metadata: dict[str, Any],
-                usage: Usage | None, message_id: str | None) -> JSON:
+def _ai_message(
+    *,
+    content: list[dict[str, Any]],
+    message: ChatMessage | None,
+    invalid: list[dict[str, Any]],
+    metadata: dict[str, Any],
+    usage: Usage | None,
+    message_id: str | None,
+) -> JSON:
     tool_calls = [
         {"name": call.name, "args": call.arguments, "id": call.id, "type": "tool_call"}
         for call in (message.tool_calls or () if message is not None else ())
@@ -873,9 +1100,11 @@ def aggregate(response: AgentResponse) -> list[JSON]:
     ]
     assistants = [m for m in response.turn_transcript if m.role == MessageRole.ASSISTANT]
     stop = bool(response.rounds) and rounds[-1].finish_reason != response.finish_reason
-    loose = (response.errors or response.notices or response.approval_requests)
-    if not assistants and not response.rounds and (
-        response.id or response.model or response.finish_reason or response.usage or loose
+    loose = response.errors or response.notices or response.approval_requests
+    if (
+        not assistants
+        and not response.rounds
+        and (response.id or response.model or response.finish_reason or response.usage or loose)
     ):
         assistants = [ChatMessage(role=MessageRole.ASSISTANT, content="")]
     count = 0
@@ -885,8 +1114,7 @@ def aggregate(response: AgentResponse) -> list[JSON]:
             block = message.blocks[0] if message.blocks else None
             is_error = isinstance(block, blocks.ToolResult) and block.is_error
             name = block.name if isinstance(block, blocks.ToolResult) else None
-            out.append(_tool_message(message.tool_call_id or "", message.content, is_error,
-                                     name))
+            out.append(_tool_message(message.tool_call_id or "", message.content, is_error, name))
             continue
         if message.role != MessageRole.ASSISTANT:
             continue
@@ -899,12 +1127,24 @@ def aggregate(response: AgentResponse) -> list[JSON]:
             metadata["finish_reason"] = this.finish_reason
         if final:
             metadata.update(_loose(response))
-        out.append(_ai_message(content, message, invalid, metadata, this.usage,
-                               response.id if final else None))
+        out.append(
+            _ai_message(
+                content=content,
+                message=message,
+                invalid=invalid,
+                metadata=metadata,
+                usage=this.usage,
+                message_id=response.id if final else None,
+            )
+        )
     if stop:
         metadata = {"finish_reason": response.finish_reason} if response.finish_reason else {}
         metadata.update(_loose(response))
-        out.append(_ai_message([], None, [], metadata, None, None))
+        out.append(
+            _ai_message(
+                content=[], message=None, invalid=[], metadata=metadata, usage=None, message_id=None
+            )
+        )
     return out
 
 
@@ -918,8 +1158,12 @@ def _loose(response: AgentResponse) -> dict[str, Any]:
         metadata[NOTICES] = [_error_dict(e) for e in response.notices]
     if response.approval_requests:
         metadata[APPROVALS] = [
-            {"call_id": a.call_id, "name": a.name, "arguments": a.arguments,
-             "description": a.description}
+            {
+                "call_id": a.call_id,
+                "name": a.name,
+                "arguments": a.arguments,
+                "description": a.description,
+            }
             for a in response.approval_requests
         ]
     return metadata
@@ -938,93 +1182,198 @@ def _as_dict(message: Any) -> dict[str, Any]:
         return data
     return {
         name: getattr(message, name, None)
-        for name in ("content", "additional_kwargs", "response_metadata", "id", "tool_calls",
-                     "invalid_tool_calls", "usage_metadata", "tool_call_chunks")
+        for name in (
+            "content",
+            "additional_kwargs",
+            "response_metadata",
+            "id",
+            "tool_calls",
+            "invalid_tool_calls",
+            "usage_metadata",
+            "tool_call_chunks",
+        )
     }
 
 
 def from_ai_message(message: Any) -> AgentResponse:
     """An ``AIMessage`` (or added-up ``AIMessageChunk``) as raf's response: the text of its
-    text blocks (or its string content), its reasoning (``reasoning`` and ``thinking`` blocks,
-    else ``additional_kwargs.reasoning_content``), ``tool_calls``, ``invalid_tool_calls`` as
-    errors with the raw arguments, ``usage_metadata``, the finish reason of its
+    text blocks (or its string content), its reasoning (``reasoning`` blocks, else
+    ``additional_kwargs.reasoning_content``), ``tool_calls``, ``invalid_tool_calls`` as errors
+    with the raw arguments, ``usage_metadata``, the finish reason of its
     ``response_metadata`` (``finish_reason``, ``stop_reason``, or the Responses ``status``)
-    and ``model_name``. ``message`` is the object itself (read through ``model_dump()``; its
-    ``content_blocks``, LangChain's translation of a provider's own blocks, give the
-    reasoning when it has them), or its dict."""
+    and ``model_name``; the blocks in the order of its content. ``message`` is the object
+    itself (read through ``model_dump()``, and its ``content_blocks``: LangChain's
+    translation of a provider's own blocks), or its dict."""
     data = _as_dict(message)
     body = data.get("content")
-    translated: list[Any] | None = None
+    source: list[Any] = body if isinstance(body, list) else []
     if not isinstance(message, Mapping):
         try:
-            translated = list(message.content_blocks)
+            source = list(message.content_blocks)
         except Exception:  # a message LangChain cannot translate: its own content is read
-            translated = None
-    found: list[contents.Content] = []
-    custom: list[tuple[int, events.Custom]] = []
-    decoder = Decoder()
-    for block in body if isinstance(body, list) else []:
-        if isinstance(block, Mapping) and block.get("type") in ("reasoning", "thinking"):
-            continue
-        decoder._block(block, found, custom)
-    if isinstance(body, str) and body:
-        found.append(contents.Text(delta=body))
-    reasoning: list[contents.Content] = []
-    early: list[tuple[int, events.Custom]] = []
-    sources = translated if translated is not None else (body if isinstance(body, list) else [])
-    for block in sources:
-        if isinstance(block, Mapping) and block.get("type") in ("reasoning", "thinking"):
-            decoder._block(block, reasoning, early)
-    if not reasoning:
-        extra = data.get("additional_kwargs") or {}
-        text = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
-        if isinstance(text, str) and text:
-            reasoning.append(contents.Reasoning(delta=text))
-    custom = [*early, *((at + len(reasoning), event) for at, event in custom)]
-    calls: list[contents.Content] = []
-    for call in data.get("tool_calls") or []:
-        call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
-        calls.append(contents.ToolCallStart(call_id=call_id, name=name))
-        calls.append(contents.ToolCalling(call_id=call_id, name=name,
-                                          arguments=call.get("args")))
-    for call in data.get("invalid_tool_calls") or []:
-        call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
-        raw = call.get("args")
-        calls.append(contents.ToolCallStart(call_id=call_id, name=name))
-        calls.append(contents.Error(
-            error_code=ErrorCode.INVALID_TOOL_ARGUMENTS, call_id=call_id,
-            message=f"invalid tool call {name!r} ({call.get('id')}): "
-            f"{call.get('error') or 'arguments are not JSON'}",
-            raw=raw if isinstance(raw, str) else None if raw is None else _args_text(raw)))
+            source = body if isinstance(body, list) else []
     metadata = data.get("response_metadata") or {}
     loose: list[contents.Content] = []
+    failed: dict[str, contents.Error] = {}
     for key in (NOTICES, ERRORS):
         for value in metadata.get(key) or []:
             error = _error_of(value)
             if error is not None:
                 loose.append(error)
-    for value in metadata.get(APPROVALS) or []:
-        if isinstance(value, Mapping) and isinstance(value.get("call_id"), str):
-            loose.append(contents.ToolApprovalRequest(
-                call_id=value["call_id"], name=str(value.get("name") or ""),
-                arguments=value.get("arguments"),
-                description=str(value.get("description") or "")))
+                if key == ERRORS and error.call_id is not None:
+                    failed[error.call_id] = error
+    loose.extend(_approvals(metadata))
+    text = _content_text(body)
+    in_order = "".join(
+        str(b.get("text") or "")
+        for b in source
+        if isinstance(b, Mapping) and b.get("type") == "text"
+    )
+    found: list[contents.Content | events.Custom] = []
+    started: set[str] = set()
+    for block in source:
+        if not isinstance(block, Mapping):
+            continue
+        if in_order != text and block.get("type") == "text":
+            continue
+        _whole_block(block, found, started)
+    if in_order != text and text:
+        found.append(contents.Text(delta=text))
+    if not any(isinstance(c, contents.Reasoning) for c in found):
+        extra = data.get("additional_kwargs") or {}
+        reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
+        if isinstance(reasoning, str) and reasoning:
+            found.insert(0, contents.Reasoning(delta=reasoning))
+    for call in data.get("tool_calls") or []:
+        call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
+        if call_id not in started:
+            started.add(call_id)
+            found.append(contents.ToolCallStart(call_id=call_id, name=name))
+        if call_id not in failed:
+            found.append(
+                contents.ToolCalling(call_id=call_id, name=name, arguments=call.get("args"))
+            )
+    for call in data.get("invalid_tool_calls") or []:
+        call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
+        if call_id not in started:
+            started.add(call_id)
+            found.append(contents.ToolCallStart(call_id=call_id, name=name))
+        if call_id in failed:
+            continue
+        raw = call.get("args")
+        found.append(
+            contents.Error(
+                error_code=ErrorCode.INVALID_TOOL_ARGUMENTS,
+                call_id=call_id,
+                message=f"invalid tool call {call.get('name')!r} ({call.get('id')}): "
+                f"{call.get('error') or 'arguments are not JSON'}",
+                raw=raw if isinstance(raw, str) else None if raw is None else _args_text(raw),
+            )
+        )
+    results = [
+        AgentResponseResult(events=(c,))
+        if isinstance(c, events.Custom)
+        else AgentResponseResult(contents=(c,))
+        for c in [*found, *loose]
+    ]
     usage = usage_of(data.get("usage_metadata"))
     model = metadata.get("model_name")
     message_id = data.get("id")
-    results = _interleave([*reasoning, *found, *calls, *loose], custom)
-    results.append(AgentResponseResult(
-        id=message_id if isinstance(message_id, str) and message_id else None,
-        model=model if isinstance(model, str) and model else None,
-        finish_reason=_finish_of(metadata, bool(data.get("tool_calls"))),
-        contents=() if usage is None else (contents.Usage(usage=usage),)))
+    results.append(
+        AgentResponseResult(
+            id=message_id if isinstance(message_id, str) and message_id else None,
+            model=model if isinstance(model, str) and model else None,
+            finish_reason=_finish_of(metadata, bool(data.get("tool_calls"))),
+            contents=() if usage is None else (contents.Usage(usage=usage),),
+        )
+    )
     return collect_agent_response(results)
+
+
+def _custom(kind: str, **payload: Any) -> events.Custom:
+    return events.Custom(event_type=kind, payload=payload)
+
+
+def _whole_block(
+    block: Mapping[str, Any], out: list[contents.Content | events.Custom], started: set[str]
+) -> None:
+    """One content block of a whole message as raf's contents and events, in order."""
+    kind = block.get("type")
+    extras = _extras(block)
+    signature = extras.get("signature")
+    if kind == "text":
+        text = str(block.get("text") or "")
+        if text or not isinstance(signature, str):
+            out.append(contents.Text(delta=text))
+        if isinstance(signature, str):
+            out.append(
+                _custom("part_signature", signature=signature, part="text" if text else "empty")
+            )
+    elif kind in ("reasoning", "thinking"):
+        if "redacted" in extras:
+            out.append(_custom("redacted_reasoning", data=extras["redacted"]))
+            return
+        reasoning = block.get("reasoning" if kind == "reasoning" else "thinking")
+        if kind == "thinking" and not isinstance(signature, str):
+            signature = block.get("signature")
+        item: dict[str, Any] | None = None
+        if block.get("id") and kind == "reasoning":
+            item = {"item_id": block["id"]}
+            for key in ("encrypted_content", "summary"):
+                if key in extras:
+                    item[key] = extras[key]
+            out.append(_custom("reasoning_item", **item))
+        if isinstance(reasoning, str) and reasoning:
+            out.append(contents.Reasoning(delta=reasoning))
+        if isinstance(signature, str):
+            out.append(_custom("reasoning_signature", signature=signature))
+        elif item is not None:
+            out.append(_custom("reasoning_item", item_id=item["item_id"]))
+    elif kind in ("tool_call", "tool_call_chunk", "invalid_tool_call"):
+        call_id = str(block.get("id") or "")
+        if call_id in started:
+            return
+        started.add(call_id)
+        out.append(contents.ToolCallStart(call_id=call_id, name=str(block.get("name") or "")))
+        if "item_id" in extras:
+            out.append(_custom("tool_call_item", call_id=call_id, item_id=extras["item_id"]))
+        if isinstance(signature, str):
+            out.append(_custom("part_signature", signature=signature, part="tool_call"))
+    elif kind == "server_tool_call":
+        call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
+        out.append(
+            contents.HostedToolCall(
+                call_id=call_id,
+                name=name,
+                arguments=_hosted_arguments(block, extras),
+                item=extras.get("item"),
+            )
+        )
+        items = extras.get("items")  # a whole message's: the call's and its results' items
+        out.extend(
+            contents.HostedToolResult(call_id=call_id, name=name, item=item)
+            for item in (items if isinstance(items, list) else [])
+        )
+        if isinstance(signature, str):
+            out.append(_custom("part_signature", signature=signature, part="hosted"))
+    elif kind == "server_tool_result":
+        error = extras.get("error")
+        out.append(
+            contents.HostedToolResult(
+                call_id=str(block.get("tool_call_id") or ""),
+                name=str(extras.get("name") or ""),
+                output=block.get("output"),
+                error=error if isinstance(error, str) else None,
+                item=extras.get("item"),
+            )
+        )
+    elif kind == "non_standard":
+        out.append(_custom("raw_item", item=block.get("value")))
 
 
 # -- LangChain's v3 stream events ------------------------------------------------------------
 
-_DELTA_KEYS: Final = {"text": ("text-delta", "text"), "reasoning": ("reasoning-delta",
-                                                                   "reasoning")}
+_DELTA_KEYS: Final = {"text": ("text-delta", "text"), "reasoning": ("reasoning-delta", "reasoning")}
 _HEAVY: Final = frozenset({"args", "data", "output", "transcript", "value"})
 
 
@@ -1036,8 +1385,12 @@ def _skeleton(block: dict[str, Any]) -> dict[str, Any]:
         skel[key] = ""
         return skel
     if kind == "tool_call_chunk":
-        skel = {"type": "tool_call_chunk", "id": block.get("id"), "name": block.get("name"),
-                "args": ""}
+        skel = {
+            "type": "tool_call_chunk",
+            "id": block.get("id"),
+            "name": block.get("name"),
+            "args": "",
+        }
         if block.get("index") is not None:
             skel["index"] = block["index"]
         return skel
@@ -1076,9 +1429,9 @@ def _accumulate(state: dict[str, Any], block: dict[str, Any]) -> None:
         for k in ("id", "name"):
             if block.get(k) is not None:
                 state[k] = block[k]
-        for k, v in block.items():  # what the bridge keeps of a call's later chunks
-            if k not in {"type", "id", "name", "args"} and v is not None:
-                state[k] = v
+        extras = block.get("extras")  # kept (LangChain's bridge drops a later chunk's)
+        if isinstance(extras, dict):
+            state["extras"] = {**(state.get("extras") or {}), **extras}
     else:
         state.clear()
         state.update(block)
@@ -1087,15 +1440,29 @@ def _accumulate(state: dict[str, Any], block: dict[str, Any]) -> None:
 def _finalize(block: dict[str, Any]) -> dict[str, Any]:
     if block.get("type") != "tool_call_chunk":
         return block
-    extras = {k: v for k, v in block.items()
-              if k not in {"type", "id", "name", "args", "index"} and v is not None}
+    extras = {
+        k: v
+        for k, v in block.items()
+        if k not in {"type", "id", "name", "args", "index"} and v is not None
+    }
     raw = block.get("args") or "{}"
     ok, value = _parse(raw)
     if not ok:
-        return {"type": "invalid_tool_call", "id": block.get("id"), "name": block.get("name"),
-                "args": raw, "error": "Failed to parse tool call arguments as JSON", **extras}
-    return {"type": "tool_call", "id": block.get("id") or "", "name": block.get("name") or "",
-            "args": value, **extras}
+        return {
+            "type": "invalid_tool_call",
+            "id": block.get("id"),
+            "name": block.get("name"),
+            "args": raw,
+            "error": "Failed to parse tool call arguments as JSON",
+            **extras,
+        }
+    return {
+        "type": "tool_call",
+        "id": block.get("id") or "",
+        "name": block.get("name") or "",
+        "args": value,
+        **extras,
+    }
 
 
 def _add_usage(total: dict[str, Any] | None, usage: Mapping[str, Any]) -> dict[str, Any]:
@@ -1118,29 +1485,42 @@ def _message_events(chunks: list[dict[str, Any]]) -> list[JSON]:
         meta = data.get("response_metadata") or {}
         metadata.update(meta)
         if n == 0:
-            start: dict[str, Any] = {"event": "message-start", "role": "ai",
-                                     "id": data.get("id") or ""}
-            hints = {k: meta[v] for k, v in (("provider", "model_provider"),
-                                             ("model", "model_name")) if v in meta}
+            start: dict[str, Any] = {
+                "event": "message-start",
+                "role": "ai",
+                "id": data.get("id") or "",
+            }
+            hints = {
+                k: meta[v]
+                for k, v in (("provider", "model_provider"), ("model", "model_name"))
+                if v in meta
+            }
             if hints:
                 start["metadata"] = hints
             out.append(start)
-        for error in meta.get(ERRORS) or []:
-            out.append({"event": "error", "message": str(error.get("message")),
-                        "code": str(error.get("error_code"))})
+        out.extend(
+            {"event": "error", "message": str(e.get("message")), "code": str(e.get("error_code"))}
+            for e in meta.get(ERRORS) or []
+        )
         for i, raw in enumerate(data.get("content") or []):
             block = dict(raw)
             key = block.get("index", ("__lc_no_index__", block.get("type"), i))
             if key not in states:
                 states[key] = (len(states), dict(block))
-                out.append({"event": "content-block-start", "index": states[key][0],
-                            "content": _skeleton(block)})
+                out.append(
+                    {
+                        "event": "content-block-start",
+                        "index": states[key][0],
+                        "content": _skeleton(block),
+                    }
+                )
             else:
                 _accumulate(states[key][1], block)
             delta = _delta(block)
             if delta is not None:
-                out.append({"event": "content-block-delta", "index": states[key][0],
-                            "delta": delta})
+                out.append(
+                    {"event": "content-block-delta", "index": states[key][0], "delta": delta}
+                )
         if data.get("usage_metadata"):
             usage = _add_usage(usage, data["usage_metadata"])
     for wire, state in states.values():
@@ -1199,10 +1579,11 @@ ROWS: Final = (
     Row("hosted_tool_calls[].name", "`server_tool_call` block `name`"),
     Row("hosted_tool_calls[].arguments", "`server_tool_call` block `args`"),
     Row("hosted_tool_calls[].output", "`server_tool_result` block `output`"),
-    Row("hosted_tool_calls[].error", "`server_tool_result` block `status: error`, "
-        "`extras.error`"),
-    Row("approval_requests", "`response_metadata.raf_approval_requests` (LangChain's "
-        "messages have no pending approval)"),
+    Row("hosted_tool_calls[].error", "`server_tool_result` block `status: error`, `extras.error`"),
+    Row(
+        "approval_requests",
+        "`response_metadata.raf_approval_requests` (LangChain's messages have no pending approval)",
+    ),
     Row("tool_messages[].content", "`ToolMessage.content`"),
     Row("tool_messages[].tool_call_id", "`ToolMessage.tool_call_id`"),
     Row("tool_messages[].blocks[].is_error", "`ToolMessage.status`"),
@@ -1220,8 +1601,9 @@ ROWS: Final = (
     Row(_BLOCK + "item_id", "`reasoning` block `id`; a call's `extras.item_id`"),
     Row(_BLOCK + "id", "`tool_call` / `server_tool_call` block `id`"),
     Row(_BLOCK + "name", "`tool_call` / `server_tool_call` block `name`"),
-    Row(_BLOCK + "arguments", "`tool_call` block `args`; `invalid_tool_calls[].args` (the raw "
-        "text)"),
+    Row(
+        _BLOCK + "arguments", "`tool_call` block `args`; `invalid_tool_calls[].args` (the raw text)"
+    ),
     Row(_BLOCK + "output", "`server_tool_result` block `output`"),
     Row(_BLOCK + "error", "`server_tool_result` block `extras.error`"),
     Row(_BLOCK + "item", "`server_tool_call` / `server_tool_result` block `extras.item`"),
@@ -1234,14 +1616,16 @@ ROWS: Final = (
     Row("usage.completion_tokens", "`usage_metadata.output_tokens`"),
     Row("usage.total_tokens", "`usage_metadata.total_tokens`"),
     Row("usage.prompt_cache_hit_tokens", "`usage_metadata.input_token_details.cache_read`"),
-    Row("usage.prompt_cache_miss_tokens", "`usage_metadata.input_token_details.cache_miss` "
-        "(not one of LangChain's named details)"),
+    Row(
+        "usage.prompt_cache_miss_tokens",
+        "`usage_metadata.input_token_details.cache_miss` (not one of LangChain's named details)",
+    ),
     Row("usage.reasoning_tokens", "`usage_metadata.output_token_details.reasoning`"),
     Row("errors[].error_code", "`response_metadata.raf_errors[].error_code`"),
-    Row("errors[].message", "`response_metadata.raf_errors[].message`; "
-        "`invalid_tool_calls[].error`"),
-    Row("errors[].call_id", "`response_metadata.raf_errors[].call_id`; "
-        "`invalid_tool_calls[].id`"),
+    Row(
+        "errors[].message", "`response_metadata.raf_errors[].message`; `invalid_tool_calls[].error`"
+    ),
+    Row("errors[].call_id", "`response_metadata.raf_errors[].call_id`; `invalid_tool_calls[].id`"),
     Row("errors[].raw", "`response_metadata.raf_errors[].raw`; `invalid_tool_calls[].args`"),
     Row("notices", "`response_metadata.raf_notices`"),
     Row("rounds[].finish_reason", "each round's `AIMessage`: `response_metadata.finish_reason`"),
