@@ -273,7 +273,7 @@ class Encoder:
     def _end_message(self, finish: str | None, usage: Usage | None) -> list[JSON]:
         metadata: dict[str, Any] = {}
         if finish is not None:
-            metadata["finish_reason"] = finish
+            metadata["finish_reason"] = str(finish)
         if self._model is not None:
             metadata["model_name"] = self._model
         out = [
@@ -1124,7 +1124,7 @@ def aggregate(response: AgentResponse) -> list[JSON]:
         content, invalid = _message_blocks(message, response.errors)
         metadata: dict[str, Any] = {}
         if this.finish_reason is not None:
-            metadata["finish_reason"] = this.finish_reason
+            metadata["finish_reason"] = str(this.finish_reason)
         if final:
             metadata.update(_loose(response))
         out.append(
@@ -1138,7 +1138,7 @@ def aggregate(response: AgentResponse) -> list[JSON]:
             )
         )
     if stop:
-        metadata = {"finish_reason": response.finish_reason} if response.finish_reason else {}
+        metadata = {"finish_reason": str(response.finish_reason)} if response.finish_reason else {}
         metadata.update(_loose(response))
         out.append(
             _ai_message(
