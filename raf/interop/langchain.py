@@ -50,6 +50,8 @@ __all__ = [
     "aggregate",
     "from_ai_message",
     "objects",
+    "usage_metadata",
+    "usage_of",
     "v3_events",
 ]
 
@@ -170,6 +172,16 @@ def _error_of(value: Any) -> contents.Error | None:
     )
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else an empty one (a malformed field is read as none)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _mappings(value: Any) -> list[Mapping[str, Any]]:
+    """The mappings of a list field (the rest of a malformed one is skipped)."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
 def _extras(block: Mapping[str, Any]) -> Mapping[str, Any]:
     """A content block's ``extras`` (empty when it has none)."""
     extras = block.get("extras")
@@ -218,15 +230,13 @@ def _parse(text: str) -> tuple[bool, Any]:
 
 
 class _Call:
-    __slots__ = ("args", "called", "id", "index", "name", "sent")
+    __slots__ = ("id", "index", "name", "sent")
 
     def __init__(self, call_id: str, name: str, index: int) -> None:
         self.id = call_id
         self.name = name
         self.index = index
-        self.args: list[str] = []
-        self.called = False
-        self.sent: dict[str, Any] = {}
+        self.sent: dict[str, Any] = {}  # the extras sent on the call's block
 
 
 class Encoder:
@@ -331,8 +341,6 @@ class Encoder:
         self._calls[call_id] = call
         self._names[call_id] = name
         self._last_call = call
-        if args is not None:
-            call.args.append(args)
         text = args or ""
         return self._emit(
             content=[
@@ -366,7 +374,6 @@ class Encoder:
             call = self._calls.get(content.call_id)
             if call is None:
                 return []
-            call.args.append(content.args_delta)
             return self._emit(
                 content=[
                     {"type": "tool_call_chunk", "args": content.args_delta, "index": call.index}
@@ -382,13 +389,8 @@ class Encoder:
                 ],
             )
         if isinstance(content, contents.ToolCalling):
-            call = self._calls.get(content.call_id)
-            if call is None:
-                out = self._call(content.call_id, content.name, _args_text(content.arguments))
-                self._calls[content.call_id].called = True
-                return out
-            call.called = True
-            return []
+            # a call that came whole (no start, no fragments) streams as one chunk
+            return self._call(content.call_id, content.name, _args_text(content.arguments))
         if isinstance(content, contents.Usage):
             if self._usage is None or any(
                 (
@@ -682,7 +684,7 @@ class Decoder:
             self._block(block, out, custom)
         for chunk in call_chunks:
             self._call_chunk(chunk, out)
-        metadata = data.get("response_metadata") or {}
+        metadata = _mapping(data.get("response_metadata"))
         for value in metadata.get(NOTICES) or []:
             error = _error_of(value)
             if error is not None:
@@ -1212,7 +1214,7 @@ def from_ai_message(message: Any) -> AgentResponse:
             source = list(message.content_blocks)
         except Exception:  # a message LangChain cannot translate: its own content is read
             source = body if isinstance(body, list) else []
-    metadata = data.get("response_metadata") or {}
+    metadata = _mapping(data.get("response_metadata"))
     loose: list[contents.Content] = []
     failed: dict[str, contents.Error] = {}
     for key in (NOTICES, ERRORS):
@@ -1244,7 +1246,7 @@ def from_ai_message(message: Any) -> AgentResponse:
         reasoning = extra.get("reasoning_content") if isinstance(extra, Mapping) else None
         if isinstance(reasoning, str) and reasoning:
             found.insert(0, contents.Reasoning(delta=reasoning))
-    for call in data.get("tool_calls") or []:
+    for call in _mappings(data.get("tool_calls")):
         call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
         if call_id not in started:
             started.add(call_id)
@@ -1253,7 +1255,7 @@ def from_ai_message(message: Any) -> AgentResponse:
             found.append(
                 contents.ToolCalling(call_id=call_id, name=name, arguments=call.get("args"))
             )
-    for call in data.get("invalid_tool_calls") or []:
+    for call in _mappings(data.get("invalid_tool_calls")):
         call_id, name = str(call.get("id") or ""), str(call.get("name") or "")
         if call_id not in started:
             started.add(call_id)

@@ -327,3 +327,35 @@ def test_a_provider_message_reads_back_with_its_signatures_and_calls() -> None:
     (turn,) = response.turn_transcript
     assert [type(b).__name__ for b in turn.blocks] == ["Reasoning", "Text", "ToolCall"]
     assert turn.blocks[0].signature == "SIG"  # type: ignore[union-attr]
+
+
+MALFORMED: list[Any] = [
+    None,
+    5,
+    {"type": "AIMessageChunk"},
+    {"type": "AIMessageChunk", "data": []},
+    {
+        "type": "AIMessageChunk",
+        "data": {
+            "content": [1, None, {"type": "text", "text": 5}, {"type": "reasoning", "extras": "x"}],
+            "tool_call_chunks": [None, {"index": 0, "args": 7}, {"index": [1], "id": 3}],
+        },
+    },
+    {"type": "AIMessageChunk", "data": {"response_metadata": "x", "usage_metadata": [1]}},
+    {"type": "AIMessageChunk", "data": {"response_metadata": {"raf_errors": [1, {"message": 2}]}}},
+    {"type": "ai", "data": {"content": None, "invalid_tool_calls": [{"args": {"a": 1}}, 3]}},
+    {"type": "tool", "data": {"tool_call_id": {"x": 1}}},
+    {"type": "AIMessageChunk", "data": {"content": [{"type": "server_tool_call"}, {}]}},
+]
+
+
+def test_malformed_messages_are_reported_by_position_never_raised() -> None:
+    decoder = MODEL.decoder()
+    assert decoder is not None
+    results = [r for item in MALFORMED for r in decoder.feed(item)] + decoder.close()
+    response = collect_agent_response(results)
+    positions = [int(e.message.split(":")[0].removeprefix("item ")) for e in response.errors]
+    assert positions == [0, 1, 2, 3, 4, 7, 8]
+    assert {e.error_code for e in response.errors} == {ErrorCode.INVALID_CHUNK}
+    for item in MALFORMED:
+        from_ai_message(item if isinstance(item, dict) else {})
