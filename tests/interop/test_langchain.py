@@ -152,6 +152,14 @@ def _check(results: tuple[AgentResponseResult, ...]) -> None:
         summed = _add_up(group)
         summed_messages.append((group, summed))
         _assert_sum_is_the_aggregate(summed, message)
+        mine, theirs = from_ai_message(message), from_ai_message(summed)
+        assert (mine.text, mine.reasoning_text, mine.finish_reason, mine.usage) == (
+            theirs.text,
+            theirs.reasoning_text,
+            theirs.finish_reason,
+            theirs.usage,
+        )
+        assert mine.turn_transcript == theirs.turn_transcript
     # What the run (not each round) has: its model, on the last round that said it; its errors
     # and calls waiting for approval, wherever they came.
     models = [m.response_metadata.get("model_name") for _, m in summed_messages]
