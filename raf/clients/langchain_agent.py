@@ -14,6 +14,9 @@ schema: the arguments reach the function as the model sent them) and whose funct
 the recorded result, raising ``ToolException`` for a recorded error with
 ``handle_tool_error=True``, LangChain's documented way to hand the model an error
 (``ToolMessage(status="error")``).
+
+The final ``AIMessage`` is read with raf's way back from LangChain
+(:func:`raf.interop.langchain.from_ai_message`), the same reading ``raf.interop`` documents.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from typing import Any
 from raf.clients import _tool_loop
 from raf.clients.base import TEST_API_KEY, ToolLoopAdapter, ToolLoopCase, finish_reason, usage
 from raf.clients.base import tool_call as _call
-from raf.shared.client_response import ClientResponse, ClientToolCall, ClientUsage
+from raf.interop.langchain import from_ai_message
+from raf.model.usage import Usage
+from raf.shared.client_response import ClientResponse, ClientUsage
 
 __all__ = ["TOOL_LOOP_ADAPTER"]
 
@@ -114,64 +119,30 @@ def _tools(case: ToolLoopCase) -> list[Any]:
     ]
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(
-        str(part.get("text") or "")
-        for part in content or []
-        if isinstance(part, dict) and part.get("type") == "text"
-    )
-
-
-def _reasoning(message: Any) -> str | None:
-    try:
-        blocks = message.content_blocks
-    except Exception:  # a message whose content LangChain cannot translate
-        blocks = []
-    reasoning = "".join(
-        str(block.get("reasoning") or "")
-        for block in blocks or []
-        if isinstance(block, dict) and block.get("type") == "reasoning"
-    )
-    if not reasoning:
-        extra = getattr(message, "additional_kwargs", None) or {}
-        reasoning = str(extra.get("reasoning_content") or "")
-    return reasoning or None
-
-
-def _usage(metadata: Any) -> ClientUsage | None:
-    if not metadata:
+def _usage(found: Usage | None) -> ClientUsage | None:
+    if found is None:
         return None
-    input_details = metadata.get("input_token_details") or {}
-    output_details = metadata.get("output_token_details") or {}
     return usage(
-        metadata.get("input_tokens"),
-        metadata.get("output_tokens"),
-        metadata.get("total_tokens"),
-        prompt_cache_hit_tokens=input_details.get("cache_read") or None,
-        reasoning_tokens=output_details.get("reasoning") or None,
+        found.prompt_tokens,
+        found.completion_tokens,
+        found.total_tokens,
+        prompt_cache_hit_tokens=found.prompt_cache_hit_tokens or None,
+        reasoning_tokens=found.reasoning_tokens or None,
     )
 
 
 def _response(case: ToolLoopCase, message: Any) -> ClientResponse:
-    """What the final ``AIMessage`` tells its user."""
+    """What the final ``AIMessage`` tells its user, read by raf's way back from LangChain
+    (:func:`raf.interop.langchain.from_ai_message`)."""
     if message is None:
         return ClientResponse()
-    calls: list[ClientToolCall] = [
-        _call(call.get("id"), call.get("name") or "", call.get("args"))
-        for call in getattr(message, "tool_calls", None) or []
-    ]
-    metadata = getattr(message, "response_metadata", None) or {}
-    raw = metadata.get("finish_reason") or metadata.get("stop_reason") or metadata.get("status")
-    if case.dialect == "openai_responses" and raw == "completed":  # Responses' status
-        raw = "tool_calls" if calls else "stop"
+    response = from_ai_message(message)
     return ClientResponse(
-        text=_text(message.content),
-        reasoning_text=_reasoning(message),
-        tool_calls=calls,
-        finish_reason=finish_reason(case.dialect, str(raw) if raw else None),
-        usage=_usage(getattr(message, "usage_metadata", None)),
+        text=response.text,
+        reasoning_text=response.reasoning_text,
+        tool_calls=[_call(c.id, c.name, c.arguments) for c in response.tool_calls],
+        finish_reason=finish_reason(case.dialect, response.finish_reason),
+        usage=_usage(response.usage),
     )
 
 

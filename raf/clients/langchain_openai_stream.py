@@ -14,6 +14,9 @@ Completions requests.
 ``reasoning_content`` is not extracted (langchain_openai/chat_models/base.py, module
 docstring and ``_convert_delta_to_message_chunk``), so this adapter does not declare
 ``reasoning``.
+
+The added-up ``AIMessageChunk`` is read with raf's way back from LangChain
+(:func:`raf.interop.langchain.from_ai_message`), the same reading ``raf.interop`` documents.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ from raf.clients.base import (
     tool_call,
     usage,
 )
-from raf.shared.client_response import ClientError, ClientResponse, ClientToolCall, ClientUsage
+from raf.interop.langchain import from_ai_message
+from raf.model.codes import ErrorCode
+from raf.model.usage import Usage
+from raf.shared.client_response import ClientError, ClientResponse, ClientUsage
 
 __all__ = ["ADAPTER"]
 
@@ -59,55 +65,34 @@ def _messages(recorded: Any) -> list[Any]:
     return messages
 
 
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(part.get("text") or ""))
-        return "".join(parts)
-    return ""
-
-
-def _usage(metadata: Any) -> ClientUsage | None:
-    if not metadata:
+def _usage(found: Usage | None) -> ClientUsage | None:
+    if found is None:
         return None
-    input_details = metadata.get("input_token_details") or {}
-    output_details = metadata.get("output_token_details") or {}
     return usage(
-        metadata.get("input_tokens"),
-        metadata.get("output_tokens"),
-        metadata.get("total_tokens"),
-        prompt_cache_hit_tokens=input_details.get("cache_read"),
-        reasoning_tokens=output_details.get("reasoning"),
+        found.prompt_tokens,
+        found.completion_tokens,
+        found.total_tokens,
+        prompt_cache_hit_tokens=found.prompt_cache_hit_tokens,
+        reasoning_tokens=found.reasoning_tokens,
     )
 
 
 def _response(full: Any) -> ClientResponse:
-    """What the added-up ``AIMessageChunk`` tells its user."""
+    """What the added-up ``AIMessageChunk`` tells its user, read by raf's way back from
+    LangChain (:func:`raf.interop.langchain.from_ai_message`)."""
     if full is None:
         return ClientResponse()
-    calls: list[ClientToolCall] = [
-        tool_call(call.get("id"), call.get("name") or "", call.get("args"))
-        for call in getattr(full, "tool_calls", None) or []
-    ]
+    response = from_ai_message(full)
     errors = [
-        ClientError(
-            message=f"invalid tool call {call.get('name')!r} ({call.get('id')}): "
-            f"{call.get('error') or 'arguments are not JSON'}: {call.get('args')!r}"[:500]
-        )
-        for call in getattr(full, "invalid_tool_calls", None) or []
+        ClientError(message=f"{error.message}: {error.raw!r}"[:500])
+        for error in response.errors
+        if error.error_code == ErrorCode.INVALID_TOOL_ARGUMENTS  # its invalid_tool_calls
     ]
-    metadata = getattr(full, "response_metadata", None) or {}
     return ClientResponse(
-        text=_text(full.content),
-        tool_calls=calls,
-        finish_reason=finish_reason("openai_chat", metadata.get("finish_reason")),
-        usage=_usage(getattr(full, "usage_metadata", None)),
+        text=response.text,
+        tool_calls=[tool_call(c.id, c.name, c.arguments) for c in response.tool_calls],
+        finish_reason=finish_reason("openai_chat", response.finish_reason),
+        usage=_usage(response.usage),
         errors=errors,
     )
 
