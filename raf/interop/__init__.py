@@ -41,6 +41,8 @@ from raf.interop.base import (
     encode_all,
     frame,
     kept_paths,
+    native_items,
+    native_paths,
     project,
     rows_markdown,
 )
@@ -62,6 +64,9 @@ __all__ = [
     "kept_paths",
     "model_items",
     "names",
+    "native_items",
+    "native_paths",
+    "native_roundtrip",
     "project",
     "roundtrip",
     "rows_markdown",
@@ -100,6 +105,14 @@ def model_items(model: Model, results: Iterable[AgentResponseResult]) -> Iterato
 def roundtrip(model: Model, results: Iterable[AgentResponseResult]) -> AgentResponse:
     """The response raf collects from ``results`` after a trip through ``model`` and back."""
     return collect_agent_response(list(decode_all(model, list(encode_all(model, results)))))
+
+
+def native_roundtrip(model: Model, results: Iterable[AgentResponseResult]) -> AgentResponse:
+    """The response raf collects from ``results`` after a trip through ``model`` and back
+    when the items lose raf's extension data on the way (:attr:`Model.native`): what a
+    consumer that reads only the model's own fields can know."""
+    items = list(native_items(model, encode_all(model, results)))
+    return collect_agent_response(list(decode_all(model, items)))
 
 
 def comparable(model: Model, response: AgentResponse) -> JSON:

@@ -39,6 +39,8 @@ __all__ = [
     "encode_all",
     "frame",
     "kept_paths",
+    "native_items",
+    "native_paths",
     "project",
     "rows_markdown",
 ]
@@ -91,6 +93,12 @@ class Row:
     raf: str
     model: str
     lost: str = ""
+    extension: bool = False
+    """Kept only in raf's own extension data inside the model (an AG-UI ``CUSTOM`` event
+    named ``raf.*``, Agent Framework's ``additional_properties["raf"]``, ...): raf's decoder
+    gets it back, a consumer that reads only the model's own fields does not. The round trip
+    through :attr:`Model.native` items is compared on the rows that are neither lost nor
+    extension."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,10 @@ class Model:
     trailer: bytes = b""
     """Bytes that end a stream of items (the UI message stream's ``data: [DONE]``)."""
     media_type: str = "application/x-ndjson"
+    native: Callable[[JSON], JSON | None] | None = None
+    """The item as a consumer that knows only the model reads it: raf's extension data
+    removed (``None`` when the whole item is raf's). ``None`` for a model raf adds nothing
+    to."""
     headers: tuple[tuple[str, str], ...] = ()
     """Response headers a server of this model sends besides its media type (the UI message
     stream's ``x-vercel-ai-ui-message-stream: v1``); ``raf serve`` sends them."""
@@ -152,6 +164,23 @@ def kept_paths(model: Model) -> tuple[str, ...]:
     return tuple(row.raf for row in model.rows if not row.lost)
 
 
+def native_paths(model: Model) -> tuple[str, ...]:
+    """The paths of the rows that survive the round trip in the model's own fields, without
+    raf's extension data (:attr:`Model.native`)."""
+    return tuple(row.raf for row in model.rows if not row.lost and not row.extension)
+
+
+def native_items(model: Model, items: Iterable[JSON]) -> Iterator[JSON]:
+    """``items`` as a consumer that knows only the model reads them."""
+    if model.native is None:
+        yield from items
+        return
+    for item in items:
+        kept = model.native(item)
+        if kept is not None:
+            yield kept
+
+
 def _tree(paths: Iterable[str]) -> dict[str, Any]:
     root: dict[str, Any] = {}
     for path in paths:
@@ -189,7 +218,12 @@ def rows_markdown(model: Model) -> str:
         "|---|---|---|",
     ]
     for row in model.rows:
-        kept = "kept" if not row.lost else "lost: " + _cell(row.lost)
+        if row.lost:
+            kept = "lost: " + _cell(row.lost)
+        elif row.extension:
+            kept = "kept in raf's extension only"
+        else:
+            kept = "kept"
         model_cell = _cell(row.model) if row.model else "(none)"
         lines.append(f"| `{row.raf}` | {model_cell} | {kept} |")
     return "\n".join(lines) + "\n"

@@ -7,8 +7,18 @@ from __future__ import annotations
 import pytest
 
 from raf.collect import collect_agent_response
-from raf.interop import comparable, encode_all, get, names, roundtrip
+from raf.interop import (
+    comparable,
+    encode_all,
+    get,
+    names,
+    native_paths,
+    native_roundtrip,
+    project,
+    roundtrip,
+)
 from raf.interop.base import RESPONSE_FIELDS
+from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponseResult
 from tests.interop.support import (
     Stream,
@@ -59,3 +69,25 @@ def test_an_empty_run_still_makes_a_valid_start_and_end(name: str) -> None:
     back = roundtrip(get(name), [])
     assert comparable(get(name), back) == comparable(get(name), collect_agent_response([]))
     assert isinstance(items, list)
+
+
+def _assert_native_round_trip(name: str, results: tuple[AgentResponseResult, ...]) -> None:
+    model = get(name)
+    paths = native_paths(model)
+    original = to_canonical(collect_agent_response(results))
+    back = to_canonical(native_roundtrip(model, results))
+    assert project(back, paths) == project(original, paths)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_without_raf_s_extension_the_model_s_own_fields_keep_their_rows(name: str) -> None:
+    """A consumer that knows only the model (and none of raf's extension data) still gets
+    every row not marked ``extension``, for every bundled stream and agent run."""
+    model = get(name)
+    if model.native is None:
+        assert not any(row.extension for row in model.rows), f"{name} has no native()"
+    for stream in bundled_streams():
+        for results in distinct_results(stream):
+            _assert_native_round_trip(name, results)
+    for _, results in agent_runs():
+        _assert_native_round_trip(name, results)
