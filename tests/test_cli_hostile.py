@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from raf import cli
+from raf import cli, interop
 from raf.cli import main
 from tests import processes
 from tests.hostile import (
@@ -123,6 +123,34 @@ def test_stream_commands(
     check_output(code, expected, out, err)
     if name in ("dev_zero", "huge") and command == "pipeline":
         assert '"error_code":"sse_limit_exceeded"' in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["agui", "verify"], *(["pipeline", "--format", name] for name in interop.names())],
+    ids=" ".join,
+)
+@pytest.mark.parametrize("name", [n for n in names() if n != "fifo"])  # FIFOs: the batch
+def test_the_message_model_commands(
+    command: list[str], name: str, hostile: dict[str, Hostile], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any bytes under ``raf agui verify`` and ``raf pipeline --format M``: a verdict, a
+    (broken) stream in the model, or a one-line error, never a traceback or an internal
+    error."""
+    code = main([*command, str(hostile[name].path)])
+    out, err = capsys.readouterr()
+    if name in ("directory", "link_loop"):
+        expected = 2
+    elif command[0] == "pipeline":
+        expected = 0  # any bytes are a (broken) stream, reported in the model
+    elif code == 1:
+        expected = 1  # violations
+    else:
+        expected = 2  # no complete event, or past a size limit
+    # Violations are the verdict, on standard output; a usage problem is a line on stderr.
+    check_output(code, expected, out, err, stderr=expected == 2)
+    if code == 1:
+        assert "violation" in out
 
 
 @pytest.fixture(scope="module")
