@@ -46,10 +46,15 @@ deprecated ``THINKING_*`` events too. A stream raf wrote (it holds ``raf.*`` eve
 back from them; another producer's is read from its native events: the calls' arguments
 parsed as raf parses them when its run ends (``{}`` when blank, else an
 ``invalid_tool_arguments`` error keeping the text), ``RUN_FINISHED``'s ``result``, ``usage``
-and interrupts, ``RUN_ERROR`` as an error. It never raises: an item that is not an AG-UI event
-or is out of place (arguments of a call not started, an event after the run ended) is an
-``invalid_chunk`` error naming its position; a well-formed event raf has no use for (state,
-steps, activity, another application's ``CUSTOM``) an ``unrecognised_chunks`` notice.
+and interrupts, ``RUN_ERROR`` as an error (one error with the call's when it reports the
+arguments of a call just parsed; the model of either from its ``usage``). It never raises:
+an item that is not an AG-UI event or is out of place (arguments of a call not started, an
+event after the run ended) is an ``invalid_chunk`` error naming its position; a well-formed
+event raf has no use for (state, steps, activity, another application's ``CUSTOM``) an
+``unrecognised_chunks`` notice.
+
+**A plain AG-UI consumer** (:func:`native`) skips raf's ``CUSTOM`` events and ``metadata.raf``;
+the rows marked ``extension`` say what it then misses (docs/interop.md).
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ __all__ = [
     "MODEL",
     "Decoder",
     "Encoder",
+    "native",
     "objects",
 ]
 
@@ -488,6 +494,16 @@ def _usage_of(entries: JSON) -> Usage | None:
     return total
 
 
+def _model_of(entries: JSON) -> str | None:
+    """The model AG-UI's ``usage`` names (its first TokenUsage with a ``model``): the only
+    field of ``RUN_ERROR`` that says which model ran."""
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and isinstance(entry.get("model"), str) and entry["model"]:
+            model: str = entry["model"]
+            return model
+    return None
+
+
 class Decoder:
     """AG-UI events (JSON) in, raf results out; never raises (module docstring)."""
 
@@ -587,14 +603,17 @@ class Decoder:
                     ("finish_reason", "finishReason"),
                 )
             }
-            if any(fields.values()):
-                out.append(
-                    AgentResponseResult(
-                        id=fields["id"],
-                        model=fields["model"],
-                        finish_reason=fields["finish_reason"],
-                    )
+        else:
+            fields = {"id": None, "model": None, "finish_reason": None}
+        fields["model"] = fields["model"] or _model_of(item.get("usage"))
+        if any(fields.values()):
+            out.append(
+                AgentResponseResult(
+                    id=fields["id"],
+                    model=fields["model"],
+                    finish_reason=fields["finish_reason"],
                 )
+            )
         usage = _usage_of(item.get("usage"))
         if usage is not None:
             out.extend(self._results(contents.Usage(usage=usage)))
@@ -630,6 +649,9 @@ class Decoder:
         out = self._end_run()
         if self._raf:
             return out
+        model = _model_of(item.get("usage"))
+        if model is not None:
+            out.append(AgentResponseResult(model=model))
         usage = _usage_of(item.get("usage"))
         if usage is not None:
             out.extend(self._results(contents.Usage(usage=usage)))
@@ -638,6 +660,14 @@ class Decoder:
             error_code=code if isinstance(code, str) and code else ErrorCode.PROVIDER_ERROR,
             message=item["message"],
         )
+        for index, result in enumerate(out):
+            parsed = _same_call_error(result, error)
+            if parsed is not None:
+                # the run ended on the arguments of a call just parsed: one error, with the
+                # run's own words and the call's id and text
+                merged = msgspec.structs.replace(parsed, message=error.message)
+                out[index] = msgspec.structs.replace(result, contents=(merged,))
+                return out
         out.extend(self._results(error))
         return out
 
@@ -875,6 +905,20 @@ def _calling(call_id: str, call: _Call) -> Content:
     return contents.ToolCalling(call_id=call_id, name=call.name, arguments=arguments)
 
 
+def _same_call_error(result: AgentResponseResult, error: contents.Error) -> contents.Error | None:
+    """The error of a call's arguments that ``result`` is, when ``error`` (a RUN_ERROR)
+    reports it again: the same code, and a message about the same call."""
+    parsed = result.contents[0] if len(result.contents) == 1 else None
+    if (
+        isinstance(parsed, contents.Error)
+        and parsed.call_id is not None
+        and parsed.error_code == error.error_code
+        and error.message.startswith(f"arguments of tool call {parsed.call_id} ")
+    ):
+        return parsed
+    return None
+
+
 _HANDLERS: Final = {
     "RUN_STARTED": Decoder._run_started,
     "RUN_FINISHED": Decoder._run_finished,
@@ -909,22 +953,64 @@ def objects(items: Iterable[JSON]) -> list[Any]:
     return [adapter.validate_python(item) for item in items]
 
 
+def native(item: JSON) -> JSON | None:
+    """``item`` as an AG-UI consumer that knows nothing of raf reads it: a ``CUSTOM`` event
+    named ``raf.*`` is raf's alone (``None``); any other event loses its ``metadata.raf``
+    (and its ``metadata`` when nothing else is left in it). Everything else is AG-UI's own
+    and kept as it is."""
+    if not isinstance(item, dict):
+        return item
+    if item.get("type") == "CUSTOM":
+        name = item.get("name")
+        if isinstance(name, str) and name.startswith(CUSTOM_PREFIX):
+            return None
+    metadata = item.get("metadata")
+    if not isinstance(metadata, dict) or "raf" not in metadata:
+        return item
+    rest = {key: value for key, value in metadata.items() if key != "raf"}
+    out = {key: value for key, value in item.items() if key != "metadata"}
+    if rest:
+        return {key: (rest if key == "metadata" else value) for key, value in item.items()}
+    return out
+
+
 _ROWS: Final[tuple[Row, ...]] = (
-    Row("id", "RUN_FINISHED `result.id`; CUSTOM `raf.result` `id` where it arrived"),
-    Row("model", "RUN_FINISHED `result.model`, `usage[].model`; CUSTOM `raf.result` `model`"),
+    Row(
+        "id",
+        "RUN_FINISHED `result.id`; CUSTOM `raf.result` `id` where it arrived. A run that ends "
+        "in RUN_ERROR (which has no `result`) has it only in `raf.result`",
+        extension=True,
+    ),
+    Row(
+        "model",
+        "RUN_FINISHED `result.model`, `usage[].model` of RUN_FINISHED / RUN_ERROR; CUSTOM "
+        "`raf.result` `model`. A run that ends in RUN_ERROR with no usage has it only in "
+        "`raf.result`",
+        extension=True,
+    ),
     Row("text", "TEXT_MESSAGE_CONTENT `delta` (role `assistant`)"),
     Row("reasoning_text", "REASONING_MESSAGE_CONTENT `delta`, in a REASONING_START span"),
     Row("tool_calls[].id", "TOOL_CALL_START `toolCallId`"),
     Row("tool_calls[].name", "TOOL_CALL_START `toolCallName`"),
     Row(
         "tool_calls[].arguments",
-        "TOOL_CALL_ARGS `delta` (the text); CUSTOM `raf.tool_calling` (the parsed value)",
+        "TOOL_CALL_ARGS `delta` (the text, parsed when the run ends); CUSTOM "
+        "`raf.tool_calling` (the parsed value)",
     ),
-    Row("hosted_tool_calls[].id", "CUSTOM `raf.hosted_tool_call` / `raf.hosted_tool_result`"),
-    Row("hosted_tool_calls[].name", "CUSTOM `raf.hosted_tool_call` `name`"),
-    Row("hosted_tool_calls[].arguments", "CUSTOM `raf.hosted_tool_call` `arguments`"),
-    Row("hosted_tool_calls[].output", "CUSTOM `raf.hosted_tool_result` `output`"),
-    Row("hosted_tool_calls[].error", "CUSTOM `raf.hosted_tool_result` `error`"),
+    Row(
+        "hosted_tool_calls[].id",
+        "CUSTOM `raf.hosted_tool_call` / `raf.hosted_tool_result` (AG-UI's calls are the "
+        "client's to run)",
+        extension=True,
+    ),
+    Row("hosted_tool_calls[].name", "CUSTOM `raf.hosted_tool_call` `name`", extension=True),
+    Row(
+        "hosted_tool_calls[].arguments",
+        "CUSTOM `raf.hosted_tool_call` `arguments`",
+        extension=True,
+    ),
+    Row("hosted_tool_calls[].output", "CUSTOM `raf.hosted_tool_result` `output`", extension=True),
+    Row("hosted_tool_calls[].error", "CUSTOM `raf.hosted_tool_result` `error`", extension=True),
     Row(
         "approval_requests[].call_id",
         "RUN_FINISHED `outcome` interrupt `toolCallId`; CUSTOM `raf.tool_approval_request`",
@@ -939,47 +1025,106 @@ _ROWS: Final[tuple[Row, ...]] = (
     Row("tool_messages[].source", "TOOL_CALL_RESULT (a tool's answer)"),
     Row(
         "tool_messages[].blocks",
-        "TOOL_CALL_RESULT: `content`, `toolCallId`, `metadata.raf.is_error` for an error",
+        "TOOL_CALL_RESULT: `content`, `toolCallId`; `metadata.raf.is_error` for an error "
+        "(AG-UI's result has no error flag: natively an error result reads as a result)",
+        extension=True,
     ),
-    Row("turn_transcript[].role", "the message's events"),
-    Row("turn_transcript[].content", "TEXT_MESSAGE_CONTENT `delta`"),
-    Row("turn_transcript[].tool_calls", "TOOL_CALL_START / ARGS; CUSTOM `raf.tool_calling`"),
-    Row("turn_transcript[].tool_call_id", "TOOL_CALL_RESULT `toolCallId`"),
-    Row("turn_transcript[].source", "TOOL_CALL_RESULT (a tool's answer); else the model's"),
-    Row("turn_transcript[].blocks[].type", "the kind of message: text, reasoning, tool call, ..."),
-    Row("turn_transcript[].blocks[].text", "one text or reasoning message's deltas"),
+    Row(
+        "turn_transcript[].role",
+        "the message's events; where a tool loop's round ends, CUSTOM `raf.round_finished` "
+        "(natively all the rounds' assistant output is one message)",
+        extension=True,
+    ),
+    Row("turn_transcript[].content", "TEXT_MESSAGE_CONTENT `delta`", extension=True),
+    Row(
+        "turn_transcript[].tool_calls",
+        "TOOL_CALL_START / ARGS; CUSTOM `raf.tool_calling`",
+        extension=True,
+    ),
+    Row("turn_transcript[].tool_call_id", "TOOL_CALL_RESULT `toolCallId`", extension=True),
+    Row(
+        "turn_transcript[].source",
+        "TOOL_CALL_RESULT (a tool's answer); else the model's",
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].type",
+        "the kind of message: text, reasoning, tool call, tool result natively; hosted tools, "
+        "reasoning items and raw items only in CUSTOM `raf.*`",
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].text",
+        "one text or reasoning message's deltas",
+        extension=True,
+    ),
     Row(
         "turn_transcript[].blocks[].signature",
         "REASONING_ENCRYPTED_VALUE on the reasoning or text message (subtype `message`) or the "
         "call (subtype `tool-call`); CUSTOM `raf.custom` `part_signature` on a hosted tool",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].redacted",
-        "REASONING_ENCRYPTED_VALUE with `metadata.raf.kind` `redacted_reasoning`",
+        "REASONING_ENCRYPTED_VALUE with `metadata.raf.kind` `redacted_reasoning` (natively a "
+        "signature on an empty reasoning message)",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].encrypted_content",
         "CUSTOM `raf.custom` `reasoning_item` `encrypted_content`",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].item_id",
         "CUSTOM `raf.custom` `reasoning_item` / `tool_call_item`",
+        extension=True,
     ),
-    Row("turn_transcript[].blocks[].summary", "CUSTOM `raf.custom` `reasoning_item` `summary`"),
+    Row(
+        "turn_transcript[].blocks[].summary",
+        "CUSTOM `raf.custom` `reasoning_item` `summary`",
+        extension=True,
+    ),
     Row(
         "turn_transcript[].blocks[].id",
         "TOOL_CALL_START `toolCallId`; CUSTOM `raf.hosted_tool_call`",
+        extension=True,
     ),
-    Row("turn_transcript[].blocks[].name", "TOOL_CALL_START `toolCallName`"),
-    Row("turn_transcript[].blocks[].arguments", "CUSTOM `raf.tool_calling` `arguments`"),
-    Row("turn_transcript[].blocks[].output", "CUSTOM `raf.hosted_tool_result` `output`"),
-    Row("turn_transcript[].blocks[].error", "CUSTOM `raf.hosted_tool_result` `error`"),
-    Row("turn_transcript[].blocks[].item", "CUSTOM `raf.hosted_tool_call` / `_result` `item`"),
-    Row("turn_transcript[].blocks[].value", "CUSTOM `raf.custom` `raw_item`"),
-    Row("turn_transcript[].blocks[].call_id", "TOOL_CALL_RESULT `toolCallId`"),
-    Row("turn_transcript[].blocks[].content", "TOOL_CALL_RESULT `content`"),
-    Row("turn_transcript[].blocks[].is_error", "TOOL_CALL_RESULT `metadata.raf.is_error`"),
-    Row("finish_reason", "RUN_FINISHED `result.finishReason`; CUSTOM `raf.result`"),
+    Row("turn_transcript[].blocks[].name", "TOOL_CALL_START `toolCallName`", extension=True),
+    Row(
+        "turn_transcript[].blocks[].arguments",
+        "TOOL_CALL_ARGS `delta`; CUSTOM `raf.tool_calling` `arguments`",
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].output",
+        "CUSTOM `raf.hosted_tool_result` `output`",
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].error",
+        "CUSTOM `raf.hosted_tool_result` `error`",
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].item",
+        "CUSTOM `raf.hosted_tool_call` / `_result` `item`",
+        extension=True,
+    ),
+    Row("turn_transcript[].blocks[].value", "CUSTOM `raf.custom` `raw_item`", extension=True),
+    Row("turn_transcript[].blocks[].call_id", "TOOL_CALL_RESULT `toolCallId`", extension=True),
+    Row("turn_transcript[].blocks[].content", "TOOL_CALL_RESULT `content`", extension=True),
+    Row(
+        "turn_transcript[].blocks[].is_error",
+        "TOOL_CALL_RESULT `metadata.raf.is_error`",
+        extension=True,
+    ),
+    Row(
+        "finish_reason",
+        "RUN_FINISHED `result.finishReason`; CUSTOM `raf.result`. A run that ends in "
+        "RUN_ERROR has it only in `raf.result`",
+        extension=True,
+    ),
     Row(
         "usage.prompt_tokens",
         "`usage[].inputTokens` of RUN_FINISHED / RUN_ERROR; CUSTOM `raf.usage`",
@@ -991,16 +1136,29 @@ _ROWS: Final[tuple[Row, ...]] = (
     Row(
         "usage.prompt_cache_miss_tokens",
         "CUSTOM `raf.usage` (TokenUsage's `cacheWriteInputTokens` counts cache writes, not misses)",
+        extension=True,
     ),
-    Row("errors[].error_code", "RUN_ERROR `code` (the first error); CUSTOM `raf.error`"),
-    Row("errors[].message", "RUN_ERROR `message` (the first error); CUSTOM `raf.error`"),
-    Row("errors[].call_id", "CUSTOM `raf.error` `call_id`"),
-    Row("errors[].raw", "CUSTOM `raf.error` `raw`"),
-    Row("notices[].error_code", "CUSTOM `raf.error` `error_code`"),
-    Row("notices[].message", "CUSTOM `raf.error` `message`"),
-    Row("notices[].raw", "CUSTOM `raf.error` `raw`"),
-    Row("rounds[].finish_reason", "CUSTOM `raf.round_finished` `finish_reason`"),
-    Row("rounds[].usage", "CUSTOM `raf.round_finished` `usage`, `raf.usage`"),
+    Row(
+        "errors[].error_code",
+        "RUN_ERROR `code` (the first error, natively); CUSTOM `raf.error` (every error)",
+        extension=True,
+    ),
+    Row(
+        "errors[].message",
+        "RUN_ERROR `message` (the first error, natively); CUSTOM `raf.error` (every error)",
+        extension=True,
+    ),
+    Row("errors[].call_id", "CUSTOM `raf.error` `call_id`", extension=True),
+    Row("errors[].raw", "CUSTOM `raf.error` `raw`", extension=True),
+    Row("notices[].error_code", "CUSTOM `raf.error` `error_code`", extension=True),
+    Row("notices[].message", "CUSTOM `raf.error` `message`", extension=True),
+    Row("notices[].raw", "CUSTOM `raf.error` `raw`", extension=True),
+    Row(
+        "rounds[].finish_reason",
+        "CUSTOM `raf.round_finished` `finish_reason`",
+        extension=True,
+    ),
+    Row("rounds[].usage", "CUSTOM `raf.round_finished` `usage`, `raf.usage`", extension=True),
 )
 
 
@@ -1013,4 +1171,5 @@ MODEL: Final = Model(
     rows=_ROWS,
     framing="sse",
     media_type="text/event-stream",
+    native=native,
 )

@@ -7,14 +7,15 @@ import functools
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from raf.chunking import STANDARD_CHUNKINGS
 from raf.collect import collect_agent_response
-from raf.interop import decode_all, encode_all, frame, get, roundtrip
-from raf.interop.agui import Decoder, Encoder, objects
+from raf.interop import decode_all, encode_all, frame, get, native_items, roundtrip
+from raf.interop.agui import Decoder, Encoder, native, objects
 from raf.model import blocks, contents
 from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode
@@ -119,7 +120,7 @@ def test_interleaved_parallel_calls_stay_apart_through_the_round_trip() -> None:
         {"timezone": "America/New_York"},
     ]
     # an AG-UI consumer that ignores raf's CUSTOM events gets the same calls
-    native = [item for item in items if item["type"] != "CUSTOM"]
+    native = list(native_items(MODEL, items))
     assert collect_agent_response(decode_all(MODEL, native)).tool_calls == original.tool_calls
 
 
@@ -186,7 +187,7 @@ def test_approval_requests_end_the_run_with_an_interrupt_outcome() -> None:
 
 
 def _native(items: list[Any]) -> AgentResponse:
-    return collect_agent_response(decode_all(MODEL, [i for i in items if i["type"] != "CUSTOM"]))
+    return collect_agent_response(decode_all(MODEL, native_items(MODEL, items)))
 
 
 def test_an_ag_ui_consumer_ignoring_rafs_custom_events_still_gets_the_answer() -> None:
@@ -207,6 +208,78 @@ def test_an_ag_ui_consumer_ignoring_rafs_custom_events_still_gets_the_answer() -
             assert back.usage is not None, stream.name
             assert back.usage.prompt_tokens == original.usage.prompt_tokens, stream.name
             assert back.usage.total_tokens == original.usage.total_tokens, stream.name
+
+
+def test_native_strips_exactly_rafs_extension_data() -> None:
+    assert native({"type": "CUSTOM", "name": "raf.usage", "value": {}}) is None
+    other = {"type": "CUSTOM", "name": "app.progress", "value": 1}
+    assert native(other) is other
+    result = {
+        "type": "TOOL_CALL_RESULT",
+        "metadata": {"raf": {"is_error": True}, "app": 1},
+        "messageId": "m",
+        "toolCallId": "c",
+        "content": "boom",
+        "role": "tool",
+    }
+    assert native(result) == {**result, "metadata": {"app": 1}}
+    assert list(native(result)) == list(result)
+    assert native({**result, "metadata": {"raf": {"is_error": True}}}) == {
+        key: value for key, value in result.items() if key != "metadata"
+    }
+    assert native({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}) == {
+        "type": "RUN_STARTED",
+        "threadId": "t",
+        "runId": "r",
+    }
+
+
+def test_a_plain_consumer_gets_ag_ui_events_with_nothing_of_raf_in_them() -> None:
+    """What ag_ui.core loads of raf's events without raf's extension data: valid events, no
+    raf.* CUSTOM, no metadata.raf, and (read back) the answer."""
+    library("ag_ui.core")
+    for name, items in _every_export():
+        plain = list(native_items(MODEL, items))
+        for item, event in zip(plain, objects(plain), strict=True):
+            assert not (item["type"] == "CUSTOM" and item["name"].startswith("raf.")), name
+            assert "raf" not in (event.metadata or {}), name
+    results = _stream("openai_chat/parallel_tool_calls_interleaved#0")
+    back = _native(list(encode_all(MODEL, results)))
+    original = collect_agent_response(results)
+    assert original.usage is not None
+    assert (back.text, back.tool_calls, back.usage) == (
+        original.text,
+        original.tool_calls,
+        msgspec.structs.replace(original.usage, prompt_cache_miss_tokens=None),  # not AG-UI's
+    )
+
+
+def test_a_run_that_ends_in_run_error_names_its_model_in_its_usage() -> None:
+    items = [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {
+            "type": "RUN_ERROR",
+            "message": "quota",
+            "code": "rate_limited",
+            "usage": [{"model": "m-1", "inputTokens": 3, "outputTokens": 0}],
+        },
+    ]
+    back = collect_agent_response(decode_all(MODEL, items))
+    assert back.model == "m-1"
+    assert back.usage is not None
+    assert back.usage.prompt_tokens == 3
+    assert [e.error_code for e in back.errors] == ["rate_limited"]
+
+
+def test_a_run_that_ends_on_a_calls_arguments_has_that_one_error_natively() -> None:
+    """RUN_ERROR repeats the error of the call's arguments the decoder parsed itself: a plain
+    consumer gets one error, with RUN_ERROR's words and the call's id and text."""
+    results = _stream("anthropic_messages/fine_grained_tool_streaming_invalid_json#0")
+    original = collect_agent_response(results)
+    assert len(original.errors) == 1
+    assert original.errors[0].call_id is not None
+    back = _native(list(encode_all(MODEL, results)))
+    assert to_canonical(back.errors) == to_canonical(original.errors)
 
 
 def test_the_chunk_forms_read_back() -> None:
