@@ -49,6 +49,7 @@ __all__ = [
     "Encoder",
     "aggregate",
     "from_ai_message",
+    "native",
     "objects",
     "usage_metadata",
     "usage_of",
@@ -62,6 +63,9 @@ TOOL: Final = "tool"
 ERRORS: Final = "raf_errors"
 NOTICES: Final = "raf_notices"
 APPROVALS: Final = "raf_approval_requests"
+REDACTED: Final = "redacted_content"
+"""Where a ``reasoning`` block keeps its redacted data: LangChain's own ``extras`` key for it
+(``langchain_core``'s Bedrock Converse translator writes it)."""
 
 USAGE_FIELDS: Final = (
     # (raf's Usage field, where LangChain's usage_metadata has it)
@@ -200,6 +204,15 @@ def _approvals(metadata: Mapping[str, Any]) -> list[contents.ToolApprovalRequest
         for value in metadata.get(APPROVALS) or []
         if isinstance(value, Mapping) and isinstance(value.get("call_id"), str)
     ]
+
+
+def _redacted_thinking(value: Any) -> str | None:
+    """The data of Anthropic's redacted thinking as LangChain's ``content_blocks`` give it (a
+    ``non_standard`` block whose ``value`` is the ``redacted_thinking`` block), else ``None``."""
+    if isinstance(value, Mapping) and value.get("type") == "redacted_thinking":
+        data = value.get("data")
+        return data if isinstance(data, str) else None
+    return None
 
 
 def _hosted_args(arguments: Any) -> dict[str, Any]:
@@ -509,7 +522,7 @@ class Encoder:
                         "type": "reasoning",
                         "reasoning": "",
                         "index": self._index(),
-                        "extras": {"redacted": data if isinstance(data, str) else ""},
+                        "extras": {REDACTED: data if isinstance(data, str) else ""},
                     }
                 ]
             )
@@ -781,12 +794,12 @@ class Decoder:
                 custom.append(
                     (len(out), events.Custom(event_type="reasoning_item", payload=payload))
                 )
-            if "redacted" in extras:
+            if REDACTED in extras:
                 custom.append(
                     (
                         len(out),
                         events.Custom(
-                            event_type="redacted_reasoning", payload={"data": extras["redacted"]}
+                            event_type="redacted_reasoning", payload={"data": extras[REDACTED]}
                         ),
                     )
                 )
@@ -866,10 +879,13 @@ class Decoder:
             )
             return
         if kind == "non_standard":
+            redacted = _redacted_thinking(block.get("value"))
             custom.append(
                 (
                     len(out),
-                    events.Custom(event_type="raw_item", payload={"item": block.get("value")}),
+                    events.Custom(event_type="raw_item", payload={"item": block.get("value")})
+                    if redacted is None
+                    else events.Custom(event_type="redacted_reasoning", payload={"data": redacted}),
                 )
             )
 
@@ -987,7 +1003,7 @@ def _message_blocks(
                 k: v
                 for k, v in (
                     ("signature", block.signature),
-                    ("redacted", block.redacted),
+                    (REDACTED, block.redacted),
                     ("encrypted_content", block.encrypted_content),
                     ("summary", list(block.summary) or None),
                 )
@@ -1312,8 +1328,8 @@ def _whole_block(
                 _custom("part_signature", signature=signature, part="text" if text else "empty")
             )
     elif kind in ("reasoning", "thinking"):
-        if "redacted" in extras:
-            out.append(_custom("redacted_reasoning", data=extras["redacted"]))
+        if REDACTED in extras:
+            out.append(_custom("redacted_reasoning", data=extras[REDACTED]))
             return
         reasoning = block.get("reasoning" if kind == "reasoning" else "thinking")
         if kind == "thinking" and not isinstance(signature, str):
@@ -1370,7 +1386,11 @@ def _whole_block(
             )
         )
     elif kind == "non_standard":
-        out.append(_custom("raw_item", item=block.get("value")))
+        redacted = _redacted_thinking(block.get("value"))
+        if redacted is not None:
+            out.append(_custom("redacted_reasoning", data=redacted))
+        else:
+            out.append(_custom("raw_item", item=block.get("value")))
 
 
 # -- LangChain's v3 stream events ------------------------------------------------------------
@@ -1565,6 +1585,75 @@ def objects(items: Iterable[JSON]) -> list[Any]:
     return list(messages_from_dict(list(items)))
 
 
+# -- what a plain LangChain consumer reads ---------------------------------------------------
+
+LANGCHAIN_EXTRAS: Final[Mapping[str, frozenset[str]]] = {
+    "text": frozenset({"signature"}),
+    "reasoning": frozenset({"signature", "encrypted_content", REDACTED}),
+    "tool_call_chunk": frozenset({"signature", "item_id"}),
+    "tool_call": frozenset({"signature", "item_id"}),
+    "invalid_tool_call": frozenset({"signature", "item_id"}),
+    "server_tool_call": frozenset({"signature"}),
+}
+"""The ``extras`` keys raf writes that are LangChain's own, by block type: the ones its
+provider packages write and read (``signature``: langchain-anthropic's thinking and
+langchain-google-genai's thought signatures; ``encrypted_content`` and a call's ``item_id``:
+the Responses items; ``redacted_content``: Bedrock Converse's redacted reasoning). Every
+other key raf writes in ``extras`` (a reasoning item's ``summary``, a call's
+``provider_id``, a hosted call's ``item``, ``items`` and non-object ``arguments``, a hosted
+result's ``name``, ``error`` and ``item``) is raf's own."""
+
+
+_EMPTY: Final = frozenset({"type", "index", "text", "reasoning", "args"})
+"""The keys of a block that, all empty, leave it saying nothing (a chunk raf sent only for
+its extras)."""
+
+
+def _native_block(block: Any) -> Any:
+    """``block`` without the ``extras`` keys only raf writes; ``None`` when nothing else was
+    in it."""
+    if not isinstance(block, Mapping) or not isinstance(block.get("extras"), Mapping):
+        return block
+    own = LANGCHAIN_EXTRAS.get(str(block.get("type")), frozenset())
+    extras = {k: v for k, v in block["extras"].items() if k in own}
+    out = {k: v for k, v in block.items() if k != "extras"}
+    if extras:
+        out["extras"] = extras
+    elif set(out) <= _EMPTY and not any(out.get(k) for k in ("text", "reasoning", "args")):
+        return None
+    return out
+
+
+def native(item: JSON) -> JSON | None:
+    """``item`` as a consumer that knows only LangChain reads it: without raf's keys of
+    ``response_metadata`` (``raf_errors``, ``raf_notices``, ``raf_approval_requests``) and the
+    ``extras`` keys of its blocks that only raf writes (:data:`LANGCHAIN_EXTRAS`); ``None`` for
+    a chunk that carried nothing but those."""
+    if not isinstance(item, Mapping) or item.get("type") not in (CHUNK, AI):
+        return item
+    data = item.get("data")
+    if not isinstance(data, Mapping):
+        return item
+    metadata = _mapping(data.get("response_metadata"))
+    kept = {k: v for k, v in metadata.items() if not str(k).startswith("raf_")}
+    body = data.get("content")
+    content = body
+    if isinstance(body, list):
+        content = [n for n in (_native_block(b) for b in body) if n is not None]
+    out = {**data, "response_metadata": kept, "content": content}
+    if (
+        item.get("type") == CHUNK
+        and (len(kept) < len(metadata) or content != body)
+        and not content
+        and not data.get("tool_call_chunks")
+        and not data.get("usage_metadata")
+        and data.get("chunk_position") != "last"
+        and set(kept) <= {"output_version"}
+    ):
+        return None
+    return {**item, "data": out}
+
+
 # -- the table -------------------------------------------------------------------------------
 
 _BLOCK = "turn_transcript[].blocks[]."
@@ -1579,12 +1668,23 @@ ROWS: Final = (
     Row("tool_calls[].arguments", "`tool_call_chunks[].args` (text), `tool_calls[].args`"),
     Row("hosted_tool_calls[].id", "`server_tool_call` block `id`"),
     Row("hosted_tool_calls[].name", "`server_tool_call` block `name`"),
-    Row("hosted_tool_calls[].arguments", "`server_tool_call` block `args`"),
+    Row(
+        "hosted_tool_calls[].arguments",
+        "`server_tool_call` block `args` (an object); arguments that are not one (none, or text) "
+        "only in raf's `extras.arguments`, `args` then being `{}`",
+        extension=True,
+    ),
     Row("hosted_tool_calls[].output", "`server_tool_result` block `output`"),
-    Row("hosted_tool_calls[].error", "`server_tool_result` block `status: error`, `extras.error`"),
+    Row(
+        "hosted_tool_calls[].error",
+        "`server_tool_result` block `status: error` (that it failed); the error itself only in "
+        "raf's `extras.error`",
+        extension=True,
+    ),
     Row(
         "approval_requests",
         "`response_metadata.raf_approval_requests` (LangChain's messages have no pending approval)",
+        extension=True,
     ),
     Row("tool_messages[].content", "`ToolMessage.content`"),
     Row("tool_messages[].tool_call_id", "`ToolMessage.tool_call_id`"),
@@ -1597,18 +1697,34 @@ ROWS: Final = (
     Row(_BLOCK + "type", "the content block's `type`"),
     Row(_BLOCK + "text", "`text` / `reasoning` block text"),
     Row(_BLOCK + "signature", "the block's `extras.signature`"),
-    Row(_BLOCK + "redacted", "`reasoning` block `extras.redacted`"),
+    Row(_BLOCK + "redacted", "`reasoning` block `extras.redacted_content`"),
     Row(_BLOCK + "encrypted_content", "`reasoning` block `extras.encrypted_content`"),
-    Row(_BLOCK + "summary", "`reasoning` block `extras.summary`"),
+    Row(
+        _BLOCK + "summary",
+        "`reasoning` block raf's `extras.summary` (the parts; their text is the block's "
+        "`reasoning`, LangChain's own form being one block per part)",
+        extension=True,
+    ),
     Row(_BLOCK + "item_id", "`reasoning` block `id`; a call's `extras.item_id`"),
     Row(_BLOCK + "id", "`tool_call` / `server_tool_call` block `id`"),
     Row(_BLOCK + "name", "`tool_call` / `server_tool_call` block `name`"),
     Row(
-        _BLOCK + "arguments", "`tool_call` block `args`; `invalid_tool_calls[].args` (the raw text)"
+        _BLOCK + "arguments",
+        "`tool_call` block `args`; `invalid_tool_calls[].args` (the raw text); a hosted call's "
+        "arguments that are not an object only in raf's `extras.arguments`",
+        extension=True,
     ),
     Row(_BLOCK + "output", "`server_tool_result` block `output`"),
-    Row(_BLOCK + "error", "`server_tool_result` block `extras.error`"),
-    Row(_BLOCK + "item", "`server_tool_call` / `server_tool_result` block `extras.item`"),
+    Row(
+        _BLOCK + "error",
+        "`server_tool_result` block `status: error`; the error itself in raf's `extras.error`",
+        extension=True,
+    ),
+    Row(
+        _BLOCK + "item",
+        "`server_tool_call` / `server_tool_result` block raf's `extras.item` (the provider's item)",
+        extension=True,
+    ),
     Row(_BLOCK + "value", "`non_standard` block `value`"),
     Row(_BLOCK + "call_id", "`ToolMessage.tool_call_id`"),
     Row(_BLOCK + "content", "`ToolMessage.content`"),
@@ -1623,13 +1739,29 @@ ROWS: Final = (
         "`usage_metadata.input_token_details.cache_miss` (not one of LangChain's named details)",
     ),
     Row("usage.reasoning_tokens", "`usage_metadata.output_token_details.reasoning`"),
-    Row("errors[].error_code", "`response_metadata.raf_errors[].error_code`"),
     Row(
-        "errors[].message", "`response_metadata.raf_errors[].message`; `invalid_tool_calls[].error`"
+        "errors[].error_code",
+        "`response_metadata.raf_errors[].error_code` (invalid arguments: also LangChain's "
+        "`invalid_tool_calls`, read as `invalid_tool_arguments`)",
+        extension=True,
     ),
-    Row("errors[].call_id", "`response_metadata.raf_errors[].call_id`; `invalid_tool_calls[].id`"),
-    Row("errors[].raw", "`response_metadata.raf_errors[].raw`; `invalid_tool_calls[].args`"),
-    Row("notices", "`response_metadata.raf_notices`"),
+    Row(
+        "errors[].message",
+        "`response_metadata.raf_errors[].message`; `aggregate`'s `invalid_tool_calls[].error` "
+        "(those LangChain makes adding chunks up have none)",
+        extension=True,
+    ),
+    Row(
+        "errors[].call_id",
+        "`response_metadata.raf_errors[].call_id`; `invalid_tool_calls[].id`",
+        extension=True,
+    ),
+    Row(
+        "errors[].raw",
+        "`response_metadata.raf_errors[].raw`; `invalid_tool_calls[].args`",
+        extension=True,
+    ),
+    Row("notices", "`response_metadata.raf_notices`", extension=True),
     Row("rounds[].finish_reason", "each round's `AIMessage`: `response_metadata.finish_reason`"),
     Row("rounds[].usage", "each round's `AIMessage`: `usage_metadata`"),
 )
@@ -1641,5 +1773,6 @@ MODEL: Final = Model(
     encoder=Encoder,
     decoder=Decoder,
     rows=ROWS,
+    native=native,
     aggregate=aggregate,
 )

@@ -12,14 +12,25 @@ from typing import Any
 import pytest
 
 from raf.collect import collect_agent_response
-from raf.interop import comparable, encode_all
-from raf.interop.langchain import MODEL, aggregate, from_ai_message, objects, v3_events
+from raf.interop import comparable, encode_all, native_paths, project
+from raf.interop.langchain import (
+    LANGCHAIN_EXTRAS,
+    MODEL,
+    aggregate,
+    from_ai_message,
+    native,
+    objects,
+    v3_events,
+)
 from raf.model import contents
+from raf.model.canonical import to_canonical
 from raf.model.codes import ErrorCode
 from raf.model.response import AgentResponseResult
 from tests.interop.support import (
     Stream,
     agent_runs,
+    bundled_streams,
+    distinct_results,
     every_stream_and_chunking,
     library,
     results_of,
@@ -367,3 +378,83 @@ def test_malformed_messages_are_reported_by_position_never_raised() -> None:
     assert {e.error_code for e in response.errors} == {ErrorCode.INVALID_CHUNK}
     for item in MALFORMED:
         from_ai_message(item if isinstance(item, dict) else {})
+
+
+def _sums(items: list[Any]) -> list[Any]:
+    """Each AI message's chunks added up, in order (tool messages left out)."""
+    return [_add_up(g) for g in _groups(objects(items)) if isinstance(g, list)]
+
+
+def _plain(message: Any) -> dict[str, Any]:
+    """What a consumer that knows only LangChain reads of an added-up message."""
+    return {
+        "text": message.text,
+        "content_blocks": message.content_blocks,
+        "tool_calls": message.tool_calls,
+        "invalid_tool_calls": message.invalid_tool_calls,
+        "usage_metadata": message.usage_metadata,
+        "response_metadata": message.response_metadata,
+        "id": message.id,
+    }
+
+
+def test_without_raf_s_keys_langchain_adds_up_the_same_message() -> None:
+    """The chunks without raf's extension data (``native``) add up, with LangChain's own
+    ``+``, to the message the whole chunks add up to less raf's keys: raf's data never
+    changes what LangChain derives (text, blocks, calls, usage, finish reason), and what is
+    left of it is only LangChain's own ``extras`` keys."""
+    library("langchain_core")
+    runs = [r for s in bundled_streams() for r in distinct_results(s)]
+    runs += [results for _, results in agent_runs()]
+    for results in runs:
+        items = list(encode_all(MODEL, results))
+        natives = [n for n in (native(item) for item in items) if n is not None]
+        full, plain = _sums(items), _sums(natives)
+        assert len(full) == len(plain)
+        for whole, mine in zip(full, plain, strict=True):
+            stripped = native({"type": "AIMessageChunk", "data": whole.model_dump()})
+            assert stripped is not None
+            (expected,) = _sums(
+                [{**stripped, "data": {**stripped["data"], "chunk_position": "last"}}]
+            )
+            assert _plain(mine) == _plain(expected)
+            assert not any(k.startswith("raf_") for k in mine.response_metadata)
+            for block in mine.content_blocks:
+                extras = set(block.get("extras") or ())
+                assert extras <= LANGCHAIN_EXTRAS.get(block["type"], frozenset()), block
+        response = collect_agent_response(results)
+        failed = any(e.call_id for e in response.errors)
+        if len(plain) == 1 and not response.tool_messages and not failed:
+            # from_ai_message of what LangChain added up reads back every row not raf's own
+            # (a call raf found invalid is left out: without raf_errors, LangChain's `+`
+            # completes a cut call's arguments into a call of its own, as it does for any
+            # chat model; raf's decoder, reading the chunks, does not)
+            paths = native_paths(MODEL)
+            back = to_canonical(from_ai_message(plain[0]))
+            assert project(back, paths) == project(to_canonical(response), paths)
+
+
+def test_redacted_reasoning_reads_back_from_langchain_s_own_blocks() -> None:
+    """Anthropic's redacted thinking as LangChain's ``content_blocks`` give it (a
+    ``non_standard`` block), and Bedrock Converse's (``extras.redacted_content``, raf's own
+    form), read back as redacted reasoning."""
+    library("langchain_core")
+    from langchain_core.messages import AIMessage  # noqa: PLC0415
+
+    anthropic = AIMessage(
+        content=[{"type": "redacted_thinking", "data": "XYZ"}, {"type": "text", "text": "yes"}],
+        response_metadata={"model_provider": "anthropic", "stop_reason": "end_turn"},
+    )
+    bedrock = {
+        "type": "ai",
+        "data": {
+            "content": [
+                {"type": "reasoning", "reasoning": "", "extras": {"redacted_content": "XYZ"}},
+                {"type": "text", "text": "yes"},
+            ],
+        },
+    }
+    for message in (anthropic, bedrock):
+        (turn,) = from_ai_message(message).turn_transcript
+        assert [type(b).__name__ for b in turn.blocks] == ["Reasoning", "Text"]
+        assert turn.blocks[0].redacted == "XYZ"  # type: ignore[union-attr]
