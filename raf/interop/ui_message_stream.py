@@ -294,9 +294,18 @@ class UIMessageStreamEncoder:
         elif isinstance(content, contents.ToolCalling):
             call = self._calls.get(content.call_id)
             if call is None:
+                # Every call the model made starts its tool part: a tool-input-available
+                # alone is a part that only shows a call awaiting approval.
                 self._end(out)
                 call = self._calls[content.call_id] = _Call(content.name)
                 self._last_call_signed = False
+                out.append(
+                    {
+                        "type": "tool-input-start",
+                        "toolCallId": content.call_id,
+                        "toolName": content.name,
+                    }
+                )
             call.called = True
             self._tools[content.call_id] = (content.name, content.arguments)
             out.append(
@@ -586,6 +595,30 @@ def _raf(chunk: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def native(item: JSON) -> JSON | None:
+    """The chunk as a front end that knows only the protocol reads it: ``providerMetadata``
+    without raf's key, no ``data-raf-*`` chunk, and no ``message-metadata`` chunk (its keys,
+    ``id``, ``model``, ``finishReason`` and ``usage``, are raf's names: the protocol passes a
+    message's metadata through untyped, so only an application that knows raf's names reads
+    them)."""
+    if not isinstance(item, dict):
+        return item
+    kind = item.get("type")
+    if kind == "message-metadata" or (isinstance(kind, str) and kind.startswith("data-raf-")):
+        return None
+    out = dict(item)
+    if kind in ("start", "finish"):
+        out.pop("messageMetadata", None)
+    meta = out.get("providerMetadata")
+    if isinstance(meta, dict) and PROVIDER_KEY in meta:
+        rest = {key: value for key, value in meta.items() if key != PROVIDER_KEY}
+        if rest:
+            out["providerMetadata"] = rest
+        else:
+            del out["providerMetadata"]
+    return out
+
+
 def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -606,6 +639,8 @@ class UIMessageStreamDecoder:
         self._texts: set[str] = set()  # open text parts
         self._reasonings: set[str] = set()
         self._empty: set[str] = set()  # open parts with no delta yet
+        self._unopened: set[str] = set()  # reasoning parts whose block is not yet opened
+        self._unsure: tuple[str, str, JSON] | None = None  # a call read, not yet said
         self._calls: dict[str, str] = {}  # client calls started: name
         self._raw: dict[str, list[str]] = {}  # their input text so far
         self._closed: set[str] = set()  # calls whose input is final (or failed)
@@ -629,6 +664,26 @@ class UIMessageStreamDecoder:
         ]
 
     def feed(self, item: JSON) -> list[AgentResponseResult]:
+        unsure, self._unsure = self._unsure, None
+        out = self._feed(item)
+        if unsure is None:
+            return out
+        call_id, name, arguments = unsure
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "tool-approval-request"
+            and item.get("toolCallId") == call_id
+        ):
+            return out  # a tool part that only shows the call awaiting approval
+        return [*self._called_now(call_id, name, arguments), *out]
+
+    def _called_now(self, call_id: str, name: str, arguments: JSON) -> list[AgentResponseResult]:
+        self._calls.setdefault(call_id, name)
+        self._closed.add(call_id)
+        call = contents.ToolCalling(call_id=call_id, name=name, arguments=arguments)
+        return [AgentResponseResult(contents=(call,))]
+
+    def _feed(self, item: JSON) -> list[AgentResponseResult]:
         self._position += 1
         if not isinstance(item, dict):
             return self._invalid(f"not a JSON object: {_compact(item)[:80]}")
@@ -721,7 +776,18 @@ class UIMessageStreamDecoder:
         item_id = mine.get("itemId")
         if kind == "reasoning-start" and isinstance(item_id, str):
             return [[], AgentResponseResult(events=(self._item_event(mine),))]
+        if kind == "reasoning-start":
+            self._unopened.add(part_id)
         return []
+
+    def _open_reasoning(self, part_id: str) -> list[events.Event]:
+        """A reasoning part is a reasoning block of its own, as the UIMessage has it: the
+        event that opens one (a reasoning item without an id), once per part not opened by
+        raf's ``itemId``. Without it, two reasoning parts in a row would be one block."""
+        if part_id not in self._unopened:
+            return []
+        self._unopened.discard(part_id)
+        return [events.Custom(event_type="reasoning_item", payload={"item_id": None})]
 
     @staticmethod
     def _item_event(mine: dict[str, Any]) -> events.Custom:
@@ -751,6 +817,9 @@ class UIMessageStreamDecoder:
                 message=f"chunk {self._position}: {kind} of part {part_id!r}, never started",
             )
             return [[content, error]]
+        opening = self._open_reasoning(part_id)
+        if opening:
+            return [AgentResponseResult(events=tuple(opening)), [content]]
         return [[content]]
 
     def _end_part(self, kind: str, chunk: dict[str, Any]) -> list[Any]:
@@ -765,7 +834,8 @@ class UIMessageStreamDecoder:
         signature = _string(mine.get("signature"))
         if kind == "text-end":
             if signature is None:
-                return []
+                # An empty text part is an empty text block, as the UIMessage has it.
+                return [[contents.Text(delta="")]] if empty else []
             where = "empty" if empty else "text"
             return [
                 AgentResponseResult(
@@ -778,13 +848,16 @@ class UIMessageStreamDecoder:
                 )
             ]
         out: list[events.Event] = []
+        redacted = _string(mine.get("redacted"))
+        if redacted is None:
+            out.extend(self._open_reasoning(part_id))  # an empty part is an empty block
+        self._unopened.discard(part_id)
         if isinstance(mine.get("itemId"), str):
             out.append(self._item_event(mine))
         if signature is not None:
             out.append(
                 events.Custom(event_type="reasoning_signature", payload={"signature": signature})
             )
-        redacted = _string(mine.get("redacted"))
         if redacted is not None:
             out.append(events.Custom(event_type="redacted_reasoning", payload={"data": redacted}))
         return [AgentResponseResult(events=tuple(out))] if out else []
@@ -826,7 +899,11 @@ class UIMessageStreamDecoder:
                         )
                     ]
                 ]
-            self._calls.setdefault(call_id, name)
+            if call_id not in self._calls:
+                # A call that did not stream: whether it was made or only waits for approval
+                # (a provider's request, an MCP approval) is said by the next chunk.
+                self._unsure = (call_id, name, value)
+                return []
             self._closed.add(call_id)
             return [[contents.ToolCalling(call_id=call_id, name=name, arguments=value)]]
         if kind == "tool-input-error":
@@ -946,6 +1023,10 @@ class UIMessageStreamDecoder:
         return []
 
     def close(self) -> list[AgentResponseResult]:
+        called: list[AgentResponseResult] = []
+        if self._unsure is not None:
+            called = self._called_now(*self._unsure)
+            self._unsure = None
         out: list[contents.Content] = []
         if not self._finish_seen:
             for call_id, name in self._calls.items():
@@ -975,13 +1056,22 @@ class UIMessageStreamDecoder:
                     ),
                 )
             )
-        return [AgentResponseResult(contents=tuple(out))] if out else []
+        return [*called, AgentResponseResult(contents=tuple(out))] if out else called
 
 
 _META = "messageMetadata"
+_BLOCKS = (
+    " (the parts are the protocol's, but raf reads two text parts in a row back as two blocks "
+    "only from raf's data: Gemini's signed text)"
+)
 ROWS: Final[tuple[Row, ...]] = (
-    Row("id", f"{_META}.id (message-metadata, where it arrived)"),
-    Row("model", f"{_META}.model"),
+    Row(
+        "id",
+        f"{_META}.id (message-metadata, where it arrived; raf's name); the start chunk's "
+        "messageId is the UI's id of the message, not the provider's",
+        extension=True,
+    ),
+    Row("model", f"{_META}.model (raf's name)", extension=True),
     Row("text", "text-delta delta, in text-start … text-end parts"),
     Row("reasoning_text", "reasoning-delta delta, in reasoning-start … reasoning-end parts"),
     Row("tool_calls[].id", "tool-input-available toolCallId"),
@@ -990,7 +1080,12 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("hosted_tool_calls[].id", "tool-input-available toolCallId, providerExecuted: true"),
     Row("hosted_tool_calls[].name", "tool-input-available toolName"),
     Row("hosted_tool_calls[].arguments", "tool-input-available input"),
-    Row("hosted_tool_calls[].output", "tool-output-available output"),
+    Row(
+        "hosted_tool_calls[].output",
+        "tool-output-available output; of a call that failed (tool-output-error): "
+        f"providerMetadata.{PROVIDER_KEY}.output",
+        extension=True,
+    ),
     Row("hosted_tool_calls[].error", "tool-output-error errorText"),
     Row("approval_requests[].call_id", "tool-approval-request toolCallId and approvalId"),
     Row("approval_requests[].name", "the tool part's toolName (approvalDescriptor.toolName)"),
@@ -1009,72 +1104,146 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("turn_transcript[].tool_call_id", "tool-output-* toolCallId"),
     Row("turn_transcript[].name", "the toolName of the call's tool part"),
     Row("turn_transcript[].source", "a tool-output chunk (tool_result)"),
-    Row("turn_transcript[].blocks[].type", "the part: text, reasoning, tool-*"),
-    Row("turn_transcript[].blocks[].text", "text and reasoning parts, as they start and end"),
+    Row(
+        "turn_transcript[].blocks[].type",
+        "the part: text, reasoning, tool-*" + _BLOCKS,
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].text",
+        "text and reasoning parts, as they start and end" + _BLOCKS,
+        extension=True,
+    ),
     Row(
         "turn_transcript[].blocks[].signature",
         f"text-end / reasoning-end providerMetadata.{PROVIDER_KEY}.signature; on a tool "
         "part: data-raf-event (part_signature)",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].redacted",
-        f"reasoning-end providerMetadata.{PROVIDER_KEY}.redacted",
+        f"reasoning-end providerMetadata.{PROVIDER_KEY}.redacted (natively an empty "
+        "reasoning part)",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].encrypted_content",
         f"reasoning-start / -end providerMetadata.{PROVIDER_KEY}.encryptedContent",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].item_id",
         f"reasoning-start / -end providerMetadata.{PROVIDER_KEY}.itemId; of a call: "
         "data-raf-event (tool_call_item)",
+        extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].summary",
         f"reasoning-end providerMetadata.{PROVIDER_KEY}.summary",
+        extension=True,
     ),
-    Row("turn_transcript[].blocks[].id", "tool-* toolCallId"),
-    Row("turn_transcript[].blocks[].name", "tool-* toolName"),
+    Row("turn_transcript[].blocks[].id", "tool-* toolCallId" + _BLOCKS, extension=True),
+    Row("turn_transcript[].blocks[].name", "tool-* toolName" + _BLOCKS, extension=True),
     Row(
         "turn_transcript[].blocks[].arguments",
-        "tool-input-available input (tool-input-error input)",
+        "tool-input-available input (tool-input-error input)" + _BLOCKS,
+        extension=True,
     ),
-    Row("turn_transcript[].blocks[].output", "tool-output-available output"),
-    Row("turn_transcript[].blocks[].error", "tool-output-error errorText"),
+    Row(
+        "turn_transcript[].blocks[].output",
+        "tool-output-available output; a failed provider's tool's: "
+        f"providerMetadata.{PROVIDER_KEY}.output" + _BLOCKS,
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].error",
+        "tool-output-error errorText" + _BLOCKS,
+        extension=True,
+    ),
     Row(
         "turn_transcript[].blocks[].item",
         f"providerMetadata.{PROVIDER_KEY}.item of a provider's tool",
+        extension=True,
     ),
-    Row("turn_transcript[].blocks[].value", "data-raf-event (raw_item)"),
-    Row("turn_transcript[].blocks[].call_id", "tool-output-* toolCallId"),
-    Row("turn_transcript[].blocks[].content", "tool-output-* output / errorText"),
-    Row("turn_transcript[].blocks[].is_error", "tool-output-error"),
+    Row("turn_transcript[].blocks[].value", "data-raf-event (raw_item)", extension=True),
+    Row(
+        "turn_transcript[].blocks[].call_id",
+        "tool-output-* toolCallId" + _BLOCKS,
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].content",
+        "tool-output-* output / errorText" + _BLOCKS,
+        extension=True,
+    ),
+    Row(
+        "turn_transcript[].blocks[].is_error",
+        "tool-output-error" + _BLOCKS,
+        extension=True,
+    ),
     Row(
         "finish_reason",
-        f"{_META}.finishReason; the finish chunk's finishReason is the protocol's "
-        "(stop, length, tool-calls, content-filter, error, other)",
+        f"{_META}.finishReason (raf's own string); natively only the finish chunk's "
+        "finishReason, the protocol's (stop, length, tool-calls, content-filter, error, "
+        "other): awaiting_approval and max_rounds read as tool_calls, a provider's own "
+        "reason as other",
+        extension=True,
     ),
-    Row("usage.prompt_tokens", f"{_META}.usage.inputTokens"),
-    Row("usage.completion_tokens", f"{_META}.usage.outputTokens"),
-    Row("usage.total_tokens", f"{_META}.usage.totalTokens"),
-    Row("usage.prompt_cache_hit_tokens", f"{_META}.usage.inputTokenDetails.cacheReadTokens"),
-    Row("usage.prompt_cache_miss_tokens", f"{_META}.usage.inputTokenDetails.noCacheTokens"),
-    Row("usage.reasoning_tokens", f"{_META}.usage.outputTokenDetails.reasoningTokens"),
+    Row("usage.prompt_tokens", f"{_META}.usage.inputTokens", extension=True),
+    Row("usage.completion_tokens", f"{_META}.usage.outputTokens", extension=True),
+    Row("usage.total_tokens", f"{_META}.usage.totalTokens", extension=True),
     Row(
-        "errors[].message", "error errorText (abort reason), at the end; tool-input-error errorText"
+        "usage.prompt_cache_hit_tokens",
+        f"{_META}.usage.inputTokenDetails.cacheReadTokens",
+        extension=True,
+    ),
+    Row(
+        "usage.prompt_cache_miss_tokens",
+        f"{_META}.usage.inputTokenDetails.noCacheTokens",
+        extension=True,
+    ),
+    Row(
+        "usage.reasoning_tokens",
+        f"{_META}.usage.outputTokenDetails.reasoningTokens",
+        extension=True,
+    ),
+    Row(
+        "errors[].message",
+        "data-raf-error message, where it happened; natively every message too (error "
+        "errorText or abort reason at the end, tool-input-error errorText where the call "
+        "failed), but not in raf's order",
+        extension=True,
     ),
     Row(
         "errors[].error_code",
-        f"data-raf-error errorCode; tool-input-error providerMetadata.{PROVIDER_KEY}.errorCode",
+        f"data-raf-error errorCode; tool-input-error providerMetadata.{PROVIDER_KEY}.errorCode "
+        "(natively: provider_error, cancelled for abort, invalid_tool_arguments)",
+        extension=True,
     ),
-    Row("errors[].call_id", "data-raf-error callId; tool-input-error toolCallId"),
-    Row("errors[].raw", "data-raf-error raw; tool-input-error input"),
-    Row("notices[].error_code", "data-raf-error errorCode (no error chunk)"),
-    Row("notices[].message", "data-raf-error message"),
-    Row("notices[].call_id", "data-raf-error callId"),
-    Row("notices[].raw", "data-raf-error raw"),
-    Row("rounds[].finish_reason", "data-raf-round finishReason, before each finish-step"),
-    Row("rounds[].usage", "data-raf-round usage; the last step's: message-metadata usage"),
+    Row(
+        "errors[].call_id",
+        "data-raf-error callId; natively only tool-input-error toolCallId",
+        extension=True,
+    ),
+    Row(
+        "errors[].raw",
+        "data-raf-error raw; natively only tool-input-error input",
+        extension=True,
+    ),
+    Row("notices[].error_code", "data-raf-error errorCode (no error chunk)", extension=True),
+    Row("notices[].message", "data-raf-error message", extension=True),
+    Row("notices[].call_id", "data-raf-error callId", extension=True),
+    Row("notices[].raw", "data-raf-error raw", extension=True),
+    Row(
+        "rounds[].finish_reason",
+        "data-raf-round finishReason, before each finish-step (natively: a step per round)",
+        extension=True,
+    ),
+    Row(
+        "rounds[].usage",
+        "data-raf-round usage; the last step's: message-metadata usage",
+        extension=True,
+    ),
 )
 
 MODEL: Final = Model(
@@ -1088,4 +1257,5 @@ MODEL: Final = Model(
     trailer=b"data: [DONE]\n\n",
     media_type="text/event-stream",
     headers=(("x-vercel-ai-ui-message-stream", "v1"),),
+    native=native,
 )

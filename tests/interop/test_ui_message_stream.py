@@ -622,3 +622,74 @@ def test_the_ai_sdk_reads_what_rides_on_the_parts() -> None:
     parts = {p["toolCallId"]: p for p in got["message"]["parts"] if "toolCallId" in p}
     assert parts["m"]["approval"] == {"id": "m", "descriptor": {"description": "Run it?"}}
     assert (parts["h"]["state"], parts["h"]["output"]) == ("output-available", {"n": 1})
+
+
+def _without_raf(value: Any) -> Any:
+    """``value`` with every ``providerMetadata`` lacking raf's key (what native() removes)."""
+    if isinstance(value, dict):
+        out = {k: _without_raf(v) for k, v in value.items()}
+        meta = out.get("providerMetadata")
+        if isinstance(meta, dict):
+            meta.pop(PROVIDER_KEY, None)
+            if not meta:
+                del out["providerMetadata"]
+        return out
+    return value
+
+
+def test_a_front_end_that_knows_only_the_protocol_reads_the_turn_without_raf_s_data() -> None:
+    """native() removes raf's data and nothing else: what is left is what a plain front end
+    reads, and it still holds the text, the reasoning, the calls, the approval and the
+    provider's tool; each text and reasoning part is a block (an empty part an empty one)."""
+    results = _rich_run()
+    items = list(encode_all(MODEL, results))
+    assert MODEL.native is not None
+    native = [n for n in (MODEL.native(i) for i in items) if n is not None]
+    assert native == [
+        _without_raf(i)
+        for i in items
+        if not i["type"].startswith("data-raf-") and i["type"] != "message-metadata"
+    ]
+    assert all(PROVIDER_KEY not in i.get("providerMetadata", {}) for i in native)
+    original = collect_agent_response(results)
+    back = collect_agent_response(list(decode_all(MODEL, native)))
+    assert (back.text, back.reasoning_text) == (original.text, original.reasoning_text)
+    assert back.tool_calls == original.tool_calls
+    assert back.approval_requests == original.approval_requests
+    assert [(h.id, h.name, h.output) for h in back.hosted_tool_calls] == [
+        (h.id, h.name, h.output) for h in original.hosted_tool_calls
+    ]
+    # The reasoning parts: the item's, the signed one, the redacted (empty) one.
+    (message,) = back.turn_transcript
+    reasoning = [b for b in message.blocks if isinstance(b, blocks.Reasoning)]
+    assert [(b.text, b.signature, b.redacted) for b in reasoning] == [
+        ("Think.", None, None),
+        ("More.", None, None),
+        ("", None, None),
+    ]
+    assert [e.message for e in back.errors] == [e.message for e in original.errors]
+
+
+def test_a_call_that_only_awaits_approval_is_told_apart_without_raf_s_data() -> None:
+    """A tool part that did not stream and asks for approval at once is a request only (an
+    MCP approval); a call that streamed, or did not but has its output, was made."""
+    items = [
+        {"type": "start"},
+        {"type": "start-step"},
+        {"type": "tool-input-available", "toolCallId": "m", "toolName": "mcp", "input": {}},
+        {"type": "tool-approval-request", "approvalId": "m", "toolCallId": "m"},
+        {"type": "tool-input-start", "toolCallId": "c", "toolName": "f"},
+        {"type": "tool-input-available", "toolCallId": "c", "toolName": "f", "input": {}},
+        {"type": "tool-approval-request", "approvalId": "c", "toolCallId": "c"},
+        {"type": "tool-input-available", "toolCallId": "d", "toolName": "g", "input": {"x": 1}},
+        {"type": "tool-output-available", "toolCallId": "d", "output": "ok"},
+        {"type": "text-start", "id": "t"},
+        {"type": "text-end", "id": "t"},
+        {"type": "finish-step"},
+        {"type": "finish", "finishReason": "tool-calls"},
+    ]
+    response = collect_agent_response(list(decode_all(MODEL, items)))
+    assert [c.id for c in response.tool_calls] == ["c", "d"]
+    assert [a.call_id for a in response.approval_requests] == ["m", "c"]
+    (message, _) = response.turn_transcript
+    assert message.blocks[-1] == blocks.Text(text="")
