@@ -21,13 +21,17 @@ The choices:
 * usage is given once per model round, as the framework sums it (``usage_details`` with the
   framework's names; raf's cache-miss count under ``cache_miss_input_token_count``): the round's
   usage on an update that ends the round, the last round's when the run ends;
-* a round of raf's tool loop ends with an update whose ``finish_reason`` is the round's and
-  whose ``additional_properties`` say ``{"raf": {"round": n}}``;
+* a round of raf's tool loop is a message of its own ``message_id``, and ends with an update
+  whose ``finish_reason`` is the round's and whose ``additional_properties`` say
+  ``{"raf": {"round": n}}`` (without the mark, the decoder reads a round's end from the
+  framework's fields: a message's finish followed by tool results, an approval request or a
+  message of another ``message_id``);
 * a reasoning signature is a ``text_reasoning`` content's ``protected_data``;
 * what the framework has no content for (a Gemini part signature, Anthropic redacted thinking,
   Responses reasoning and call item ids, an item raf keeps whole, the id an error is about, an
   approval request's description) rides in ``additional_properties["raf"]``, the namespaced
-  place the framework keeps for data of its own (it is not shown and not sent);
+  place the framework keeps for data of its own (it is not shown and not sent; :func:`native`
+  is an item without it, what a consumer of the framework alone reads);
 * a tool the provider ran itself is the framework's content for it where there is one
   (:data:`HOSTED_TYPES`: ``search_tool_call`` and ``search_tool_result``,
   ``code_interpreter_tool_call`` and ``code_interpreter_tool_result``), else a
@@ -65,6 +69,7 @@ __all__ = [
     "Encoder",
     "aggregate",
     "from_chat_response",
+    "native",
     "objects",
     "updates_of",
 ]
@@ -295,6 +300,21 @@ class Encoder:
                 )
             else:
                 kept.append({"event_type": event.event_type, "payload": payload})
+                if (
+                    event.event_type == "part_signature"
+                    and isinstance(payload, dict)
+                    and payload.get("part") == "empty"
+                ):  # a part with nothing but a signature: an empty text the framework sees
+                    if role != "assistant":
+                        flush()
+                        role = "assistant"
+                    pending.append(
+                        {
+                            "type": "text",
+                            "text": "",
+                            "additional_properties": {RAF: {"part_signature": True}},
+                        }
+                    )
         flush()
         head = {"response_id": result.id, "model": result.model}
         if result.finish_reason:
@@ -457,6 +477,13 @@ def _usage(details: object) -> Usage | None:
     )
 
 
+def _sum(usages: Iterable[Usage]) -> Usage | None:
+    total = None
+    for each in usages:
+        total = _add(total, each)
+    return total
+
+
 def _add(first: Usage | None, second: Usage) -> Usage:
     """The framework's sum of two usages (``add_usage_details``)."""
     if first is None:
@@ -519,6 +546,9 @@ class Decoder:
         self._last: str | None = None
         self._usage: Usage | None = None
         self._position = 0
+        # a message's finish, held until the next message shows whether it ended a round
+        self._held: tuple[str, str, list[Usage]] | None = None
+        self._round = 0
 
     def _invalid(self, what: str) -> contents.Error:
         return contents.Error(
@@ -538,6 +568,9 @@ class Decoder:
         found: list[events.Event] = []
         usages: list[Usage] = []
         role = _str(item.get("role"))
+        message = _str(item.get("message_id"))
+        finish = _str(item.get("finish_reason"))
+        earlier = self._release(role, message, finish, items, out)
         for index, content in enumerate(items):
             if not isinstance(content, dict) or not isinstance(content.get("type"), str):
                 out.append(self._invalid(f"content {index} is not a content"))
@@ -546,16 +579,18 @@ class Decoder:
                 self._content(content, role, out, found, usages)
             except (TypeError, ValueError, AttributeError) as exc:
                 out.append(self._invalid(f"content {index} ({content['type']}): {exc}"))
-        finish = _str(item.get("finish_reason"))
         if "round" in ours and isinstance(ours["round"], int):
-            usage = None
-            for each in usages:
-                usage = _add(usage, each)
             out.append(
-                contents.RoundFinished(round=ours["round"], finish_reason=finish, usage=usage)
+                contents.RoundFinished(
+                    round=ours["round"], finish_reason=finish, usage=_sum(usages)
+                )
             )
+            self._round = ours["round"] + 1
             finish = None
             self._usage = None
+        elif finish and role == "assistant" and message and not self._whole:
+            self._held = (message, finish, usages)  # a round's end, if another message follows
+            finish = None
         else:
             for each in usages:
                 self._usage = _add(self._usage, each)
@@ -568,13 +603,56 @@ class Decoder:
         result = AgentResponseResult(
             id=_str(item.get("response_id")) or None,
             model=_str(item.get("model")) or None,
-            finish_reason=finish or None,
+            finish_reason=finish or earlier or None,
             contents=tuple(out),
             events=tuple(found),
         )
         if result.id or result.model or result.finish_reason or out or found:
             return [result]
         return []
+
+    def _release(
+        self,
+        role: str | None,
+        message: str | None,
+        finish: str | None,
+        contents_of: list[Any],
+        out: list[Any],
+    ) -> str | None:
+        """The held finish of a message (its ``finish_reason`` and usage, on an update
+        without raf's round mark), now that the next update tells what it was: the end of a
+        round of the tool loop when a message of another ``message_id`` follows (the
+        framework's own mark of a new model call), or tool results, or an approval request
+        (the message's calls were run, or wait for approval); else the stream's finish,
+        released as it came when another finish supersedes it (returned, unless this update
+        has its own)."""
+        held = self._held
+        if held is None:
+            return None
+        if (
+            role == "tool"
+            or (role == "assistant" and message and message != held[0])
+            or any(
+                isinstance(c, dict) and c.get("type") == "function_approval_request"
+                for c in contents_of
+            )
+        ):
+            self._held = None
+            out.append(
+                contents.RoundFinished(
+                    round=self._round, finish_reason=held[1], usage=_sum(held[2])
+                )
+            )
+            self._round += 1
+            self._usage = None
+            return None
+        if finish is None:
+            return None
+        self._held = None
+        for each in held[2]:
+            self._usage = _add(self._usage, each)
+            out.append(contents.Usage(usage=self._usage))
+        return held[1]
 
     def _content(
         self,
@@ -587,7 +665,9 @@ class Decoder:
         kind = content["type"]
         ours = _ours(content)
         if kind == "text":
-            out.append(contents.Text(delta=str(content.get("text") or "")))
+            delta = str(content.get("text") or "")
+            if delta or not ours.get("part_signature"):  # else raf's event makes the part
+                out.append(contents.Text(delta=delta))
         elif kind == "text_reasoning":
             text = _str(content.get("text"))
             if text is not None:
@@ -664,6 +744,9 @@ class Decoder:
                 usages.append(usage)
         elif kind == "error":
             about = _str(ours.get("call_id"))
+            details = _str(content.get("error_details"))
+            if about is None and details is not None:
+                about = self._failed(details)
             if about is not None and about in self._calls:
                 self._calls[about].done = True  # the call failed: raf reports it so
             out.append(
@@ -723,6 +806,15 @@ class Decoder:
         if content.get("status") == COMPLETED:
             out.extend(self._end(call_id, call))
 
+    def _failed(self, details: str) -> str | None:
+        """The open call an ``error`` is about when raf's data does not say: the last one
+        whose arguments so far are exactly the error's ``error_details`` (raf keeps the text
+        of arguments that are not JSON there)."""
+        for call_id, call in reversed(self._calls.items()):
+            if not call.done and call.whole is None and "".join(call.args) == details:
+                return call_id
+        return None
+
     def _end(self, call_id: str, call: _Call) -> list[contents.Content]:
         call.done = True
         ended = contents.ToolCallEnd(call_id=call_id)
@@ -752,7 +844,16 @@ class Decoder:
         for call_id, call in self._calls.items():
             if not call.done:
                 ended.extend(self._end(call_id, call))
-        return [AgentResponseResult(contents=tuple(ended))] if ended else []
+        held, self._held = self._held, None
+        finish = None
+        if held is not None:  # the stream's own finish, and its usage
+            finish = held[1]
+            for each in held[2]:
+                self._usage = _add(self._usage, each)
+                ended.append(contents.Usage(usage=self._usage))
+        if ended or finish:
+            return [AgentResponseResult(finish_reason=finish, contents=tuple(ended))]
+        return []
 
 
 def _texts(items: JSON) -> str:
@@ -820,8 +921,7 @@ def _assistant(message: Any, called: set[str]) -> list[dict[str, JSON]]:
     items: list[dict[str, JSON]] = []
     for block in message.blocks:
         if isinstance(block, blocks.Text):
-            if block.text or block.signature is None:
-                items.append(_text_content(block.text))
+            items.append(_text_content(block.text))
         elif isinstance(block, blocks.Reasoning):
             reasoning: dict[str, JSON] = {"type": "text_reasoning"}
             if block.text:
@@ -985,11 +1085,49 @@ def from_chat_response(response: Any) -> AgentResponse:
     return collect_agent_response(results)
 
 
+def _without_ours(value: JSON) -> JSON:
+    """``value`` with raf's namespace taken out of every ``additional_properties`` in it."""
+    if isinstance(value, list):
+        return [_without_ours(each) for each in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, JSON] = {}
+    for key, each in value.items():
+        if key == "additional_properties" and isinstance(each, dict):
+            out[key] = {k: _without_ours(v) for k, v in each.items() if k != RAF}
+        else:
+            out[key] = _without_ours(each)
+    return out
+
+
+def native(item: JSON) -> JSON:
+    """``item`` as a consumer that knows only the framework reads it: ``additional_properties``
+    without raf's namespace, on the update and on every content (the framework's own fields
+    untouched). Every update stays one: none is raf's alone."""
+    return _without_ours(item)
+
+
 def objects(items: Iterable[JSON]) -> list[Any]:
     """``items`` as the framework's own ``ChatResponseUpdate`` s (imports ``agent_framework``)."""
     from agent_framework import ChatResponseUpdate  # noqa: PLC0415
 
     return [ChatResponseUpdate.from_dict(dict(item)) for item in items]
+
+
+def _block(field: str, model: str) -> Row:
+    """A row of the transcript's blocks (kept in raf's extension only: see :data:`MODEL`)."""
+    return Row(f"turn_transcript[].blocks[].{field}", model, extension=True)
+
+
+_ABOUT: Final = (
+    "`error` `additional_properties.raf.call_id`; without it, the open `function_call` whose "
+    "arguments so far are the error's `error_details` (an `invalid_tool_arguments` error)"
+)
+_ROUND: Final = (
+    "the update that ends a round (`additional_properties.raf.round`; without it, the last "
+    "update with a `finish_reason` of a message followed by tool results, an approval "
+    "request or a message of another `message_id`): its "
+)
 
 
 MODEL = Model(
@@ -999,6 +1137,7 @@ MODEL = Model(
     encoder=Encoder,
     decoder=Decoder,
     aggregate=aggregate,
+    native=native,
     rows=(
         Row("id", "`response_id`"),
         Row("model", "`model`"),
@@ -1017,22 +1156,28 @@ MODEL = Model(
         ),
         Row(
             "hosted_tool_calls[].name",
-            "`tool_name` of `search_tool_call`; `additional_properties.raf.name`; `name`",
+            "`tool_name` of `search_tool_call`, `name` of a hosted `function_call`; a code "
+            "tool's (`code_interpreter_tool_call` has no name) in `additional_properties.raf.name`",
+            extension=True,
         ),
         Row(
             "hosted_tool_calls[].arguments",
             "`arguments`; `code_interpreter_tool_call` `inputs` (the code; the whole arguments "
-            "in `additional_properties.raf`)",
+            "in `additional_properties.raf` only)",
+            extension=True,
         ),
         Row(
             "hosted_tool_calls[].output",
             "`search_tool_result` `result`, `code_interpreter_tool_result` `outputs`, else a "
-            "`function_result` in the assistant's message (the JSON in "
-            "`additional_properties.raf.output`)",
+            "`function_result` in the assistant's message, as text (the JSON in "
+            "`additional_properties.raf.output` only)",
+            extension=True,
         ),
         Row(
             "hosted_tool_calls[].error",
-            "`function_result` `exception`; `additional_properties.raf.error`",
+            "`function_result` `exception` (its text is the output); the error's own text, and "
+            "any error of a search or code tool, in `additional_properties.raf.error` only",
+            extension=True,
         ),
         Row("approval_requests[].call_id", "`function_approval_request` `function_call.call_id`"),
         Row("approval_requests[].name", "`function_approval_request` `function_call.name`"),
@@ -1043,6 +1188,7 @@ MODEL = Model(
         Row(
             "approval_requests[].description",
             "`function_approval_request` `additional_properties.raf.description`",
+            extension=True,
         ),
         Row("tool_messages[].tool_call_id", "`function_result` `call_id` (role `tool`)"),
         Row("tool_messages[].content", "`function_result` `result`"),
@@ -1055,37 +1201,39 @@ MODEL = Model(
         Row("turn_transcript[].tool_calls", "`function_call` contents"),
         Row("turn_transcript[].source", "the `tool` message"),
         Row("turn_transcript[].tool_call_id", "`function_result` `call_id`"),
-        Row(
-            "turn_transcript[].blocks[].type",
-            "the content's `type` (`text`, `text_reasoning`, `function_call`, ...)",
-        ),
-        Row("turn_transcript[].blocks[].text", "`text` and `text_reasoning` contents, in order"),
-        Row(
-            "turn_transcript[].blocks[].signature",
+        # A consumer of the framework's fields alone reads the blocks from the contents, but
+        # the blocks raf's data alone makes or splits off (Anthropic's redacted thinking, a
+        # Responses reasoning item with no text, a reasoning or text part ended by an item or
+        # a Gemini part signature: the framework joins adjacent text and reasoning) change the
+        # list, so every path into it is raf's own in those turns.
+        _block("type", "the content's `type` (`text`, `text_reasoning`, `function_call`, ...)"),
+        _block("text", "`text` and `text_reasoning` contents, in order"),
+        _block(
+            "signature",
             "`text_reasoning` `protected_data`; on other parts (Gemini's part signatures) "
-            "`additional_properties.raf` of the update",
+            "`additional_properties.raf` of the update only",
         ),
-        Row("turn_transcript[].blocks[].redacted", "`additional_properties.raf` of the update"),
-        Row(
-            "turn_transcript[].blocks[].encrypted_content",
-            "`additional_properties.raf` of the update",
+        _block("redacted", "`additional_properties.raf` of the update only"),
+        _block("encrypted_content", "`additional_properties.raf` of the update only"),
+        _block("item_id", "`additional_properties.raf` of the update only"),
+        _block("summary", "`additional_properties.raf` of the update only"),
+        _block("id", "`function_call` `call_id`"),
+        _block("name", "`function_call` `name`; a hosted tool's in `additional_properties.raf`"),
+        _block(
+            "arguments",
+            "`function_call` `arguments`; a hosted tool's in `additional_properties.raf`",
         ),
-        Row("turn_transcript[].blocks[].item_id", "`additional_properties.raf` of the update"),
-        Row("turn_transcript[].blocks[].summary", "`additional_properties.raf` of the update"),
-        Row("turn_transcript[].blocks[].id", "`function_call` `call_id`"),
-        Row("turn_transcript[].blocks[].name", "`function_call` `name`"),
-        Row("turn_transcript[].blocks[].arguments", "`function_call` `arguments`"),
-        Row("turn_transcript[].blocks[].item", "`additional_properties.raf.item`"),
-        Row(
-            "turn_transcript[].blocks[].output",
+        _block("item", "`additional_properties.raf.item` only"),
+        _block(
+            "output",
             "`search_tool_result` `result`, `code_interpreter_tool_result` `outputs`, "
-            "`function_result`; `additional_properties.raf.output`",
+            "`function_result`; as JSON in `additional_properties.raf.output` only",
         ),
-        Row("turn_transcript[].blocks[].error", "`additional_properties.raf.error`"),
-        Row("turn_transcript[].blocks[].value", "`additional_properties.raf` of the update"),
-        Row("turn_transcript[].blocks[].call_id", "`function_result` `call_id`"),
-        Row("turn_transcript[].blocks[].content", "`function_result` `result`"),
-        Row("turn_transcript[].blocks[].is_error", "`function_result` `exception`"),
+        _block("error", "`additional_properties.raf.error` only"),
+        _block("value", "`additional_properties.raf` of the update only"),
+        _block("call_id", "`function_result` `call_id`"),
+        _block("content", "`function_result` `result`"),
+        _block("is_error", "`function_result` `exception`"),
         Row("finish_reason", "`finish_reason`"),
         Row("usage.prompt_tokens", "`usage_details.input_token_count`"),
         Row("usage.completion_tokens", "`usage_details.output_token_count`"),
@@ -1099,13 +1247,13 @@ MODEL = Model(
         Row("errors[].error_code", "`error` `error_code`"),
         Row("errors[].message", "`error` `message`"),
         Row("errors[].raw", "`error` `error_details`"),
-        Row("errors[].call_id", "`error` `additional_properties.raf.call_id`"),
+        Row("errors[].call_id", _ABOUT),
         Row("notices[].error_code", "`error` `error_code`"),
         Row("notices[].message", "`error` `message`"),
         Row("notices[].raw", "`error` `error_details`"),
-        Row("notices[].call_id", "`error` `additional_properties.raf.call_id`"),
-        Row("rounds[].finish_reason", "`finish_reason` of the update that ends a round"),
-        Row("rounds[].usage", "`usage` content of the update that ends a round"),
+        Row("notices[].call_id", _ABOUT),
+        Row("rounds[].finish_reason", _ROUND + "`finish_reason`"),
+        Row("rounds[].usage", _ROUND + "`usage` content"),
     ),
 )
 """Microsoft Agent Framework's ``ChatResponseUpdate`` s and ``ChatResponse``."""

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from raf.collect import collect_agent_response
-from raf.interop import decode_all, encode_all, get
+from raf.interop import decode_all, encode_all, get, native_items
 from raf.interop.maf import Decoder, aggregate, from_chat_response, objects, updates_of
 from raf.model import contents
 from raf.model.canonical import to_canonical
@@ -21,6 +21,7 @@ from raf.model.usage import Usage
 from tests.interop.support import (
     Stream,
     agent_runs,
+    bundled_streams,
     every_stream_and_chunking,
     library,
     results_of,
@@ -414,3 +415,53 @@ def test_a_search_the_provider_ran_is_a_search_tool_call_and_its_result() -> Non
         ("srv_1", "web_search", {"query": "raf"}, [{"url": "https://x"}]),
         ("srv_2", "code_execution", {"code": "print(1)"}, "1\n"),
     ]
+
+
+def _raf_keys(value: Any) -> list[Any]:
+    """Every ``additional_properties`` in ``value`` that has raf's namespace."""
+    if isinstance(value, list):
+        return [found for each in value for found in _raf_keys(each)]
+    if not isinstance(value, dict):
+        return []
+    found = [value] if "raf" in (value.get("additional_properties") or {}) else []
+    return found + [f for each in value.values() for f in _raf_keys(each)]
+
+
+def test_without_raf_s_data_the_framework_still_reads_the_run() -> None:
+    """A consumer of the framework alone: the items without ``additional_properties["raf"]``
+    load and fold in the framework, and give the text, calls, usage and finish reason; read
+    back, the rounds of the tool loop come from the messages and tool results, and a call
+    whose arguments are not JSON has one error, found by its ``error_details``."""
+    framework = library("agent_framework")
+    invalid = next(s for s in bundled_streams() if s.name.endswith("invalid_json#0"))
+    runs = [*agent_runs(), (invalid.name, results_of(invalid, "whole"))]
+    for name, results in runs:
+        items = list(native_items(MAF, encode_all(MAF, results)))
+        assert not _raf_keys(items), name
+        response = collect_agent_response(results)
+        folded = from_chat_response(framework.ChatResponse.from_updates(objects(items)))
+        for key in ("text", "tool_calls", "usage", "finish_reason", "errors"):
+            assert to_canonical(folded)[key] == to_canonical(response)[key], (name, key)
+        back = collect_agent_response(list(decode_all(MAF, items)))
+        assert back.rounds == response.rounds, name
+        assert [(e.error_code, e.call_id) for e in back.errors] == [
+            (e.error_code, e.call_id) for e in response.errors
+        ], name
+
+
+def test_a_round_is_read_from_the_framework_s_messages() -> None:
+    """Without raf's round mark, a finish followed by a message of another ``message_id``
+    ends a round; a finish with nothing after it is the stream's."""
+    update = {"type": "chat_response_update", "role": "assistant"}
+    items = [
+        {**update, "message_id": "m0", "contents": [{"type": "text", "text": "a"}]},
+        {**update, "message_id": "m0", "finish_reason": "tool_calls", "contents": []},
+        {**update, "message_id": "m1", "contents": [{"type": "text", "text": "b"}]},
+        {**update, "message_id": "m1", "finish_reason": "stop", "contents": []},
+    ]
+    back = collect_agent_response(list(decode_all(MAF, items)))
+    assert [r.finish_reason for r in back.rounds] == ["tool_calls", "stop"]
+    assert back.finish_reason == "stop"
+    plain = collect_agent_response(list(decode_all(MAF, items[:2])))
+    assert plain.rounds == ()
+    assert plain.finish_reason == "tool_calls"
