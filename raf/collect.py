@@ -355,6 +355,8 @@ class ResponseCollector:
             self._close()  # a signature ends its reasoning block
         elif kind == "part_signature":
             self._part_signature(_string(payload.get("signature")), payload.get("part"))
+        elif kind == "part_end":
+            self._close()  # the producer ended its part: the next text is another block
         elif kind == "redacted_reasoning":
             self._closed(_REASONING_PART).redacted = _string(payload.get("data"))
         elif kind == "reasoning_item":

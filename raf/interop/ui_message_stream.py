@@ -834,8 +834,12 @@ class UIMessageStreamDecoder:
         signature = _string(mine.get("signature"))
         if kind == "text-end":
             if signature is None:
-                # An empty text part is an empty text block, as the UIMessage has it.
-                return [[contents.Text(delta="")]] if empty else []
+                # The part ends its block (the next text part is another, as in the
+                # UIMessage); an empty text part is an empty text block.
+                end = AgentResponseResult(
+                    events=(events.Custom(event_type="part_end", payload={}),)
+                )
+                return [[contents.Text(delta="")], end] if empty else [end]
             where = "empty" if empty else "text"
             return [
                 AgentResponseResult(
@@ -1060,10 +1064,6 @@ class UIMessageStreamDecoder:
 
 
 _META = "messageMetadata"
-_BLOCKS = (
-    " (the parts are the protocol's, but raf reads two text parts in a row back as two blocks "
-    "only from raf's data: Gemini's signed text)"
-)
 ROWS: Final[tuple[Row, ...]] = (
     Row(
         "id",
@@ -1106,13 +1106,11 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("turn_transcript[].source", "a tool-output chunk (tool_result)"),
     Row(
         "turn_transcript[].blocks[].type",
-        "the part: text, reasoning, tool-*" + _BLOCKS,
-        extension=True,
+        "the part: text, reasoning, tool-*",
     ),
     Row(
         "turn_transcript[].blocks[].text",
-        "text and reasoning parts, as they start and end" + _BLOCKS,
-        extension=True,
+        "text and reasoning parts, as they start and end",
     ),
     Row(
         "turn_transcript[].blocks[].signature",
@@ -1142,23 +1140,21 @@ ROWS: Final[tuple[Row, ...]] = (
         f"reasoning-end providerMetadata.{PROVIDER_KEY}.summary",
         extension=True,
     ),
-    Row("turn_transcript[].blocks[].id", "tool-* toolCallId" + _BLOCKS, extension=True),
-    Row("turn_transcript[].blocks[].name", "tool-* toolName" + _BLOCKS, extension=True),
+    Row("turn_transcript[].blocks[].id", "tool-* toolCallId"),
+    Row("turn_transcript[].blocks[].name", "tool-* toolName"),
     Row(
         "turn_transcript[].blocks[].arguments",
-        "tool-input-available input (tool-input-error input)" + _BLOCKS,
-        extension=True,
+        "tool-input-available input (tool-input-error input)",
     ),
     Row(
         "turn_transcript[].blocks[].output",
         "tool-output-available output; a failed provider's tool's: "
-        f"providerMetadata.{PROVIDER_KEY}.output" + _BLOCKS,
+        f"providerMetadata.{PROVIDER_KEY}.output",
         extension=True,
     ),
     Row(
         "turn_transcript[].blocks[].error",
-        "tool-output-error errorText" + _BLOCKS,
-        extension=True,
+        "tool-output-error errorText",
     ),
     Row(
         "turn_transcript[].blocks[].item",
@@ -1168,18 +1164,15 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("turn_transcript[].blocks[].value", "data-raf-event (raw_item)", extension=True),
     Row(
         "turn_transcript[].blocks[].call_id",
-        "tool-output-* toolCallId" + _BLOCKS,
-        extension=True,
+        "tool-output-* toolCallId",
     ),
     Row(
         "turn_transcript[].blocks[].content",
-        "tool-output-* output / errorText" + _BLOCKS,
-        extension=True,
+        "tool-output-* output / errorText",
     ),
     Row(
         "turn_transcript[].blocks[].is_error",
-        "tool-output-error" + _BLOCKS,
-        extension=True,
+        "tool-output-error",
     ),
     Row(
         "finish_reason",
