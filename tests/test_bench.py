@@ -17,6 +17,7 @@ import pytest
 
 from raf import dialects as raf_dialects
 from raf import formats as raf_formats
+from raf import interop as raf_interop
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -331,3 +332,55 @@ def test_each_pipeline_peer_aggregates_the_chat_workloads(name: str) -> None:
     for workload in SMALL:
         contender = pipeline.peer_contender(peer, workload)
         assert contender.check(contender.run()) is None, workload.name
+
+
+# -- bench/interop.py: every model's export of every workload, checked ------------------------
+
+interop_bench = _bench("interop")
+
+
+@pytest.mark.parametrize(
+    ("wire", "name", "style"),
+    FORMAT_CELLS + [(wire, "big50", style) for wire in formats.WIRES for style in formats.STYLES],
+)
+def test_every_model_exports_every_interop_workload_and_back(
+    wire: str, name: str, style: str
+) -> None:
+    """Counted, never timed: each model's round trip of the workload collects to raf's own
+    response on the model's kept rows (the check bench/interop.py runs before timing), and
+    the contenders it times make as many items and results as the checked pass."""
+    workload = formats.workloads(wire, style, FORMAT_SMALL)[name]
+    models = [raf_interop.get(model) for model in raf_interop.names()]
+    cell = interop_bench.prepare(workload, models)  # raises RoundTripError when one differs
+    assert [e.model.name for e in cell.exports] == list(raf_interop.names())
+    for export in cell.exports:
+        assert export.items, export.model.name
+        for contender in (
+            interop_bench.encode_contender(export, cell.source),
+            interop_bench.decode_contender(export),
+        ):
+            assert contender.check(contender.run()) is None, contender.name
+
+
+def test_a_model_that_loses_a_part_stops_the_interop_bench() -> None:
+    workload = _format_workload("openai_chat", "tools", "compact")
+    model = raf_interop.get("tiny-agent")
+
+    class Lossy:  # what every other item makes is lost
+        def __init__(self) -> None:
+            self.decoder, self.fed = model.decoder(), 0
+
+        def feed(self, item: Any) -> list[Any]:
+            self.fed += 1
+            results = self.decoder.feed(item)
+            return results if self.fed % 2 else []
+
+        def close(self) -> list[Any]:
+            return self.decoder.close()
+
+    lossy = dataclasses.replace(model, decoder=Lossy)
+    with pytest.raises(
+        interop_bench.RoundTripError, match=r"^openai_chat tools compact: tiny-agent: "
+    ):
+        interop_bench.prepare(workload, [lossy])
+    assert interop_bench.first_difference({"a": [1, 2]}, {"a": [1, 3]}) == "a[1]: '2' (want '3')"
