@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import Phase, event, find, given, settings
+from hypothesis import Phase, event, example, find, given, settings
 from hypothesis import strategies as st
 
 from raf import formats
@@ -177,6 +177,7 @@ WIRE_VALUES = st.recursive(
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=300, deadline=None)
 @given(body=st.dictionaries(KEYS | st.text(max_size=6), WIRE_VALUES | JSON_VALUES, max_size=6))
+@example(body={"messages": None, "system": ""})  # an empty system: kept as it came
 def test_any_json_object_is_read_and_builds_again(name: str, body: dict[str, Any]) -> None:
     fmt = half(name)
     conversation = read(fmt, body)

@@ -167,8 +167,11 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
 
 
 def _read_system(system: Any) -> ChatMessage | None:
-    if isinstance(system, str):
-        return message(MessageRole.SYSTEM, [blocks.Text(text=system)] if system else [])
+    """The system message of ``system``; an empty one (``""``, ``[]``) is none, and stays in
+    ``options.extra`` as it came (a conversation's empty system message builds no ``system``,
+    so reading it as one would not build again)."""
+    if isinstance(system, str) and system:
+        return message(MessageRole.SYSTEM, [blocks.Text(text=system)])
     if isinstance(system, list) and system:
         return message(MessageRole.SYSTEM, [_read_block(part) for part in system])
     return None
