@@ -46,8 +46,8 @@ from raf.model.usage import Usage
 from tests.interop.support import (
     Stream,
     agent_runs,
-    every_stream_and_chunking,
-    results_of,
+    bundled_streams,
+    distinct_results,
     stream_id,
 )
 
@@ -161,7 +161,11 @@ def _prior(results: tuple[AgentResponseResult, ...]) -> list[dict[str, Any]]:
 
 
 def _runs() -> list[tuple[str, tuple[AgentResponseResult, ...]]]:
-    runs = [(f"{s.name}@{c}", results_of(s, c)) for s, c in every_stream_and_chunking()]
+    runs = [
+        (f"{s.name}#{n}", results)
+        for s in bundled_streams()
+        for n, results in enumerate(distinct_results(s))
+    ]
     return runs + [(name, results) for name, results in agent_runs()]
 
 
@@ -271,11 +275,13 @@ def _assert_holds(results: tuple[AgentResponseResult, ...], got: dict[str, Any])
             assert {**chat["message"], "id": ""} == {**message, "id": ""}
 
 
-@pytest.mark.parametrize(("stream", "chunking"), every_stream_and_chunking(), ids=stream_id)
-def test_the_ai_sdk_reads_a_bundled_stream_into_the_response(stream: Stream, chunking: str) -> None:
-    results = results_of(stream, chunking)
-    got = _answers()[_sse(list(encode_all(MODEL, results)))]
-    _assert_holds(results, got)
+@pytest.mark.parametrize("stream", bundled_streams(), ids=stream_id)
+def test_the_ai_sdk_reads_a_bundled_stream_under_every_chunking_into_the_response(
+    stream: Stream,
+) -> None:
+    for results in distinct_results(stream):
+        got = _answers()[_sse(list(encode_all(MODEL, results)))]
+        _assert_holds(results, got)
 
 
 def test_the_ai_sdk_reads_every_agent_run_into_the_response() -> None:
