@@ -61,11 +61,11 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer("agent", frozenset({"agent"})),
     Layer("shared", frozenset({"shared"})),
-    Layer("data", frozenset({"cassettes"})),
+    Layer("data", frozenset({"cassettes", "quirks"})),
     Layer("shells", frozenset({"serve", "conformance", "clients", "kit"}), independent=True),
     Layer(
         "composition",
-        frozenset({"__main__", "cli", "client_matrix", "testing", "schema", "examples"}),
+        frozenset({"__main__", "cli", "client_matrix", "testing", "schema", "examples", "fuzz"}),
     ),
 )
 """From the bottom up."""

@@ -13,6 +13,7 @@ these cassettes by default, ``raf conform`` judges against these goldens.
     suite.goldens    # Path of the golden folder (<dialect>/<scenario>.json)
     suite.tool_loops  # Path of the agent's multi-round recordings (<format>/<scenario>.yaml)
     suite.tool_loop_scenarios  # Path of the scenarios that replay them (docs/agent.md)
+    suite.quirks  # Path of the quirk catalogue (raf.quirks, docs/fuzzing.md)
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class BundledSuite:
     schema: Path
     tool_loops: Path
     tool_loop_scenarios: Path
+    quirks: Path
+    """The quirk catalogue (:mod:`raf.quirks`)."""
 
 
 def bundled() -> BundledSuite:
@@ -54,6 +57,7 @@ def bundled() -> BundledSuite:
             packaged / "schema",
             packaged / "tool_loops",
             packaged / "tool_loop_scenarios.yaml",
+            packaged / "quirks.yaml",
         )
     repository = _PACKAGE.parent
     if (repository / "cassettes").is_dir() and (repository / "conformance" / "goldens").is_dir():
@@ -63,6 +67,7 @@ def bundled() -> BundledSuite:
             repository / "conformance" / "schema",
             repository / "conformance" / "tool_loops",
             repository / "conformance" / "tool_loop_scenarios.yaml",
+            repository / "conformance" / "quirks.yaml",
         )
     raise FileNotFoundError(f"the bundled cassettes are missing from {packaged} (reinstall raf)")
 
