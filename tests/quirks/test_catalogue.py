@@ -9,6 +9,7 @@ import re
 import pytest
 
 from raf import formats
+from raf.conformance import severity
 from raf.quirks import KINDS, catalogue, load
 from raf.shared.bundled import bundled
 from tests.quirks.support import CATALOGUE, PEERS
@@ -44,6 +45,11 @@ def test_the_bundled_catalogue_loads_and_is_the_repository_file() -> None:
     assert quirks == load(CATALOGUE)
     assert 40 <= len(quirks) <= 80
     assert {q.kind for q in quirks.values()} <= set(KINDS)
+
+
+def test_the_kinds_are_the_severity_vocabulary() -> None:
+    # performance (a right answer, slowly) is the cost probe's kind
+    assert set(KINDS) == set(severity.KINDS) | {"performance"}
 
 
 def test_every_format_has_quirks() -> None:
