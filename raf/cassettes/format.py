@@ -146,6 +146,8 @@ class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     provider: str = ""
     title: str = ""
     reproduces: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = ()
+    """The ids of the quirks of the catalogue the recording shows (:mod:`raf.quirks`)."""
     notes: str = ""
     expect: Expectation | None = None
     run: dict[str, Any] | None = None
