@@ -1,0 +1,136 @@
+"""``raf fuzz`` end to end: a broken program is found, its failure saved as a cassette that
+``raf conform`` fails it on and raf's reference passes; bad arguments get one line, no
+traceback; nothing is overwritten."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from raf.cassettes.persister import load
+from raf.cli import main
+from raf.conformance.cases import load_suite
+from raf.conformance.goldens import beside
+
+BROKEN = f"{sys.executable} {Path(__file__).with_name('drop_finish_text.py')}"
+SEED = "1"
+
+
+def fuzz(tmp_path: Path, *args: str) -> int:
+    return main(["fuzz", "--database", str(tmp_path / "db"), *args])
+
+
+def test_a_broken_program_is_found_saved_and_reproduced_by_conform(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "found"
+    report = tmp_path / "report.json"
+    args = ["--impl", BROKEN, "--examples", "300", "--seed", SEED, "-o", str(out)]
+    assert fuzz(tmp_path, *args, "--json", str(report)) == 1
+    shown = capsys.readouterr()
+    assert "text lost" in shown.out
+    assert f"reproduce: raf conform --impl '{BROKEN}' --cassettes {out}" in shown.out
+    assert "Traceback" not in shown.err
+
+    (cassette_file,) = (out / "openai_chat").glob("fuzz_openai_chat_*.yaml")
+    cassette = load(cassette_file)
+    assert cassette.info is not None
+    assert cassette.info.expect is not None
+    assert cassette.info.expect.reviewed
+    assert cassette.info.expect.text  # the text the program drops
+    assert f"Seed {SEED}." in cassette.info.notes
+    assert "text lost" in cassette.info.notes
+    interaction = cassette.interactions[0]
+    assert interaction.timing is not None  # the generated reads
+    assert sum(size for size, _ in interaction.timing) == len(interaction.response.body)
+    assert len(interaction.response.body) < 2048
+    assert json.loads(interaction.request.body or "")["stream"] is True
+    assert (beside(out) / "openai_chat" / f"{cassette_file.stem}.json").is_file()
+
+    document = json.loads(report.read_text("utf-8"))
+    (finding,) = document["campaigns"][0]["findings"]
+    assert finding["signature"] == "text lost"
+    assert finding["cassette"] == str(cassette_file)
+
+    # the recorded reads are a case of their own
+    suite = load_suite(out, beside(out))
+    assert any(c.chunking == "recorded" for c in suite.cases)
+
+    assert main(["conform", "--impl", BROKEN, "--cassettes", str(out)]) == 1
+    assert main(["conform", "--cassettes", str(out)]) == 0  # raf's reference passes
+    capsys.readouterr()
+
+    # the same campaign again: the cassette is there with the same content
+    assert fuzz(tmp_path, *args) == 1
+    assert "already saved" in capsys.readouterr().out
+    assert list((out / "openai_chat").glob("*.yaml")) == [cassette_file]
+
+
+def test_a_file_in_the_way_is_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "found"
+    args = ["--impl", BROKEN, "--examples", "300", "--seed", SEED, "-o", str(out)]
+    assert fuzz(tmp_path, *args) == 1
+    capsys.readouterr()
+    (cassette_file,) = (out / "openai_chat").glob("*.yaml")
+    cassette_file.write_text("mine\n", "utf-8")
+    assert fuzz(tmp_path, *args) == 1
+    assert "not overwritten" in capsys.readouterr().out
+    assert cassette_file.read_text("utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_raf_itself_finds_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], transport: str
+) -> None:
+    args = ["--transport", transport, "--examples", "30", "--seed", SEED, "-o", str(tmp_path)]
+    assert fuzz(tmp_path, *args, "--format", "openai_chat", "--format", "gemini") == 0
+    shown = capsys.readouterr()
+    assert "0 distinct failure(s)" in shown.out
+    assert not list(tmp_path.glob("openai_chat"))
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--examples", "0"], "must be at least 1"),
+        (["--examples", "3", "--time", "3"], "not allowed with argument"),
+        (["--quirk", "no_such_quirk"], "unknown quirk no_such_quirk"),
+        (["--format", "smoke_signals"], "invalid choice"),
+        (["--severity", "lost=maybe"], "--severity"),
+        (["--impl", ""], "--impl"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    try:
+        code = fuzz(tmp_path, *args)
+    except SystemExit as exc:  # argparse's own refusal
+        code = int(exc.code or 0)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert said in err
+    assert "Traceback" not in err
+
+
+def test_an_output_folder_that_is_a_file_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", "utf-8")
+    assert fuzz(tmp_path, "--impl", BROKEN, "-o", str(blocker)) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_program_that_cannot_start_is_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert fuzz(tmp_path, "--impl", str(tmp_path / "missing-program"), "--examples", "5") == 1
+    err = capsys.readouterr().err
+    assert "could not be started" in err
+    assert "Traceback" not in err
