@@ -5,8 +5,8 @@ The command is a shell: it checks its options and output paths before anything r
 the implementation (and ``raf serve`` for ``--transport http``), runs one campaign per format
 (:func:`raf.fuzz.campaign.fuzz`) with a progress line on stderr, saves each failure as soon as
 it is shrunk (``-o DIR``: never over a file), and prints the table of findings with the
-commands that reproduce them. Exit 1 when something was found, 130 on Ctrl-C (after saving
-what was found).
+commands that reproduce them. Exit 1 when something was found, 130 on Ctrl-C and 143 on
+SIGTERM (after saving and showing what was found).
 """
 
 from __future__ import annotations
@@ -15,10 +15,13 @@ import argparse
 import contextlib
 import json
 import shlex
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -43,6 +46,7 @@ from raf.shared.bundled import owned_by_raf
 __all__ = ["add_parser", "run"]
 
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 DEFAULT_DATABASE = f"{DEFAULT_CACHE_DIR}/fuzz"
 DEFAULT_FORMAT = "openai_chat"
 _PROGRESS_EVERY = 0.5
@@ -279,6 +283,26 @@ def _implementation(
             implementation.close(abort=aborted)
 
 
+@contextlib.contextmanager
+def _sigterm_interrupts(terminated: list[int]) -> Iterator[None]:
+    """While the campaigns run, SIGTERM stops them as Ctrl-C does (what was found is saved
+    and shown; exit 143); ``terminated`` gets the signal's number."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        del frame
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Saver:
     """Saves each finding (``-o DIR``) as soon as it is shrunk, and remembers what became of
     it."""
@@ -327,7 +351,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     saver = _Saver(args.output)
     interrupted = False
     fatal = ""
-    with _implementation(args) as (implementation, live):
+    terminated: list[int] = []
+    with _implementation(args) as (implementation, live), _sigterm_interrupts(terminated):
         try:
             check_of = _checks(args, implementation, live, policy)
         except ImplementationFailed as exc:
@@ -358,6 +383,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 fatal = campaign.stopped
             if campaign.interrupted or campaign.stopped:
                 interrupted = campaign.interrupted
+                if interrupted:  # stop it now rather than wait for its goodbye
+                    implementation.close(abort=True)
                 break
         skipped = check_of.skipped
         skip_reason = check_of.last_skip
@@ -370,8 +397,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         _warn(f"raf: stopped: {fatal}")
     found = sum(len(c.findings) for c in campaigns.values())
     if interrupted:
-        _warn("raf: interrupted: what was found is saved and shown above")
-        return EXIT_INTERRUPTED
+        how = "terminated" if terminated else "interrupted"
+        _warn(f"raf: {how}: what was found is saved and shown above")
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     if fatal:
         return 1
     return 1 if found else 0

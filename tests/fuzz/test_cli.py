@@ -5,7 +5,10 @@ traceback; nothing is overwritten."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,7 @@ from raf.cassettes.persister import load
 from raf.cli import main
 from raf.conformance.cases import load_suite
 from raf.conformance.goldens import beside
+from tests import processes
 
 BROKEN = f"{sys.executable} {Path(__file__).with_name('drop_finish_text.py')}"
 SEED = "1"
@@ -134,3 +138,34 @@ def test_a_program_that_cannot_start_is_said_in_one_line(
     err = capsys.readouterr().err
     assert "could not be started" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stopped_campaign_keeps_and_shows_what_it_found(
+    tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    out = tmp_path / "found"
+    command = [sys.executable, "-m", "raf", "fuzz", "--impl", BROKEN, "--time", "600"]
+    command += ["--seed", SEED, "-o", str(out), "--database", str(tmp_path / "db")]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        # the shrunk failure is saved as soon as it is shrunk, long before the time is up
+        watch = processes.Watch(process.pid)
+        while not list(out.glob("openai_chat/*.yaml")) and process.poll() is None:
+            watch.check()
+            time.sleep(0.05)
+        process.send_signal(sent)
+        stdout, stderr = processes.communicate(process)
+    finally:
+        processes.kill_group(process)
+    assert process.returncode == status
+    assert "text lost" in stdout
+    assert "(written)" in stdout
+    assert "Traceback" not in stderr
+    assert "what was found is saved" in stderr
