@@ -11,7 +11,7 @@ plain ``@given`` test that those runners schedule, on as many cores and for as l
     )
 
 ``pytest tests/test_fuzz_my_client.py`` runs each for hypothesis's ``max_examples``;
-``hypothesis-fuzz tests/test_fuzz_my_client.py`` (HypoFuzz) runs them until stopped, one
+``hypothesis fuzz -- tests/test_fuzz_my_client.py`` (HypoFuzz) runs them until stopped, one
 implementation process per worker. A failure is an ``AssertionError`` naming the signature
 (the first failing difference and the quirks) and every difference; the example database is
 hypothesis's own (``.hypothesis/`` or the profile's). Save a failure as a cassette with
