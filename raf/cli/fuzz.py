@@ -389,8 +389,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         skipped = check_of.skipped
         skip_reason = check_of.last_skip
     _report(console, args, campaigns, saver)
+    checked = sum(c.examples for c in campaigns.values())
     if skipped:
         _warn(f"raf: {skipped} stream(s) not run: {skip_reason}")
+    if checked and skipped >= checked:
+        _warn("raf: no stream was run: the implementation declares none of them (see above)")
+        return 1
     if args.json is not None:
         _write_json(args.json, args, campaigns, saver)
     if fatal:

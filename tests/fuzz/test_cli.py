@@ -169,3 +169,13 @@ def test_a_stopped_campaign_keeps_and_shows_what_it_found(
     assert "(written)" in stdout
     assert "Traceback" not in stderr
     assert "what was found is saved" in stderr
+
+
+def test_streams_the_implementation_does_not_declare_are_not_run_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the program declares openai_chat only, and not the capability http
+    assert fuzz(tmp_path, "--impl", BROKEN, "--format", "gemini", "--examples", "5") == 1
+    err = capsys.readouterr().err
+    assert "not run: dialect gemini not declared" in err
+    assert "no stream was run" in err
