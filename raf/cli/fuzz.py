@@ -466,10 +466,13 @@ def _report(
 ) -> None:
     rows = [(name, f) for name, c in campaigns.items() for f in c.findings]
     total = sum(c.examples for c in campaigns.values())
+    generated = sum(c.generated for c in campaigns.values())
     seconds = sum(c.seconds for c in campaigns.values())
     rate = total / seconds if seconds > 0 else 0.0
+    shrinking = f" (and {total - generated} while shrinking)" if total > generated else ""
     console.print(
-        f"{total} examples in {seconds:.1f} s ({rate:.0f}/s), {len(rows)} distinct failure(s)",
+        f"{generated} streams generated{shrinking} in {seconds:.1f} s ({rate:.0f} examples/s), "
+        f"{len(rows)} distinct failure(s)",
         soft_wrap=True,
     )
     if not rows:

@@ -107,6 +107,7 @@ class Campaign:
         interrupted: Ctrl-C stopped it; the findings are those so far.
         seed: the seed it ran with.
         stopped: why the check stopped it early (:class:`StopCampaign`), or ``""``.
+        generated: the streams generated (``examples`` less the shrinking's).
     """
 
     findings: tuple[Finding, ...]
@@ -115,6 +116,7 @@ class Campaign:
     interrupted: bool
     seed: int | None = None
     stopped: str = ""
+    generated: int = 0
 
     @property
     def rate(self) -> float:
@@ -382,4 +384,5 @@ def fuzz(
         interrupted=interrupted,
         seed=state.seed,
         stopped=state.stopped,
+        generated=min(state.generated, state.calls),
     )
