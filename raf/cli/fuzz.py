@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from rich.console import Console
 from rich.markup import escape
@@ -36,12 +36,12 @@ from raf.conformance.implementation import Implementation, ReferenceImplementati
 from raf.conformance.protocol import LEVELS, STREAM_LEVELS
 from raf.conformance.severity import KINDS, SEVERITIES, Policy, parse_severity_overrides
 from raf.conformance.stdio import DEFAULT_TIMEOUT, ImplementationFailed, StdioImplementation
-from raf.fuzz.campaign import Campaign, Finding, Progress, fuzz
-from raf.fuzz.cassette import finding_cassette
-from raf.fuzz.check import REFERENCE, ImplementationCheck, LiveCases
-from raf.fuzz.generate import streams
-from raf.fuzz.save import Saved, save_cassette
 from raf.shared.bundled import owned_by_raf
+
+if TYPE_CHECKING:  # raf.fuzz needs hypothesis (raf[testing]): imported when the command runs
+    from raf.fuzz.campaign import Campaign, Finding, Progress
+    from raf.fuzz.check import ImplementationCheck, LiveCases
+    from raf.fuzz.save import Saved
 
 __all__ = ["add_parser", "run"]
 
@@ -202,7 +202,18 @@ def _quirks(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(args.quirk))
 
 
+def _needs_hypothesis() -> None:
+    try:
+        import hypothesis  # noqa: F401, PLC0415
+    except ImportError as exc:
+        raise _InputError(
+            "raf fuzz needs hypothesis, a test dependency: pip install 'raf[testing]'"
+        ) from exc
+
+
 def _strategies(chosen: list[str], quirks: tuple[str, ...] | None) -> dict[str, Any]:
+    from raf.fuzz.generate import streams  # noqa: PLC0415
+
     out = {}
     for name in chosen:
         try:
@@ -252,6 +263,8 @@ class _Progress:
 def _implementation(
     args: argparse.Namespace,
 ) -> Iterator[tuple[Implementation, LiveCases | None]]:
+    from raf.fuzz.check import LiveCases  # noqa: PLC0415
+
     live: LiveCases | None = None
     with contextlib.ExitStack() as stack:
         if args.transport == "http":
@@ -316,6 +329,9 @@ class _Saver:
             return
         if not (finding.shrunk or final) or finding.signature in self.saved:
             return
+        from raf.fuzz.cassette import finding_cassette  # noqa: PLC0415
+        from raf.fuzz.save import save_cassette  # noqa: PLC0415
+
         cassette = finding_cassette(finding.stream, finding.mismatches, seed=finding.seed)
         try:
             self.saved[finding.signature] = save_cassette(cassette, self.folder)
@@ -329,10 +345,15 @@ def _failure(finding: Finding) -> str:
 
 
 def _is_raf_bug(finding: Finding) -> bool:
+    from raf.fuzz.check import REFERENCE  # noqa: PLC0415
+
     return finding.mismatches[0].level == REFERENCE
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    _needs_hypothesis()
+    from raf.fuzz.campaign import Progress, fuzz  # noqa: PLC0415
+
     console = _Console(file=out)
     if not console.is_terminal:
         console.width = 1 << 20
@@ -415,6 +436,8 @@ def _checks(
     live: LiveCases | None,
     policy: Policy,
 ) -> ImplementationCheck:
+    from raf.fuzz.check import ImplementationCheck  # noqa: PLC0415
+
     return ImplementationCheck(implementation, level=args.level, policy=policy, live=live)
 
 

@@ -179,3 +179,15 @@ def test_streams_the_implementation_does_not_declare_are_not_run_and_said(
     err = capsys.readouterr().err
     assert "not run: dialect gemini not declared" in err
     assert "no stream was run" in err
+
+
+def test_the_command_line_needs_no_hypothesis_until_raf_fuzz_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = "import sys, raf.cli\nprint('hypothesis' in sys.modules)"
+    result = processes.run([sys.executable, "-c", code], text=True, check=True)
+    assert result.stdout.strip() == "False"
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "hypothesis", None)  # not installed
+        assert fuzz(tmp_path, "--examples", "5") == 2
+    assert "needs hypothesis" in capsys.readouterr().err
