@@ -12,7 +12,10 @@ example database are handed in.
 ``check(stream)`` returns the differences that fail (:class:`raf.conformance.levels.Mismatch`,
 empty when the stream passes). A failure's :class:`~raf.fuzz.cassette.Signature` is its first
 failing difference's place and kind with the stream's quirks: failures with the same
-signature are the same bug, found once.
+signature are the same bug, found once. So are failures with the same first difference whose
+quirks include a known failure's (:func:`explains`): while a failure is shrunk, a stream that
+fails the same way with fewer quirks takes its place, so that a finding keeps only the quirks
+involved.
 
 The search is hypothesis's own, through its public API: the campaign runs *rounds* of a
 ``@given(st.data())`` test. A round fails only for a signature not known yet, and once it
@@ -53,6 +56,7 @@ __all__ = [
     "KeepingDatabase",
     "Progress",
     "StopCampaign",
+    "explains",
     "fuzz",
 ]
 
@@ -196,6 +200,15 @@ class KeepingDatabase(ExampleDatabase):
         self.first_round = False
 
 
+def explains(known: Signature, other: Signature) -> bool:
+    """Whether the failure ``known`` stands for ``other`` too: the same first difference (place,
+    kind, check), and the quirks of ``known`` among those of ``other`` (the quirks involved
+    are the fewest a failure needs; a stream that shows more shows the same bug)."""
+    return (known.key, known.kind, known.level) == (other.key, other.kind, other.level) and set(
+        known.quirks
+    ) <= set(other.quirks)
+
+
 def _database(database: ExampleDatabase | str | Path | None, namespace: str) -> KeepingDatabase:
     assert database is not None
     inner = (
@@ -214,6 +227,7 @@ class _State:
         self.generated = 0
         self.known: set[Signature] = set()
         self.sighted: dict[Signature, None] = {}  # in the order first seen
+        self.distinct = 0  # sightings no earlier one explains
         self.findings: dict[Signature, Finding] = {}
         self.pending: dict[Signature, tuple[FuzzStream, tuple[Mismatch, ...]]] = {}
         self.target: Signature | None = None
@@ -277,7 +291,7 @@ def fuzz(
     deadline = None if seconds is None else state.started + seconds
 
     def progress() -> Progress:
-        return Progress(state.calls, clock() - state.started, len(state.sighted))
+        return Progress(state.calls, clock() - state.started, state.distinct)
 
     def spent(now: float) -> bool:
         if examples is not None and state.generated >= examples:
@@ -311,14 +325,15 @@ def fuzz(
         if not found:
             return
         sig = signature(stream, found)
-        if sig in state.known:
+        if any(explains(known, sig) for known in state.known):
             return
-        if sig not in state.sighted:
-            state.sighted[sig] = None
+        if not any(explains(seen, sig) for seen in state.sighted):
+            state.distinct += 1
             notify(Finding(sig, stream, found, shrunk=False, seed=state.seed))
-        if state.target is None:
-            state.target = sig
-        elif sig != state.target:
+        state.sighted.setdefault(sig, None)
+        if state.target is None or explains(sig, state.target):
+            state.target = sig  # the same bug, with the same quirks or fewer of them
+        else:
             state.pending.setdefault(sig, (stream, found))
             return
         state.last = (stream, found)
@@ -332,6 +347,8 @@ def fuzz(
         state.known.add(target)
         state.pending.pop(target, None)
         finding = Finding(target, last[0], last[1], shrunk=shrunk, seed=state.seed)
+        for older in [f for f in state.findings if explains(target, f)]:
+            del state.findings[older]  # the same bug, found again with fewer quirks
         state.findings[target] = finding
         if shrunk:
             notify(finding)
@@ -373,12 +390,10 @@ def fuzz(
     except _CheckRaised as exc:
         raise exc.error from None
     for sig, (stream, found) in state.pending.items():
-        if sig not in state.findings:
+        if not any(explains(known, sig) for known in state.findings):
             state.findings[sig] = Finding(sig, stream, found, shrunk=False, seed=state.seed)
-    order = {sig: n for n, sig in enumerate(state.sighted)}
-    findings = sorted(state.findings.values(), key=lambda f: order.get(f.signature, 0))
     return Campaign(
-        findings=tuple(findings),
+        findings=tuple(state.findings.values()),
         examples=state.calls,
         seconds=clock() - state.started,
         interrupted=interrupted,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
 from raf.cassettes.format import Interaction
@@ -17,7 +18,16 @@ from raf.conformance.goldens import InteractionOutput
 from raf.conformance.implementation import FunctionImplementation
 from raf.conformance.levels import Mismatch
 from raf.conformance.reference import output_for
-from raf.fuzz.campaign import Campaign, Finding, KeepingDatabase, Progress, StopCampaign, fuzz
+from raf.fuzz.campaign import (
+    Campaign,
+    Finding,
+    KeepingDatabase,
+    Progress,
+    StopCampaign,
+    explains,
+    fuzz,
+)
+from raf.fuzz.cassette import Signature
 from raf.fuzz.check import REFERENCE, ImplementationCheck, reference_check
 from raf.fuzz.generate import FuzzStream, streams
 from tests.fuzz.drop_finish_text import broken
@@ -233,3 +243,37 @@ def _one_stream() -> FuzzStream:
     draw()
     assert out
     return out[0]
+
+
+def _with_quirks(format: str = "openai_chat") -> st.SearchStrategy[FuzzStream]:
+    """Streams tagged with any set of three made-up quirks (what the check below reads)."""
+    tags = st.sets(st.sampled_from(["alpha", "beta", "gamma"]))
+    return streams(format).flatmap(
+        lambda s: tags.map(lambda q: FuzzStream(s.format, s.stream, tuple(sorted(q))))
+    )
+
+
+def _fails_on_text(needs: str | None) -> Any:
+    def check(stream: FuzzStream) -> Sequence[Mismatch]:
+        if stream.response.text and (needs is None or needs in stream.quirks):
+            return [Mismatch("text", "it", "nothing", kind="lost")]
+        return []
+
+    return check
+
+
+@pytest.mark.parametrize(("needs", "involved"), [(None, ()), ("beta", ("beta",))])
+def test_a_finding_keeps_only_the_quirks_involved(
+    needs: str | None, involved: tuple[str, ...]
+) -> None:
+    campaign = fuzz(_with_quirks(), _fails_on_text(needs), examples=200, seed=4)
+    assert [f.signature.quirks for f in campaign.findings] == [involved]
+    assert campaign.findings[0].shrunk
+
+
+def test_a_known_failure_explains_the_same_one_with_more_quirks() -> None:
+    plain = Signature("text", "lost", "response", ())
+    beta = Signature("text", "lost", "response", ("beta",))
+    assert explains(plain, beta)
+    assert not explains(beta, plain)
+    assert not explains(plain, Signature("usage", "lost", "response", ()))
