@@ -455,8 +455,9 @@ def _fuzz_streams(
     parameters = inspect.signature(module.streams).parameters
     if "max_tool_calls" in parameters:
         options["max_tool_calls"] = max_tool_calls
-    if force:
-        options["force"] = force & getattr(module, "FORCEABLE", frozenset())
+    forceable = getattr(module, "FORCEABLE", frozenset())
+    if force or "steady" in forceable:
+        options["force"] = (force | {"steady"}) & forceable
     stream: GeneratedStream = draw(module.streams(profile, **options))
     if framing:
         body = framed(draw, stream.payloads, _comments(format, stream), **framing,
@@ -470,12 +471,26 @@ def _fuzz_streams(
 
 
 def _base_profiles(format: str, reframed: bool) -> list[Any]:
-    """The format's built-in profiles a stream may start from (framed as SSE when the
-    framing is constrained)."""
+    """The format's built-in profiles a stream may start from, with the fields that make a
+    quirk of :data:`RECIPES` set to their plain values (the quirk's weight decides, and
+    shrinking turns it off), framed as SSE when the framing is constrained."""
     profiles = list(getattr(format_strategies, format).PROFILES.values())
     if reframed and format == "gemini":
         profiles = [p for p in profiles if p.framing == "sse"]
-    return profiles
+    plain = _PLAIN.get(format)
+    return [plain(p) for p in profiles] if plain else profiles
+
+
+def _plain_chat(profile: Any) -> Any:
+    ids = "first" if profile.ids == "none" else profile.ids
+    return dataclasses.replace(profile, ids=ids, index="position", names="first")
+
+
+_PLAIN: Mapping[str, Callable[[Any], Any]] = {
+    "openai_chat": _plain_chat,
+    "anthropic_messages": lambda p: dataclasses.replace(p, pings=False),
+    "ollama_chat": lambda p: dataclasses.replace(p, ids=True),
+}
 
 
 def _constrained(format: str, base: Any, recipes: Sequence[Recipe]) -> Any:

@@ -310,16 +310,19 @@ def _tool_calls(
     wire_flags: int | None = None,
     *,
     min_count: int = 0,
+    draw_ids: bool = False,
 ) -> tuple[tuple[ToolCall, ...], tuple[bytes, ...]]:
     """The calls (``min_count`` to ``max_count`` of them, fewer when ``max_count`` is lower),
-    and (with ``wire_flags``) each one's wire plan, drawn with it."""
+    and (with ``wire_flags``) each one's wire plan, drawn with it. ``draw_ids``: draw an id
+    number for each call even with no ``id_prefix`` (and drop it), so that the choices do
+    not depend on whether the provider sends ids."""
     if min_count > 0:
         counts = _call_counts(min_count, max_count)
     elif max_count < len(_CALL_COUNTS):
         counts = _CALL_COUNTS[max_count]
     else:
         counts = st.integers(0, max_count)
-    block = _call_block(id_prefix is not None, wire_flags)
+    block = _call_block(id_prefix is not None or draw_ids, wire_flags)
     taken: set[str] = set()
     calls = []
     plans = []

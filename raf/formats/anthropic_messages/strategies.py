@@ -304,13 +304,16 @@ def _rendered(
     chosen: Profile,
     truncate: bool | None,
     wire: Wire | None,
+    *,
+    steady: bool = False,
 ) -> GeneratedStream:
+    """``steady``: draw the choice of a cut whatever ``truncate`` says."""
     if wire is None:
         wire = Wire.drawn(draw, len(response.tool_calls), 2)
     message_id = chosen.id_prefix + base62(draw(_ID_NUMBER), 22)
     truth = _adjusted(response, message_id, chosen.model)
     # Drawn whatever the finish reason, so that one shrinking to none moves no later choice.
-    cut_short = decisions(draw, 1)[0] if truncate is None else 0
+    cut_short = decisions(draw, 1)[0] if truncate is None or steady else 0
     truncated = truth.finish_reason is None and (
         chance(cut_short, 128) if truncate is None else truncate
     )
@@ -626,7 +629,8 @@ def _streams(
 ) -> GeneratedStream:
     profile = chosen if chosen is not None else draw(_PROFILE)
     truth, wire = _draw_response(draw, max_tool_calls, 6, True, force)
-    return _rendered(draw, truth, profile, True if "truncated" in force else None, wire)
+    truncate = True if "truncated" in force else None
+    return _rendered(draw, truth, profile, truncate, wire, steady=bool(force))
 
 
 # -- coverage ---------------------------------------------------------------------------------

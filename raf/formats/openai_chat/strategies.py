@@ -211,6 +211,7 @@ FORCEABLE = frozenset(
         "long_event",
         "truncated",
         "cut_in_arguments",
+        "steady",
     }
 )
 """What ``streams(force=...)`` can make every stream have: at least one call (``calls``),
@@ -220,7 +221,13 @@ finish reason (``finish_with_text``), usage (``usage``), a chunk with ``"usage":
 after the usage (``later_usage_null``), text containing ``[DONE]`` in one delta
 (``done_in_text``), non-ASCII text (``non_ascii_text``), a text delta of
 :data:`LONG_EVENT` bytes or more (``long_event``), no finish reason and no ``[DONE]``
-(``truncated``), the stream ended inside a call's arguments (``cut_in_arguments``)."""
+(``truncated``), the stream ended inside a call's arguments (``cut_in_arguments``).
+
+``steady`` changes no stream's shape but what is drawn: the choices do not depend on the
+profile's call ids, on whether the stream is cut, or on whether calls interleave (each is
+drawn and dropped where unused), and calls interleave only when ``interleaved_calls`` is
+forced; so a shrinker can switch any of those off without losing the rest of a failing
+case (``raf.fuzz`` uses it)."""
 
 DONE_IN_TEXT = "see data: [DONE] above"
 """The text delta ``done_in_text`` adds."""
@@ -265,6 +272,7 @@ def _draw_response(
         None if chosen.ids == "none" else "call_",
         1 if wire else None,
         min_count=_least_calls(force),
+        draw_ids="steady" in force,
     )
     finish = draw(_FINISH)
     if force & _CUT:
@@ -371,12 +379,19 @@ def _payloads(
             if chance(open_empty, 192) or ("split_calls" in force and len(fragments) < 2):
                 fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
         calls.append([Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
-    if chosen.can_interleave:
+    sequential = [p for c in calls for p in c]
+    if "steady" in force:
+        # The interleaving is drawn whatever the profile, and used only when forced.
+        merged = merge_calls(draw, calls)
+        tool_pieces = sequential
+        if "interleaved_calls" in force and chosen.can_interleave:
+            tool_pieces = _interleaved(merged)
+    elif chosen.can_interleave:
         tool_pieces = merge_calls(draw, calls)
         if "interleaved_calls" in force:
             tool_pieces = _interleaved(tool_pieces)
     else:
-        tool_pieces = [p for c in calls for p in c]
+        tool_pieces = sequential
     order = merge(draw, [pieces_of_reasoning, pieces_of_text, tool_pieces])
     if "finish_with_text" in force and response.finish_reason is not None:
         last_text = max((n for n, p in enumerate(order) if p.kind == "text"), default=None)
@@ -640,7 +655,7 @@ def _streams(
 ) -> GeneratedStream:
     chosen = draw(_PROFILE) if profile is None else profile
     truth, wire = _draw_response(draw, chosen, max_tool_calls, 6, True, force=force)
-    return _rendered(draw, truth, chosen, True if force & _CUT else None, wire, force=force)
+    return _rendered(draw, truth, chosen, None, wire, force=force)
 
 
 def render(
@@ -691,7 +706,9 @@ def _rendered(
         wire = Wire.drawn(draw, len(truth.tool_calls), 1)
     # Without a finish reason, the stream is cut (no [DONE]) one time in two. Drawn
     # whatever the finish reason, so that one shrinking to none moves no later choice.
-    cut = decisions(draw, 1)[0] if truncate is None else 0
+    cut = decisions(draw, 1)[0] if truncate is None or "steady" in force else 0
+    if force & _CUT:
+        truncate = True
     truncated = truth.finish_reason is None and (chance(cut, 128) if truncate is None else truncate)
     if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
