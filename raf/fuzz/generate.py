@@ -455,7 +455,7 @@ def _fuzz_streams(
     parameters = inspect.signature(module.streams).parameters
     if "max_tool_calls" in parameters:
         options["max_tool_calls"] = max_tool_calls
-    forceable = getattr(module, "FORCEABLE", frozenset())
+    forceable: frozenset[str] = getattr(module, "FORCEABLE", frozenset())
     if force or "steady" in forceable:
         options["force"] = (force | {"steady"}) & forceable
     stream: GeneratedStream = draw(module.streams(profile, **options))
