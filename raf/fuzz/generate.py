@@ -494,23 +494,25 @@ _PLAIN: Mapping[str, Callable[[Any], Any]] = {
 
 
 def _constrained(format: str, base: Any, recipes: Sequence[Recipe]) -> Any:
-    """``base`` with the profile fields the recipes set, in order; a recipe whose fields make
-    a profile no client could read (Chat Completions calls with neither ids nor distinct
-    indices) is skipped, after trying ids on the first delta."""
+    """``base`` with the profile fields the recipes set, in order. A recipe that would change
+    a field an earlier one set is skipped (the first of ``no_index`` and
+    ``index_always_zero`` wins), and so is one that makes a profile no client could read
+    (Chat Completions calls with neither ids nor distinct indices), after trying ids on the
+    first delta or indices by position with it."""
     profile = base
+    taken: set[str] = set()
     changed: list[str] = []
     for recipe in recipes:
-        if not recipe.profile:
+        if not recipe.profile or taken & set(recipe.profile):
             continue
-        for fields in (
-            recipe.profile,
-            {"ids": "first", **recipe.profile},
-            {"index": "position", **recipe.profile},
-        ):
+        for extra in ({}, {"ids": "first"}, {"index": "position"}):
+            if taken & set(extra):
+                continue
             try:
-                profile = dataclasses.replace(profile, **fields)
+                profile = dataclasses.replace(profile, **{**extra, **recipe.profile})
             except InvalidArgument:
                 continue
+            taken |= set(recipe.profile) | set(extra)
             changed.append(recipe.quirk)
             break
     if format == "openai_chat" and any(r.quirk == "interleaved_calls" for r in recipes):
