@@ -160,6 +160,13 @@ RECIPES: tuple[Recipe, ...] = (
        profile={"index": "one_based"}, force={"calls"}),
     _r("ping_events", ("anthropic_messages",), "profile", "ping events, a call or more",
        profile={"pings": True}, force={"calls"}),
+    _r("no_event_names", ("anthropic_messages",), "profile", "data lines only, no event lines",
+       profile={"event_names": False}),
+    _r("no_event_names", ("openai_responses",), "profile", "(always: no event lines)"),
+    _r("filter_annotation_chunks", _CHAT, "profile", "Azure's content-filter chunks",
+       profile={"filter_chunks": True}),
+    _r("partial_args", ("gemini",), "profile", "Vertex partialArgs, a call or more",
+       profile={"partial_args": True}, force={"calls"}),
     # framing (text where a stream may otherwise have no events to frame)
     *_framing("leading_bom", "a byte-order mark first", bom=True),
     *_framing("cr_line_ends", "lines end in CR", line_ends="cr"),
@@ -325,6 +332,27 @@ def _shown_anthropic(stream: GeneratedStream) -> set[str]:
     return {"ping_events"} if any('"type":"ping"' in p for p in stream.payloads) else set()
 
 
+def _shown_without_event_names(stream: GeneratedStream) -> set[str]:
+    """Events whose type is only in their JSON: no ``event:`` line names a payload's type."""
+    types = {json.loads(p).get("type") for p in stream.payloads if p != "[DONE]"}
+    named = any(f"event: {t}".encode() in stream.body for t in types if isinstance(t, str))
+    return {"no_event_names"} if types and not named else set()
+
+
+def _shown_gemini(stream: GeneratedStream) -> set[str]:
+    partial = any('"willContinue"' in p for p in stream.payloads)
+    return _shown_calls_without_ids(stream) | ({"partial_args"} if partial else set())
+
+
+def _shown_filter_chunks(stream: GeneratedStream) -> set[str]:
+    notes = ("prompt_filter_results", "content_filter_offsets")
+    return (
+        {"filter_annotation_chunks"}
+        if any(n in p for p in stream.payloads for n in notes)
+        else set()
+    )
+
+
 def _shown_calls_without_ids(stream: GeneratedStream) -> set[str]:
     response = stream.response
     has_calls = response.tool_calls or _errors(response, "tool_call_incomplete")
@@ -333,9 +361,10 @@ def _shown_calls_without_ids(stream: GeneratedStream) -> set[str]:
 
 
 _SHOWN_BY_FORMAT: Mapping[str, tuple[Callable[[GeneratedStream], set[str]], ...]] = {
-    "openai_chat": (_shown_chat, _shown_long),
-    "anthropic_messages": (_shown_anthropic,),
-    "gemini": (_shown_calls_without_ids,),
+    "openai_chat": (_shown_chat, _shown_long, _shown_filter_chunks),
+    "anthropic_messages": (_shown_anthropic, _shown_without_event_names),
+    "openai_responses": (_shown_without_event_names,),
+    "gemini": (_shown_gemini,),
     "ollama_chat": (_shown_calls_without_ids,),
 }
 
@@ -483,12 +512,15 @@ def _base_profiles(format: str, reframed: bool) -> list[Any]:
 
 def _plain_chat(profile: Any) -> Any:
     ids = "first" if profile.ids == "none" else profile.ids
-    return dataclasses.replace(profile, ids=ids, index="position", names="first")
+    return dataclasses.replace(
+        profile, ids=ids, index="position", names="first", filter_chunks=False
+    )
 
 
 _PLAIN: Mapping[str, Callable[[Any], Any]] = {
     "openai_chat": _plain_chat,
-    "anthropic_messages": lambda p: dataclasses.replace(p, pings=False),
+    "anthropic_messages": lambda p: dataclasses.replace(p, pings=False, event_names=True),
+    "gemini": lambda p: dataclasses.replace(p, partial_args=False),
     "ollama_chat": lambda p: dataclasses.replace(p, ids=True),
 }
 
