@@ -88,6 +88,9 @@ class Case:
     cassette's ``expect.also``); the golden's ``expected.response`` is the first."""
     loop: ToolLoopSpec | None = field(default=None, repr=False)
     """The tool loop of a ``tool_loop`` case (``None`` for a case of one interaction)."""
+    reads: tuple[bytes, ...] | None = field(default=None, repr=False)
+    """The body's reads, when they are given one by one (a generated stream, the cost
+    probe's pieces) rather than cut by ``chunking``, which then only names them."""
 
     def carried_ids(self) -> frozenset[str]:
         """The call ids of the expected response that the recorded body carries (as a JSON
@@ -104,7 +107,9 @@ class Case:
         return frozenset(out)
 
     def chunks(self) -> list[bytes]:
-        """The body as the network reads of this case's chunking."""
+        """The body as the network reads of this case's chunking (``reads`` when set)."""
+        if self.reads is not None:
+            return list(self.reads)
         return chunk(self.body, self.chunking)
 
     def to_interaction(self) -> Interaction:
