@@ -56,11 +56,14 @@ __all__ = [
     "SHORT_EVENT",
     "TINY_PIECES",
     "Answer",
+    "Cut",
     "Delivery",
     "Measurement",
     "Probe",
+    "Shape",
     "Stream",
     "Verdict",
+    "What",
     "deliveries",
     "exponent",
     "judge",
@@ -103,6 +106,8 @@ What = Literal["text", "arguments"]
 Shape = Literal["long", "short"]
 Cut = Literal["tiny", "large"]
 
+_SHAPES: Final[tuple[Shape, ...]] = ("long", "short")
+_CUTS: Final[tuple[Cut, ...]] = ("tiny", "large")
 _ALPHABET = b"abcdefghijklmnopqrstuvwxyz0123456789 "
 
 
@@ -158,7 +163,7 @@ def _openai_completions(parts: list[str], what: What) -> bytes:
 
 
 def _anthropic_messages(parts: list[str], what: What) -> bytes:
-    message = {
+    message: dict[str, object] = {
         "id": "msg_cost",
         "type": "message",
         "role": "assistant",
@@ -178,7 +183,10 @@ def _anthropic_messages(parts: list[str], what: What) -> bytes:
         stop = "tool_use"
     out = [
         _sse({"type": "message_start", "message": message}, "message_start"),
-        _sse({"type": "content_block_start", "index": 0, "content_block": block}, "content_block_start"),
+        _sse(
+            {"type": "content_block_start", "index": 0, "content_block": block},
+            "content_block_start",
+        ),
         *(
             _sse({"type": "content_block_delta", "index": 0, "delta": d}, "content_block_delta")
             for d in deltas
@@ -358,10 +366,10 @@ def deliveries(
 ) -> dict[tuple[Shape, Cut], Delivery]:
     """The four deliveries of one size: long and short, each cut tiny and large."""
     out: dict[tuple[Shape, Cut], Delivery] = {}
-    for shape in ("long", "short"):
-        built = stream(format, size, shape, what)  # type: ignore[arg-type]
-        for cut in ("tiny", "large"):
-            out[(shape, cut)] = Delivery(built, cut, pieces(built.body, cut, seed))  # type: ignore[index,arg-type]
+    for shape in _SHAPES:
+        built = stream(format, size, shape, what)
+        for cut in _CUTS:
+            out[(shape, cut)] = Delivery(built, cut, pieces(built.body, cut, seed))
     return out
 
 
@@ -456,21 +464,21 @@ def measure(
         stopped: set[tuple[Shape, Cut]] = set()
         wrong: dict[tuple[Shape, Cut], str] = {}
         for _ in range(repeats):
-            for cut in ("tiny", "large"):
-                for shape in ("long", "short"):  # interleaved: long, short, long, short...
-                    key = (shape, cut)
+            for cut in _CUTS:
+                for shape in _SHAPES:  # interleaved: long, short, long, short...
+                    key: tuple[Shape, Cut] = (shape, cut)
                     if key in stopped:
                         continue
                     began = clock()
-                    answer = runner(plan[key], budget)  # type: ignore[index]
+                    answer = runner(plan[key], budget)
                     took = clock() - began
                     if answer.timed_out:
                         took = max(took, budget)
-                        stopped.add(key)  # type: ignore[arg-type]
-                    runs[key].append(took)  # type: ignore[index]
-                    problem = _wrong(answer, plan[key].stream.expected)  # type: ignore[index]
+                        stopped.add(key)
+                    runs[key].append(took)
+                    problem = _wrong(answer, plan[key].stream.expected)
                     if problem is not None:
-                        wrong.setdefault(key, problem)  # type: ignore[arg-type]
+                        wrong.setdefault(key, problem)
         over = False
         for (shape, cut), times in runs.items():
             m = Measurement(
@@ -518,13 +526,15 @@ class Verdict:
     """The judgement of a probe.
 
     Attributes:
-        size: the largest size measured (the ratios are of it).
+        size: the size the ratios are of: the largest measured (or, when its long run was
+            stopped and an earlier size measured a larger ratio, that size).
         ratio: time(long, tiny) / time(short, tiny) at ``size``.
         ratio_is_lower_bound: the long run was stopped at the budget: the ratio is at least
             ``ratio`` (shown ``>``).
         cut_ratio: time(long, tiny) / time(long, large): what tiny reads cost the long event
             (includes the per-read overhead every implementation pays; shown, not judged).
-        exponent: the growth exponent of time(long, tiny) over the sizes measured.
+        exponent: the growth exponent of time(long, tiny) over the sizes measured (a run
+            stopped at the budget left out).
         findings: ``(kind, message)`` pairs: ``performance`` for a ratio over the factor or an
             exponent over the bound; ``lost`` (or ``wrong``) for an answer that did not come
             back whole.
@@ -555,6 +565,13 @@ def _ratio(a: Measurement | None, b: Measurement | None) -> float | None:
     return a.seconds / b.seconds
 
 
+def _ratio_at(probe: Probe, size: int) -> tuple[float | None, bool]:
+    long_tiny = probe.get(size, "long", "tiny")
+    return _ratio(long_tiny, probe.get(size, "short", "tiny")), bool(
+        long_tiny and long_tiny.stopped
+    )
+
+
 def judge(
     probe: Probe, *, factor: float = DEFAULT_FACTOR, max_exponent: float = MAX_EXPONENT
 ) -> Verdict:
@@ -571,15 +588,16 @@ def judge(
     if not sizes:
         return Verdict(0, None, False, None, None, tuple(findings), factor, max_exponent)
     size = sizes[-1]
-    long_tiny = probe.get(size, "long", "tiny")
-    short_tiny = probe.get(size, "short", "tiny")
-    ratio = _ratio(long_tiny, short_tiny)
-    lower = bool(long_tiny and long_tiny.stopped)
-    cut_ratio = _ratio(long_tiny, probe.get(size, "long", "large"))
-    points = [
+    ratio, lower = _ratio_at(probe, size)
+    for earlier in sizes[:-1]:  # a stopped run's bound can be below an earlier measured ratio
+        measured, _ = _ratio_at(probe, earlier)
+        if lower and ratio is not None and measured is not None and measured > ratio:
+            size, ratio, lower = earlier, measured, False
+    cut_ratio = _ratio(probe.get(size, "long", "tiny"), probe.get(size, "long", "large"))
+    points = [  # a stopped run's time is only a bound: left out of the fit
         (float(m.size), m.seconds)
         for m in probe.measurements
-        if m.shape == "long" and m.cut == "tiny"
+        if m.shape == "long" and m.cut == "tiny" and not m.stopped
     ]
     slope = exponent(points)
     if ratio is not None and ratio > factor:
@@ -597,8 +615,8 @@ def judge(
             0 if ratio is None or ratio <= factor else 1,
             (
                 "performance",
-                f"its time grows as size^{slope:.2f} over {shown_size(sizes[0])}-"
-                f"{shown_size(size)} (linear: 1; bound {max_exponent:g})",
+                f"its time grows as size^{slope:.2f} over {shown_size(int(points[0][0]))}-"
+                f"{shown_size(int(points[-1][0]))} (linear: 1; bound {max_exponent:g})",
             ),
         )
     return Verdict(size, ratio, lower, cut_ratio, slope, tuple(findings), factor, max_exponent)
