@@ -27,7 +27,13 @@ from raf.cli.conform import _output_file
 from raf.conformance.implementation import ReferenceImplementation
 from raf.conformance.stdio import ImplementationFailed, StdioImplementation
 from raf.fuzz import cost
-from raf.fuzz.cost_run import client_runner, implementation_runner, served_cassettes
+from raf.fuzz.cost_run import (
+    client_runner,
+    implementation_runner,
+    serve_process,
+    served_cassettes,
+    warm,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -197,7 +203,6 @@ def _stdio(args: argparse.Namespace, command: Any) -> Iterator[cost.Runner]:
 @contextlib.contextmanager
 def _client(args: argparse.Namespace) -> Iterator[cost.Runner]:
     from raf import clients  # noqa: PLC0415 - the adapters only when asked
-    from raf.serve.server import ReplayServer  # noqa: PLC0415
 
     try:
         adapter = clients.adapter(args.client)
@@ -216,16 +221,13 @@ def _client(args: argparse.Namespace) -> Iterator[cost.Runner]:
         for size in _sizes(args)
         for d in cost.deliveries(args.format, size, args.what, args.seed).values()
     ]
-    with served_cassettes(plans) as folder:
-        server = ReplayServer([folder], speed=0)
+    with served_cassettes(plans) as folder, contextlib.ExitStack() as stack:
         try:
-            server.start()
+            running = stack.enter_context(serve_process(folder))
+            warm(running.url, plans)
         except OSError as exc:
             raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
-        try:
-            yield client_runner(adapter, server, TINY_CHUNKING)
-        finally:
-            server.stop()
+        yield client_runner(adapter, running, TINY_CHUNKING)
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:

@@ -6,20 +6,38 @@ handed back. The thin shell around :mod:`raf.fuzz.cost`, which orders and judges
 from __future__ import annotations
 
 import json
+import os
+import re
+import selectors
+import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from raf.cassettes.format import Cassette, Interaction, Request, Response
+from raf.cassettes.persister import save
 from raf.conformance.cases import Case
 from raf.conformance.goldens import InteractionOutput
 from raf.conformance.implementation import Implementation, Outcome
 from raf.fuzz.cost import LARGE_PIECE, Answer, Delivery, Runner
+from raf.shared.case_paths import case_path
 from raf.shared.client_response import ClientResponse
 
-__all__ = ["case_of", "client_runner", "implementation_runner", "served_cassettes"]
+__all__ = [
+    "ServeProcess",
+    "case_of",
+    "client_runner",
+    "implementation_runner",
+    "serve_process",
+    "served_cassettes",
+    "warm",
+]
 
 
 def case_of(delivery: Delivery) -> Case:
@@ -88,32 +106,29 @@ def implementation_runner(implementation: Implementation) -> Runner:
 # -- client libraries over raf serve --------------------------------------------------------
 
 
-def _cassette(delivery: Delivery) -> dict[str, Any]:
+_REQUEST: dict[str, Any] = {"model": "m", "stream": True, "messages": []}
+
+
+def _cassette(delivery: Delivery) -> Cassette:
     s = delivery.stream
-    request: dict[str, Any] = {"model": "m", "stream": True, "messages": []}
-    return {
-        "raf": {"scenario": case_of(delivery).scenario, "dialect": s.format},
-        "interactions": [
-            {
-                "request": {
-                    "method": "POST",
-                    "uri": "https://recorded.invalid/v1/chat/completions",
-                    "body": json.dumps(request),
-                    "headers": {"content-type": ["application/json"]},
-                },
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {"content-type": [s.content_type]},
-                    "body": {"string": s.body.decode("utf-8")},
-                },
-            }
-        ],
-    }
+    return Cassette(
+        interactions=[
+            Interaction(
+                request=Request(
+                    uri="https://recorded.invalid/v1/chat/completions",
+                    headers={"content-type": ["application/json"]},
+                    body=json.dumps(_REQUEST),
+                ),
+                response=Response(headers={"content-type": [s.content_type]}, body=s.body),
+            )
+        ]
+    )
 
 
 @contextmanager
 def served_cassettes(deliveries: list[Delivery]) -> Iterator[Path]:
-    """A temporary folder of cassettes, one per stream (``<format>/<scenario>.json``)."""
+    """A temporary folder of cassettes, one per stream (``<format>/<scenario>.yaml``), for
+    ``raf serve``; removed on leaving."""
     with tempfile.TemporaryDirectory(prefix="raf-cost-") as tmp:
         root = Path(tmp)
         seen = set()
@@ -124,18 +139,105 @@ def served_cassettes(deliveries: list[Delivery]) -> Iterator[Path]:
             seen.add(case.scenario)
             folder = root / delivery.stream.format
             folder.mkdir(exist_ok=True)
-            path = folder / f"{case.scenario}.json"
-            path.write_text(json.dumps(_cassette(delivery)), encoding="utf-8")
+            save(_cassette(delivery), folder / f"{case.scenario}.yaml", scrub=False)
         yield root
+
+
+@dataclass(frozen=True)
+class ServeProcess:
+    """A ``raf serve`` running in a process of its own (``url``: where it listens)."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+
+
+_LISTENING = re.compile(rb"listening on (http://127\.0\.0\.1:\d+)")
+
+
+@contextmanager
+def serve_process(folder: Path, *, start_timeout: float = 30.0) -> Iterator[ServeProcess]:
+    """``raf serve`` on ``folder`` in another process, on a free port of 127.0.0.1, without
+    delays and answering every request (``--rules report``): the server's work then runs on
+    another core, not in the process whose time is measured. Stopped and reaped on leaving.
+
+    Raises:
+        OSError: it could not be started, or did not say where it listens in time.
+    """
+    argv = [
+        sys.executable,
+        "-m",
+        "raf",
+        "serve",
+        "--cassettes",
+        str(folder),
+        "--port",
+        "0",
+        "--speed",
+        "0",
+        "--rules",
+        "report",
+    ]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        assert process.stdout is not None
+        deadline = time.monotonic() + start_timeout
+        seen = b""
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            while (found := _LISTENING.search(seen)) is None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not selector.select(left):
+                    raise OSError(f"raf serve did not start within {start_timeout:g} s")
+                data = os.read(process.stdout.fileno(), 4096)
+                if not data:
+                    raise OSError(f"raf serve exited: {seen.decode(errors='replace')[-500:]}")
+                seen += data
+        yield ServeProcess(found.group(1).decode(), process)
+    finally:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+
+def warm(url: str, deliveries: list[Delivery]) -> None:
+    """Ask ``raf serve`` at ``url`` once for each stream, in 16 KiB pieces, so that reading
+    its cassette (on first use) is not counted in a measurement.
+
+    Raises:
+        OSError: a request failed.
+    """
+    import urllib.request  # noqa: PLC0415 - only for --client
+
+    done = set()
+    for delivery in deliveries:
+        case = case_of(delivery)
+        if case.scenario in done:
+            continue
+        done.add(case.scenario)
+        prefix = case_path(case.dialect, case.scenario, chunking=f"fixed-{LARGE_PIECE}")
+        request = urllib.request.Request(
+            url + prefix + "/v1/chat/completions",
+            data=json.dumps(_REQUEST).encode(),
+            headers={"content-type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            response.read()
 
 
 def client_runner(adapter: Any, server: Any, chunking: str) -> Runner:
     """Each delivery through a client library (a :class:`raf.clients.base.Adapter`) against
-    ``server`` (a :class:`raf.serve.ReplayServer` over :func:`served_cassettes`), the server
+    ``server`` (:func:`serve_process` over :func:`served_cassettes`, or anything with a
+    ``url``), the server
     writing the body in ``chunking``'s pieces (tiny ones: ``fixed-4``) or 16 KiB ones. The
     call runs in a worker thread; one past the timeout is abandoned (counted as stopped)."""
     from raf.clients.base import ClientCase, ClientRaised  # noqa: PLC0415
-    from raf.shared.case_paths import case_path  # noqa: PLC0415
 
     def run(delivery: Delivery, timeout: float) -> Answer:
         case = case_of(delivery)
@@ -146,7 +248,7 @@ def client_runner(adapter: Any, server: Any, chunking: str) -> Runner:
             scenario=case.scenario,
             server=server.url,
             prefix=prefix,
-            request={"model": "m", "stream": True, "messages": []},
+            request=dict(_REQUEST),
             path="/v1/chat/completions",
             timeout=timeout + 60,
         )
