@@ -106,18 +106,36 @@ def implementation_runner(implementation: Implementation) -> Runner:
 # -- client libraries over raf serve --------------------------------------------------------
 
 
-_REQUEST: dict[str, Any] = {"model": "m", "stream": True, "messages": []}
+_HI = [{"role": "user", "content": "hi"}]
+
+CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "openai_chat": ("/v1/chat/completions", {"model": "m", "stream": True, "messages": _HI}),
+    "openai_completions": ("/v1/completions", {"model": "m", "stream": True, "prompt": "hi"}),
+    "openai_responses": ("/v1/responses", {"model": "m", "stream": True, "input": "hi"}),
+    "anthropic_messages": (
+        "/v1/messages",
+        {"model": "m", "stream": True, "max_tokens": 1024, "messages": _HI},
+    ),
+    "gemini": (
+        "/v1beta/models/m:streamGenerateContent?alt=sse",
+        {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+    ),
+    "ollama_chat": ("/api/chat", {"model": "m", "stream": True, "messages": _HI}),
+}
+"""The recorded call of each format's cost stream: the provider path and the request body a
+library is given (``raf serve`` answers any request on the case's path)."""
 
 
 def _cassette(delivery: Delivery) -> Cassette:
     s = delivery.stream
+    path, body = CALLS[s.format]
     return Cassette(
         interactions=[
             Interaction(
                 request=Request(
-                    uri="https://recorded.invalid/v1/chat/completions",
+                    uri="https://recorded.invalid" + path,
                     headers={"content-type": ["application/json"]},
-                    body=json.dumps(_REQUEST),
+                    body=json.dumps(body),
                 ),
                 response=Response(headers={"content-type": [s.content_type]}, body=s.body),
             )
@@ -222,9 +240,10 @@ def warm(url: str, deliveries: list[Delivery]) -> None:
             continue
         done.add(case.scenario)
         prefix = case_path(case.dialect, case.scenario, chunking=f"fixed-{LARGE_PIECE}")
+        path, body = CALLS[case.dialect]
         request = urllib.request.Request(
-            url + prefix + "/v1/chat/completions",
-            data=json.dumps(_REQUEST).encode(),
+            url + prefix + path,
+            data=json.dumps(body).encode(),
             headers={"content-type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -243,13 +262,14 @@ def client_runner(adapter: Any, server: Any, chunking: str) -> Runner:
         case = case_of(delivery)
         cut = chunking if delivery.cut == "tiny" else f"fixed-{LARGE_PIECE}"
         prefix = case_path(case.dialect, case.scenario, chunking=cut, interaction=0)
+        path, body = CALLS[case.dialect]
         client_case = ClientCase(
             dialect=case.dialect,
             scenario=case.scenario,
             server=server.url,
             prefix=prefix,
-            request=dict(_REQUEST),
-            path="/v1/chat/completions",
+            request=json.loads(json.dumps(body)),
+            path=path,
             timeout=timeout + 60,
         )
         box: dict[str, Any] = {}
