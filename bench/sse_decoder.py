@@ -171,12 +171,12 @@ def main() -> None:
 
 def spaced(body: bytes) -> bytes:
     """``body`` with every ``data:`` JSON written with spaces after ``,`` and ``:``."""
-    out = []
-    for line in body.split(b"\n"):
-        if line.startswith(b"data: {"):
-            line = b"data: " + json.dumps(json.loads(line[6:])).encode()
-        out.append(line)
-    return b"\n".join(out)
+    return b"\n".join(
+        b"data: " + json.dumps(json.loads(line[6:])).encode()
+        if line.startswith(b"data: {")
+        else line
+        for line in body.split(b"\n")
+    )
 
 
 def pipeline_text(want: str) -> Callable[[list[Any]], str | None]:
