@@ -27,7 +27,10 @@ way, so it cancels out of the verdicts:
   the implementation is reported (kind ``performance``).
 * **exponent**: the slope of log time(long, tiny) over log N (least squares over the sizes
   measured). A linear parser is at most about 1 (less while a fixed cost per stream still
-  shows); above :data:`MAX_EXPONENT` the growth is super-linear and reported.
+  shows); above :data:`MAX_EXPONENT` the growth is super-linear and reported, unless the
+  short stream's time grows about as fast (then the growth is the body's, or the
+  transport's, not the long event's: it must exceed the baseline's exponent by more than
+  ``MAX_EXPONENT - 1``).
 
 Each measurement is repeated (:data:`DEFAULT_REPEATS`), long and short interleaved, and the
 minimum kept: a loaded machine only makes runs slower, never faster. A measurement is stopped
@@ -535,6 +538,10 @@ class Verdict:
             (includes the per-read overhead every implementation pays; shown, not judged).
         exponent: the growth exponent of time(long, tiny) over the sizes measured (a run
             stopped at the budget left out).
+        baseline_exponent: the same of time(short, tiny), over the same sizes: growth that
+            the same bytes show in short events (a transport, a server, a machine that slows
+            down) is not the long event's; the exponent is judged only when it exceeds this
+            one by more than ``max_exponent - 1``.
         findings: ``(kind, message)`` pairs: ``performance`` for a ratio over the factor or an
             exponent over the bound; ``lost`` (or ``wrong``) for an answer that did not come
             back whole.
@@ -548,6 +555,7 @@ class Verdict:
     findings: tuple[tuple[str, str], ...]
     factor: float = DEFAULT_FACTOR
     max_exponent: float = MAX_EXPONENT
+    baseline_exponent: float | None = None
 
     @property
     def performance(self) -> bool:
@@ -600,6 +608,13 @@ def judge(
         if m.shape == "long" and m.cut == "tiny" and not m.stopped
     ]
     slope = exponent(points)
+    fitted = {int(x) for x, _ in points}
+    baseline = exponent(  # a stopped baseline run counts at the budget: at least that
+        (float(m.size), m.seconds)
+        for m in probe.measurements
+        if m.shape == "short" and m.cut == "tiny" and m.size in fitted
+    )
+    excess = None if slope is None or baseline is None else slope - baseline
     if ratio is not None and ratio > factor:
         findings.insert(
             0,
@@ -610,16 +625,27 @@ def judge(
                 f"{shown_size(SHORT_EVENT)} events (factor {factor:g})",
             ),
         )
-    if slope is not None and slope > max_exponent:
+    if slope is not None and slope > max_exponent and (excess is None or excess > max_exponent - 1):
+        than = "" if baseline is None else f"; the same bytes in short events: size^{baseline:.2f}"
         findings.insert(
             0 if ratio is None or ratio <= factor else 1,
             (
                 "performance",
                 f"its time grows as size^{slope:.2f} over {shown_size(int(points[0][0]))}-"
-                f"{shown_size(int(points[-1][0]))} (linear: 1; bound {max_exponent:g})",
+                f"{shown_size(int(points[-1][0]))} (linear: 1; bound {max_exponent:g}{than})",
             ),
         )
-    return Verdict(size, ratio, lower, cut_ratio, slope, tuple(findings), factor, max_exponent)
+    return Verdict(
+        size,
+        ratio,
+        lower,
+        cut_ratio,
+        slope,
+        tuple(findings),
+        factor,
+        max_exponent,
+        baseline_exponent=baseline,
+    )
 
 
 # -- sizes ------------------------------------------------------------------------------------

@@ -118,6 +118,25 @@ def test_a_quadratic_implementation_is_reported_with_its_ratio_and_exponent() ->
     assert cost.judge(probe, factor=1000).findings[0][1].startswith("its time grows")
 
 
+def test_growth_the_short_events_show_too_is_not_the_long_events() -> None:
+    # A transport or server that slows down with the body's size: both streams grow alike.
+    def slow_transport(n: float) -> float:
+        return (n / KiB) ** 1.8 * 1e-3
+
+    probe = synthetic(
+        {
+            "long@tiny": slow_transport,
+            "short@tiny": slow_transport,
+            "long@large": lambda n: n * 1e-8,
+            "short@large": lambda n: n * 1e-8,
+        }
+    )
+    verdict = cost.judge(probe)
+    assert verdict.exponent == pytest.approx(1.8)
+    assert verdict.baseline_exponent == pytest.approx(1.8)
+    assert verdict.findings == ()
+
+
 def test_noise_in_single_runs_is_taken_out_by_the_minimum() -> None:
     # Two runs in three are slowed tenfold (a loaded machine); each delivery has one fast run
     # among its three repeats, and the minimum keeps it.
