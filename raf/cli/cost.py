@@ -307,10 +307,11 @@ def _show(console: Console, name: str, probe: cost.Probe, verdict: cost.Verdict)
     console.print(table)
     slope = "-" if verdict.exponent is None else f"{verdict.exponent:.2f}"
     base = "-" if verdict.baseline_exponent is None else f"{verdict.baseline_exponent:.2f}"
+    large = "-" if verdict.large_exponent is None else f"{verdict.large_exponent:.2f}"
     console.print(
         f"ratio {verdict.shown_ratio()} at {cost.shown_size(verdict.size)} (factor "
         f"{verdict.factor:g}); growth exponent {slope} (bound {verdict.max_exponent:g}; "
-        f"short events: {base})"
+        f"short events: {base}; long event in 16 KiB reads, not judged: {large})"
     )
     if probe.stopped:
         console.print(f"stopped: {probe.stopped}")
@@ -345,6 +346,7 @@ def _as_json(name: str, probe: cost.Probe, verdict: cost.Verdict) -> dict[str, A
             "cut_ratio": verdict.cut_ratio,
             "exponent": verdict.exponent,
             "baseline_exponent": verdict.baseline_exponent,
+            "large_exponent": verdict.large_exponent,
             "factor": verdict.factor,
             "max_exponent": verdict.max_exponent,
             "findings": [{"kind": k, "message": m} for k, m in verdict.findings],

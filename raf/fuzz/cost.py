@@ -542,6 +542,8 @@ class Verdict:
             the same bytes show in short events (a transport, a server, a machine that slows
             down) is not the long event's; the exponent is judged only when it exceeds this
             one by more than ``max_exponent - 1``.
+        large_exponent: the growth exponent of time(long, large): shown, not judged (a cost
+            per byte of a long event that does not depend on the reads).
         findings: ``(kind, message)`` pairs: ``performance`` for a ratio over the factor or an
             exponent over the bound; ``lost`` (or ``wrong``) for an answer that did not come
             back whole.
@@ -556,6 +558,7 @@ class Verdict:
     factor: float = DEFAULT_FACTOR
     max_exponent: float = MAX_EXPONENT
     baseline_exponent: float | None = None
+    large_exponent: float | None = None
 
     @property
     def performance(self) -> bool:
@@ -615,6 +618,11 @@ def judge(
         if m.shape == "short" and m.cut == "tiny" and m.size in fitted
     )
     excess = None if slope is None or baseline is None else slope - baseline
+    large = exponent(
+        (float(m.size), m.seconds)
+        for m in probe.measurements
+        if m.shape == "long" and m.cut == "large" and not m.stopped
+    )
     if ratio is not None and ratio > factor:
         findings.insert(
             0,
@@ -645,6 +653,7 @@ def judge(
         factor,
         max_exponent,
         baseline_exponent=baseline,
+        large_exponent=large,
     )
 
 
