@@ -254,6 +254,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 seed=args.seed,
                 on_measurement=_progress(name),
             )
+        if _live():
+            sys.stderr.write("\r\x1b[K")  # the progress line, cleared
+            sys.stderr.flush()
         verdict = cost.judge(probe, factor=args.factor)
         _show(console, name, probe, verdict)
         results.append(_as_json(name, probe, verdict))
@@ -266,11 +269,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 1 if failed else 0
 
 
+def _live() -> bool:
+    """Whether a progress line can be shown (standard error is a terminal, not CI's)."""
+    return sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("CI")
+
+
 def _progress(name: str) -> Callable[[cost.Measurement], None]:
     def show(m: cost.Measurement) -> None:
-        if sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("CI"):
+        if _live():
             sys.stderr.write(
-                f"\r{name}: {cost.shown_size(m.size)} {m.shape}@{m.cut} {m.seconds:.3f} s   "
+                f"\r\x1b[K{name}: {cost.shown_size(m.size)} {m.shape}@{m.cut} {m.seconds:.3f} s"
             )
             sys.stderr.flush()
 

@@ -5,7 +5,12 @@ ratio measured in one run (repeats, minimum kept), never a wall-clock bound."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +21,7 @@ from raf.conformance.reference import output_for
 from raf.conformance.stdio import StdioImplementation
 from raf.fuzz import cost
 from raf.fuzz.cost_run import implementation_runner
+from tests import processes
 
 QUADRATIC = Path(__file__).parent / "broken" / "quadratic_client.py"
 QUADRATIC_CMD = [sys.executable, str(QUADRATIC)]
@@ -293,3 +299,54 @@ def test_usage_errors_exit_2_in_one_line(
 def test_json_output_is_not_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--max-size", "64KiB", "--json", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
+
+
+BLOCKS = """
+import json, os, sys, time
+marks = sys.argv[1]
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "hello", "protocol": "raf-conformance/1", "name": "blocks",
+                          "version": "1", "dialects": ["openai_chat"], "levels": ["response"],
+                          "capabilities": []}), flush=True)
+    elif message["type"] == "case":
+        with open(marks + ".pid", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(marks + ".pid", marks + ".blocked")
+        time.sleep(3600)
+"""
+
+# Started with SIGINT at its default, as a terminal's Ctrl-C finds it (a pytest-xdist worker
+# ignores SIGINT, and Python installs its handler only over the default).
+WITH_DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+def test_ctrl_c_stops_the_implementation_and_exits_130(tmp_path: Path) -> None:
+    script = tmp_path / "blocks.py"
+    script.write_text(BLOCKS)
+    marks = tmp_path / "impl"
+    child = subprocess.Popen(
+        [sys.executable, "-c", WITH_DEFAULT_SIGINT, "-m", "raf", "cost", "--impl",
+         shlex.join([sys.executable, str(script), str(marks)]), "--budget", "600"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    try:
+        watch = processes.Watch(child.pid, what="raf cost")
+        while not marks.with_suffix(".blocked").exists():
+            assert child.poll() is None, "raf cost ended before the implementation blocked"
+            watch.check()
+            time.sleep(0.02)
+        child.send_signal(signal.SIGINT)
+        out, err = processes.communicate(child, what="raf cost after Ctrl-C")
+    finally:
+        processes.kill_group(child)
+    assert child.returncode == 130, err
+    assert b"Traceback" not in out + err
+    assert b"interrupted" in err
+    pid = int(marks.with_suffix(".blocked").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
