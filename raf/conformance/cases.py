@@ -89,8 +89,9 @@ class Case:
     loop: ToolLoopSpec | None = field(default=None, repr=False)
     """The tool loop of a ``tool_loop`` case (``None`` for a case of one interaction)."""
     reads: tuple[bytes, ...] | None = field(default=None, repr=False)
-    """The body's reads, when they are given one by one (a generated stream, the cost
-    probe's pieces) rather than cut by ``chunking``, which then only names them."""
+    """The exact network reads of the body, when the case has them (the ``recorded``
+    chunking of an interaction with a ``timing``, a stream ``raf fuzz`` generated):
+    :meth:`chunks` returns them instead of cutting the body."""
 
     def carried_ids(self) -> frozenset[str]:
         """The call ids of the expected response that the recorded body carries (as a JSON
@@ -107,7 +108,8 @@ class Case:
         return frozenset(out)
 
     def chunks(self) -> list[bytes]:
-        """The body as the network reads of this case's chunking (``reads`` when set)."""
+        """The body as the network reads of this case's chunking (its :attr:`reads` when it
+        has them)."""
         if self.reads is not None:
             return list(self.reads)
         return chunk(self.body, self.chunking)
