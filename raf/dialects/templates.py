@@ -32,7 +32,7 @@ __all__ = ["Templates", "cut"]
 
 T = TypeVar("T")
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _SPACES = (b" ", b"\t", b"\r", b"\n")
 _decode_string = msgspec.json.Decoder(str).decode
 _ERRORS = (msgspec.ValidationError, msgspec.DecodeError)

@@ -71,8 +71,10 @@ def small(finding: Finding) -> bool:
 
 def test_a_planted_bug_is_found_and_shrunk_to_a_small_stream() -> None:
     campaign = run(seed=1)
-    assert [f.signature.text for f in campaign.findings] == ["text lost"]
+    assert [f.signature.text for f in campaign.findings] == ["text lost [finish_with_text]"]
     finding = campaign.findings[0]
+    # shrunk to the one quirk the bug needs: the last text comes with the finish reason
+    assert finding.signature.quirks == ("finish_with_text",)
     assert finding.shrunk
     assert small(finding)
     assert finding.mismatches[0].key == "text"
@@ -85,8 +87,8 @@ def test_a_planted_bug_is_found_and_shrunk_to_a_small_stream() -> None:
 
 def test_two_planted_bugs_are_two_findings_each_shrunk() -> None:
     campaign = run(drops_finish_text_and_second_call, seed=2, examples=BOTH)
-    signatures = sorted(f.signature.text for f in campaign.findings)
-    assert signatures == ["text lost", "tool_calls lost"]
+    signatures = sorted((f.signature.key, f.signature.kind) for f in campaign.findings)
+    assert signatures == [("text", "lost"), ("tool_calls", "lost")]
     for finding in campaign.findings:
         assert finding.shrunk
         assert small(finding)
@@ -118,7 +120,9 @@ def test_on_finding_tells_first_the_sighting_then_the_shrunk_stream() -> None:
     seen: list[Finding] = []
     campaign = run(seed=1, on_finding=seen.append)
     assert [f.shrunk for f in seen] == [False, True]
-    assert seen[0].signature == seen[1].signature
+    # the same bug, shrunk to the quirks it needs (a subset of those first seen)
+    assert explains(seen[1].signature, seen[0].signature)
+    assert seen[1].signature.quirks == ("finish_with_text",)
     assert len(seen[1].stream.body) <= len(seen[0].stream.body)
     assert seen[1] == campaign.findings[0]
 
@@ -142,7 +146,7 @@ def test_ctrl_c_keeps_what_was_found() -> None:
         on_finding=lambda f: found_at.append(next(calls)),
     )
     assert campaign.interrupted
-    assert [f.signature.text for f in campaign.findings] == ["text lost"]
+    assert [f.signature.text.split(" [")[0] for f in campaign.findings] == ["text lost"]
     assert not campaign.findings[0].shrunk
 
 
@@ -159,7 +163,7 @@ def test_a_check_that_gives_up_stops_the_campaign_with_its_findings() -> None:
         streams("openai_chat"), check, examples=EXAMPLES, seed=1, on_finding=sighted.append
     )
     assert campaign.stopped == "the implementation gave up"
-    assert [f.signature.text for f in campaign.findings] == ["text lost"]
+    assert [f.signature.text for f in campaign.findings] == ["text lost [finish_with_text]"]
 
 
 def test_a_check_that_raises_is_a_bug_raised_as_it_is() -> None:

@@ -5,6 +5,7 @@ traceback; nothing is overwritten."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -56,7 +57,7 @@ def test_a_broken_program_is_found_saved_and_reproduced_by_conform(
 
     document = json.loads(report.read_text("utf-8"))
     (finding,) = document["campaigns"][0]["findings"]
-    assert finding["signature"] == "text lost"
+    assert finding["signature"] == "text lost [finish_with_text]"
     assert finding["cassette"] == str(cassette_file)
 
     # the recorded reads are a case of their own
@@ -153,6 +154,7 @@ def test_a_stopped_campaign_keeps_and_shows_what_it_found(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env={**os.environ, "COLUMNS": "400"},  # one line per finding: nothing wrapped
     )
     try:
         # the shrunk failure is saved as soon as it is shrunk, long before the time is up
@@ -166,7 +168,7 @@ def test_a_stopped_campaign_keeps_and_shows_what_it_found(
         processes.kill_group(process)
     assert process.returncode == status
     assert "text lost" in stdout
-    assert "(written)" in stdout
+    assert "(written)" in stdout, stdout
     assert "Traceback" not in stderr
     assert "what was found is saved" in stderr
 
