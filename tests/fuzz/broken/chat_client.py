@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import codecs
+import contextlib
 import json
 import re
 import sys
@@ -347,21 +348,23 @@ class Reader:
             except ValueError as exc:
                 arguments, problem = None, exc
             if problem is not None and cut and self.bug == "partial-json":
-                try:
+                with contextlib.suppress(ValueError):
                     arguments, problem = json.loads(close_json(text)), None
-                except ValueError:
-                    pass
-            if cut and self.finish_reason is None and (problem or not text.strip()):
-                if self.bug != "partial-json" or problem is not None:
-                    self.errors.append(f"tool call {call.name} was cut: {text[:200]}")
-                    continue
+            lenient = self.bug == "partial-json" and problem is None
+            if cut and self.finish_reason is None and (problem or not text.strip()) and not lenient:
+                self.errors.append(f"tool call {call.name} was cut: {text[:200]}")
+                continue
             if call.name is None:
                 self.errors.append(f"a tool call without a name: {text[:200]}")
             elif problem is not None:
                 self.errors.append(f"arguments of {call.name} are not JSON: {text[:200]}")
             else:
                 tool_calls.append(
-                    {"id": call.id or f"__tc_{call.number}", "name": call.name, "arguments": arguments}
+                    {
+                        "id": call.id or f"__tc_{call.number}",
+                        "name": call.name,
+                        "arguments": arguments,
+                    }
                 )
         return {
             "text": "".join(self.text),
