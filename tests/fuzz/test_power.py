@@ -11,9 +11,11 @@ how many examples the search took before it found the bug, the number docs/fuzzi
 
 from __future__ import annotations
 
-import re
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,97 +27,125 @@ pytestmark = pytest.mark.processes
 
 @dataclass(frozen=True)
 class Search:
-    """One fuzzing campaign: the broken client, the quirk its bug trips on, and the budget."""
+    """One fuzzing campaign: the broken client, the quirk its bug trips on, and the budget
+    (``examples`` streams generated, the least with which the seed finds the bug; ``focus``:
+    with ``--quirk`` for the bug's quirk, else the default profile, every quirk)."""
 
     language: str
     bug: str
     quirk: str
+    examples: int
+    focus: bool = False
     seed: int = 1
-    examples: int = 200
-    focus: tuple[str, ...] = ()  # --quirk: the quirks the search is pointed at (none: default)
 
     @property
     def id(self) -> str:
         return f"{self.language}-{self.bug}"
 
-    def argv(self, impl: str, out: Path) -> list[str]:
-        quirks = [arg for quirk in self.focus for arg in ("--quirk", quirk)]
+    def argv(self, impl: str, out: Path, report: Path) -> list[str]:
+        quirks = ["--quirk", self.quirk] if self.focus else []
         return [
             "fuzz",
             "--impl",
             impl,
             "--format",
             "openai_chat",
+            *quirks,
             "--seed",
             str(self.seed),
             "--examples",
             str(self.examples),
-            *quirks,
             "-o",
             str(out),
+            "--json",
+            str(report),
         ]
 
 
 SEARCHES = (
-    Search("python", "index-only", "index_always_zero"),
-    Search("python", "concat-names", "name_every_delta"),
-    Search("python", "keep-bom", "leading_bom"),
-    Search("python", "cr-not-eol", "cr_line_ends"),
-    Search("python", "usage-null-erases", "later_usage_null"),
-    Search("python", "partial-json", "cut_in_arguments"),
-    Search("python", "done-substring", "done_in_text"),
-    Search("python", "drop-finish-text", "finish_with_text"),
-    Search("node", "done-substring", "done_in_text"),
-    Search("node", "index-only", "index_always_zero"),
+    Search("python", "index-only", "index_always_zero", 2, focus=True),
+    Search("python", "concat-names", "name_every_delta", 2, focus=True),
+    Search("python", "keep-bom", "leading_bom", 5, focus=True),
+    Search("python", "cr-not-eol", "cr_line_ends", 2, focus=True),
+    Search("python", "usage-null-erases", "later_usage_null", 2, focus=True),
+    Search("python", "partial-json", "cut_in_arguments", 5, focus=True),
+    Search("python", "done-substring", "done_in_text", 2, focus=True),
+    Search("python", "drop-finish-text", "finish_with_text", 2, focus=True),
+    Search("node", "done-substring", "done_in_text", 2, focus=True),
+    Search("node", "index-only", "index_always_zero", 2, focus=True),
 )
 
 MAX_BODY = 2048
 MAX_CALLS = 2
 
-# "... 137 examples ..." in what raf fuzz prints: how many it ran.
-_EXAMPLES = re.compile(r"(\d+) examples?\b")
 
-
-def examples_run(output: str) -> int | None:
-    counts = [int(n) for n in _EXAMPLES.findall(output)]
-    return counts[-1] if counts else None
+def campaign(report: Path) -> dict[str, Any]:
+    """The one campaign of a ``raf fuzz --format openai_chat --json`` report."""
+    (only,) = json.loads(report.read_text(encoding="utf-8"))["campaigns"]
+    assert only["format"] == "openai_chat"
+    return dict(only)
 
 
 @pytest.mark.parametrize("search", SEARCHES, ids=lambda s: s.id)
 def test_raf_fuzz_finds_the_bug_and_saves_a_small_cassette_that_reproduces_it(
-    search: Search, tmp_path: Path, record_property: pytest.RecordProperty
+    search: Search, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
     impl = client(search.language, search.bug)
-    out = tmp_path / "found"
-    result = raf(*search.argv(impl, out))
-    record_property("examples", examples_run(result.stdout + result.stderr))
+    out, report = tmp_path / "found", tmp_path / "fuzz.json"
+    result = raf(*search.argv(impl, out, report))
     assert result.returncode == 1, result.stdout + result.stderr  # 1: it found something
+    ran = campaign(report)
+    findings = ran["findings"]
+    record_property("examples", search.examples)  # generated: the budget it was found in
+    record_property("checked", ran["examples"])  # shrinking included
+    record_property("findings", len(findings))
+    record_property("seconds", ran["seconds"])
 
-    saved = sorted((out / "openai_chat").glob("*.yaml"))
-    assert saved, f"found, but no cassette written under {out}: {result.stderr}"
-    showing = [p for p in saved if search.quirk in (load(p).info.quirks or ())]  # type: ignore[union-attr]
-    assert showing, {p.name: load(p).info.quirks for p in saved}  # type: ignore[union-attr]
-    for path in showing:
-        cassette = load(path)
-        assert cassette.info is not None
-        assert cassette.info.expect is not None
-        assert len(cassette.info.expect.tool_calls) <= MAX_CALLS, path.name
-        body = cassette.interactions[-1].response.body
-        assert len(body) < MAX_BODY, (path.name, len(body))
+    showing = [f for f in findings if search.quirk in f["quirks"] and not f["raf_bug"]]
+    assert showing, [f["signature"] for f in findings]
+    best = min(showing, key=lambda f: (len(f["quirks"]), f["calls"], len(f["body"])))
+    record_property("shrunk_to", best["signature"])
+    path = Path(best["cassette"])
+    cassette = load(path)
+    assert cassette.info is not None
+    assert cassette.info.expect is not None
+    assert search.quirk in cassette.info.quirks
+    assert len(cassette.info.expect.tool_calls) <= MAX_CALLS, path.name
+    body = cassette.interactions[-1].response.body
+    record_property("bytes", len(body))
+    assert len(body) < MAX_BODY, (path.name, len(body))
 
     # The saved cassettes reproduce: the client fails them, raf's reference passes them.
-    report = conform(impl, "--cassettes", str(out), report=tmp_path / "impl.json")
-    assert {p.stem for p in showing} <= set(failing(report)), failing(report)
+    judged = conform(impl, "--cassettes", str(out), report=tmp_path / "impl.json")
+    assert path.stem in failing(judged), failing(judged)
     reference = raf("conform", "--cassettes", str(out))
     assert reference.returncode == 0, reference.stdout + reference.stderr
 
 
-BUDGET = max(s.examples for s in SEARCHES)
+CLEAN_BUDGET = 200
+"""Streams the honest clients are fuzzed with: more than any bug took to be found."""
 
 
+@pytest.mark.parametrize("focus", [False, True], ids=["default-profile", "every-bugs-quirk"])
 @pytest.mark.parametrize("language", ["python", "node"])
-def test_raf_fuzz_finds_nothing_in_the_honest_client(language: str, tmp_path: Path) -> None:
+def test_raf_fuzz_finds_nothing_in_the_honest_client(
+    language: str, focus: bool, tmp_path: Path
+) -> None:
+    quirks = [a for s in SEARCHES if s.language == "python" for a in ("--quirk", s.quirk)]
     out = tmp_path / "found"
-    result = raf(*Search(language, "", "", examples=BUDGET).argv(client(language), out))
+    result = raf(
+        "fuzz",
+        "--impl",
+        client(language),
+        "--format",
+        "openai_chat",
+        *(quirks if focus else []),
+        "--seed",
+        "1",
+        "--examples",
+        str(CLEAN_BUDGET),
+        "-o",
+        str(out),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert not list(out.glob("**/*.yaml"))

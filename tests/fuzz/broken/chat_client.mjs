@@ -1,5 +1,5 @@
-// A small Chat Completions stream reader with switchable bugs, speaking raf-conformance/1
-// through raf's Node kit: the Node twin of chat_client.py beside it (no dependencies).
+// A small Chat Completions stream reader with switchable bugs, speaking raf-conformance/1:
+// the Node twin of chat_client.py beside it (Node.js 20, no dependencies).
 //
 // Without --bug it is an honest client: its own line splitter for Server-Sent Events, JSON
 // chunks, tool calls routed by id and index, usage, the finish reason, [DONE], an error
@@ -16,7 +16,7 @@
 //   drop-finish-text   the content of the chunk that carries the finish reason is ignored
 //
 // raf conform --impl 'node tests/fuzz/broken/chat_client.mjs --bug done-substring'
-import { serve } from "../../../raf/kit/node/raf-kit.mjs"; // first: stdout is the protocol's
+import { createInterface } from "node:readline";
 
 export const BUGS = [
   "index-only",
@@ -359,23 +359,64 @@ export function read(status, reads, bug) {
 
 // -- raf-conformance/1 ----------------------------------------------------------------------
 
-const argv = process.argv.slice(2);
-let bug = null;
-if (argv.length === 2 && argv[0] === "--bug" && BUGS.includes(argv[1])) {
-  bug = argv[1];
-} else if (argv.length) {
-  process.stderr.write(`usage: chat_client.mjs [--bug ${BUGS.join("|")}]\n`);
-  process.exit(2);
+/**
+ * JSON text of a result. A JavaScript number is a double: one of 2^53 or more that is whole
+ * (a float argument such as 6.793110887242913e+16) is written in exponent form, as the
+ * double it is; JSON.stringify would write the digits 67931108872429130, which read as an
+ * integer that is not that double.
+ */
+export function encode(value) {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return "null";
+    return Number.isInteger(value) && !Number.isSafeInteger(value)
+      ? value.toExponential()
+      : JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(encode).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const members = Object.entries(value).filter(([, v]) => v !== undefined);
+    return `{${members.map(([k, v]) => `${JSON.stringify(k)}:${encode(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
-serve({
-  name: `broken-chat-node${bug ? `-${bug}` : ""}`,
-  version: "1",
-  dialects: ["openai_chat"],
-  capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
-  how: "its own SSE reader, fed each chunk of a case",
-  async stream(c) {
-    if (c.transport !== "chunks") throw new Error("this reader is fed chunks only");
-    return read(c.status, c.chunks, bug);
-  },
-});
+function answer(message, bug) {
+  try {
+    if (message.transport === "http") throw new Error("this reader is fed chunks only");
+    const reads = (message.chunks ?? []).map((chunk) => Buffer.from(chunk, "base64"));
+    return { type: "result", id: message.id, response: read(message.status, reads, bug) };
+  } catch (error) {
+    process.stderr.write(`${error.stack}\n`);
+    return { type: "result", id: message.id, raised: `${error.name}: ${error.message}` };
+  }
+}
+
+async function main(argv) {
+  let bug = null;
+  if (argv.length === 2 && argv[0] === "--bug" && BUGS.includes(argv[1])) {
+    bug = argv[1];
+  } else if (argv.length) {
+    process.stderr.write(`usage: chat_client.mjs [--bug ${BUGS.join("|")}]\n`);
+    return 2;
+  }
+  const hello = {
+    type: "hello",
+    protocol: "raf-conformance/1",
+    name: `broken-chat-node${bug ? `-${bug}` : ""}`,
+    version: "1",
+    dialects: ["openai_chat"],
+    levels: ["response"],
+    capabilities: ["tool_calls", "reasoning", "usage", "http_errors"],
+  };
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (!line.trim()) continue;
+    const message = JSON.parse(line);
+    if (message.type === "hello") process.stdout.write(`${encode(hello)}\n`);
+    else if (message.type === "case") process.stdout.write(`${encode(answer(message, bug))}\n`);
+    else if (message.type === "bye") return 0;
+  }
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
+process.exit();
