@@ -8,6 +8,11 @@ Workloads:
 2. one event whose single ``data`` line is 1 MiB and 4 MiB, fed 1 byte at a time: the time
    ratio 4 MiB / 1 MiB must stay near 4 (linear); a decoder that re-scans its buffer would
    show ~16. Then a 10 MiB line in 4 KiB chunks, against joining the same chunks.
+3. the cost probe's case (``raf cost``, raf.fuzz.cost) through the whole pipeline
+   (``raf.run``): one Chat Completions text event of 1 MiB in 1-7 byte reads, against the
+   same text in 1 KiB events in the same reads (the baseline measured in the same run), with
+   the chunks' JSON compact and spaced (``{"a": 1}``, as some servers write it). Linear is
+   about 1x; ``raf cost`` reports above 3x.
 
 Timing is the harness's (bench/harness.py): thread CPU time, the two sides of each ratio run
 back to back in paired rounds, the median (min-max) printed; each side's result is checked
@@ -21,9 +26,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from typing import Any
 
 from harness import Contender, Settings, compare, metered, print_environment
 
+from raf import collect_agent_response, run
+from raf.fuzz import cost
 from raf.sse import ServerSentEvent, SSEDecoder
 
 
@@ -157,6 +165,49 @@ def main() -> None:
     slowdown = join.slowdown("raf")
     shown = slowdown.format(digits=1, unit="x") if slowdown else join.outcomes["raf"].verdict
     print(f"   10 MiB line in 4 KiB chunks: {shown} the time of joining the chunks")
+
+    cost_case(256 * 1024 if args.quick else 1024 * 1024, rounds, settings)
+
+
+def spaced(body: bytes) -> bytes:
+    """``body`` with every ``data:`` JSON written with spaces after ``,`` and ``:``."""
+    return b"\n".join(
+        b"data: " + json.dumps(json.loads(line[6:])).encode()
+        if line.startswith(b"data: {")
+        else line
+        for line in body.split(b"\n")
+    )
+
+
+def pipeline_text(want: str) -> Callable[[list[Any]], str | None]:
+    """A check: the response of the results of ``raf.run`` has ``want`` as its text."""
+
+    def check(results: list[Any]) -> str | None:
+        got = collect_agent_response(results).text
+        return None if got == want else f"text of {len(got)} characters (want {len(want)})"
+
+    return check
+
+
+def cost_case(size: int, rounds: int, settings: Settings) -> None:
+    print(f"3. one {size // 1024} KiB text event in 1-7 byte reads, against 1 KiB events")
+    for style in ("compact", "spaced"):
+        contenders = []
+        for shape in ("short", "long"):  # the first is the baseline
+            built = cost.stream("openai_chat", size, shape)
+            body = built.body if style == "compact" else spaced(built.body)
+            reads = list(cost.pieces(body, "tiny"))
+            contenders.append(
+                Contender(
+                    shape,
+                    lambda reads=reads: list(run(reads, "openai_chat")),
+                    pipeline_text(built.expected),
+                )
+            )
+        comparison = compare(contenders, rounds=rounds, settings=settings)
+        ratio = comparison.slowdown("long")
+        shown = ratio.format(unit="x") if ratio else comparison.outcomes["long"].verdict
+        print(f"   {style:<8} long/short: {shown} (linear: about 1x; raf cost reports > 3x)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ that describes the scenario and what the pipeline must make of it::
       provider: OpenAI
       title: Two parallel calls whose argument fragments interleave
       reproduces: ["microsoft/agent-framework#8336"]
+      quirks: [interleaved_calls]
       expect: {text: ..., tool_calls: [...], finish_reason: tool_calls, usage: {...}, errors: []}
     interactions:
     - request: {method: POST, uri: ..., headers: {name: [value]}, body: '{"model": ...}'}
@@ -136,7 +137,9 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
 
 class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The ``raf`` block of a cassette. ``run`` (optional) is the agent run a multi-round
+    """The ``raf`` block of a cassette. ``quirks`` (optional) names the quirks of the
+    catalogue the recording shows (:mod:`raf.quirks`; ``raf cassette lint`` reports an id the
+    catalogue does not have). ``run`` (optional) is the agent run a multi-round
     recording of ``conformance/tool_loops`` replays: its messages, model, tools and what each
     does, and what the run must produce (docs/agent.md, "Recordings and replay"); raf's
     agent tests read it, the conformance suite does not."""
@@ -146,6 +149,7 @@ class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     provider: str = ""
     title: str = ""
     reproduces: tuple[str, ...] = ()
+    quirks: tuple[str, ...] = ()
     notes: str = ""
     expect: Expectation | None = None
     run: dict[str, Any] | None = None

@@ -30,6 +30,7 @@ from raf.cassettes.secrets import document_findings, shorten, text_hits
 from raf.cassettes.serializer import LintView, read_for_lint
 from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
 from raf.limits import MAX_CASSETTE_BYTES
+from raf.quirks import QuirkCatalogueError, catalogue
 
 __all__ = ["Finding", "cassette_files", "lint_file", "lint_paths"]
 
@@ -177,6 +178,7 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
             )
         if cassette.info.expect is None:
             yield "raf", "warning", "no 'expect' block: the golden of this cassette is not reviewed"
+        yield from _quirks(cassette.info.quirks, cassette.info.dialect)
     if not cassette.interactions:
         yield "interactions", "error", "no interactions"
     yield from _secrets(document)
@@ -193,6 +195,36 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
                 "warning",
                 (f"the body looks like an event stream but content-type is {content_type!r}"),
             )
+
+
+def _quirks(quirks: tuple[str, ...], dialect: str) -> Iterator[tuple[str, str, str]]:
+    """An error for each quirk id the catalogue does not have (:mod:`raf.quirks`), a warning
+    for one the catalogue does not list for the cassette's format."""
+    if not quirks:
+        return
+    try:
+        known = catalogue()
+    except QuirkCatalogueError as exc:  # a broken installation: said, not raised
+        yield "raf.quirks", "error", f"the quirk catalogue cannot be read: {exc}"
+        return
+    for n, name in enumerate(quirks):
+        quirk = known.get(name)
+        if quirk is None:
+            yield (
+                f"raf.quirks[{n}]",
+                "error",
+                f"unknown quirk {name!r}: not in the quirk catalogue (raf.quirks; "
+                "docs/fuzzing.md lists them)",
+            )
+        elif dialect not in quirk.formats:
+            yield (
+                f"raf.quirks[{n}]",
+                "warning",
+                f"the catalogue has quirk {name!r} for {', '.join(quirk.formats)}, "
+                f"not for {dialect}",
+            )
+        if name in quirks[:n]:
+            yield f"raf.quirks[{n}]", "warning", f"quirk {name!r} is named twice"
 
 
 def _secrets(document: Any) -> Iterator[tuple[str, str, str]]:

@@ -9,7 +9,7 @@ why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -29,8 +29,9 @@ from raf.model.canonical import to_canonical
 from raf.model.response import AgentResponse, AgentResponseResult
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, http_error
+from raf.quirks import Quirk, QuirkCatalogueError, catalogue
 
-__all__ = ["Step", "render", "timeline"]
+__all__ = ["Step", "quirk_lines", "render", "timeline"]
 
 
 @dataclass
@@ -154,6 +155,21 @@ def _item(console: Console, label: str, value: dict[str, Any]) -> None:
     )
 
 
+def quirk_lines(quirks: Iterable[str]) -> list[str]:
+    """One line per quirk a cassette names: its id and what the provider does, from the
+    catalogue (:mod:`raf.quirks`); an id the catalogue does not have is said to be unknown."""
+    try:
+        known: Mapping[str, Quirk] = catalogue()
+    except QuirkCatalogueError:  # a broken installation: the ids alone
+        known = {}
+    return [
+        f"quirk {name}: {known[name].title}"
+        if name in known
+        else f"quirk {name}: not in the quirk catalogue"
+        for name in quirks
+    ]
+
+
 def render(console: Console, cassette: Cassette) -> int:
     """Print the timeline of every interaction and its aggregated response; for an
     interaction whose body does not decode from its ``content-encoding``, why. Returns the
@@ -165,6 +181,8 @@ def render(console: Console, cassette: Cassette) -> int:
             f"[bold]{escape(cassette.info.scenario)}[/bold]  {escape(cassette.info.title)}",
             soft_wrap=True,
         )
+        for line in quirk_lines(cassette.info.quirks):
+            console.print(f"  {escape(line)}", soft_wrap=True)
     for number, interaction in enumerate(cassette.interactions):
         request = interaction.request
         console.print(

@@ -2,7 +2,7 @@
 
 One module per command, each with its ``add_parser(sub)`` and its ``run``: ``stream`` (``raf
 sse``, ``raf pipeline``), ``conform``, ``serve``, ``clients``, ``cassette``, ``schema``,
-``chat``, ``kit``, ``agui`` (``raf agui verify``);
+``chat``, ``kit``, ``agui`` (``raf agui verify``), ``fuzz``, ``cost``;
 ``_shell`` has what they share (the two errors, the guarded output, argument types). This
 module builds the parser, dispatches and turns every exception into an exit status.
 
@@ -11,8 +11,9 @@ Exit codes (also in ``raf --help`` and the README):
 * 0: success; also when the reader of the output goes away (``raf pipeline x | head``);
 * 1: a check failed: the stream had errors and ``--strict`` was given, ``cassette lint``
   found an error, ``agui verify`` found a violation, ``conform`` found a difference or a
-  problem, ``schema --check`` found stale files, ``cassette import`` wrote nothing, a stream
-  passed a limit of ``raf sse``, or ``chat`` sent a request that differs from the recording;
+  problem, ``fuzz`` found a failure, ``cost`` found a ``performance`` finding, ``schema
+  --check`` found stale files, ``cassette import`` wrote nothing, a stream passed a limit of
+  ``raf sse``, or ``chat`` sent a request that differs from the recording;
 * 2: usage error, or an input or output raf cannot use: a file that is missing, unreadable,
   not a regular file, too large or not a cassette (``cassette show``), an output folder that
   is a file or a link, standard input or output closed or unwritable;
@@ -38,7 +39,19 @@ from collections.abc import Sequence
 from typing import TextIO, cast
 
 import raf
-from raf.cli import agui, cassette, chat, clients, conform, kit, schema, serve, stream
+from raf.cli import (
+    agui,
+    cassette,
+    chat,
+    clients,
+    conform,
+    cost,
+    fuzz,
+    kit,
+    schema,
+    serve,
+    stream,
+)
 from raf.cli._shell import (
     _discard,
     _InputError,
@@ -71,9 +84,10 @@ examples:
 exit codes:
   0    success (also when the reader of the output goes away, as in `raf ... | head`)
   1    a check failed: --strict and the stream had errors, lint found an error, conform
-       found a difference, agui verify found a violation, schema --check found stale
-       files, import wrote nothing, sse met a stream past a size limit, chat sent a
-       request that differs from the recording
+       found a difference, fuzz found a failure, cost found a performance finding, agui
+       verify found a violation, schema --check found stale files, import wrote nothing,
+       sse met a stream past a size limit, chat sent a request that differs from the
+       recording
   2    usage error, or an input or output raf cannot use (missing, unreadable, not a
        regular file, too large, not a cassette; standard input or output closed or full)
   3    internal error: a bug in raf, please report it (RAF_DEBUG=1 prints the traceback)
@@ -103,7 +117,19 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for command in (stream, conform, serve, clients, cassette, schema, chat, kit, agui):
+    for command in (
+        stream,
+        conform,
+        fuzz,
+        cost,
+        serve,
+        clients,
+        cassette,
+        schema,
+        chat,
+        kit,
+        agui,
+    ):
         command.add_parser(sub)
     return parser
 
@@ -121,6 +147,10 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return schema.run(args, out)
     if args.command == "conform":
         return conform.run(args, out)
+    if args.command == "fuzz":
+        return fuzz.run(args, out)
+    if args.command == "cost":
+        return cost.run(args, out)
     if args.command == "cassette":
         return cassette.run(args, out)
     if args.command == "serve":

@@ -66,7 +66,8 @@ def add_parser(sub: Any) -> None:
     linter = cassette_sub.add_parser(
         "lint",
         help="check cassettes' structure and scan them for secrets",
-        description="Check each cassette's structure and scan it for unscrubbed credentials "
+        description="Check each cassette's structure (every quirk it names must be in the "
+        "quirk catalogue, docs/fuzzing.md) and scan it for unscrubbed credentials "
         "(Authorization / api-key / cookie headers, key= query parameters, key-shaped strings "
         "in bodies and URIs). Prints file:line: findings; exits 1 on any error.",
     )
@@ -74,8 +75,9 @@ def add_parser(sub: Any) -> None:
     shower = cassette_sub.add_parser(
         "show",
         help="print a cassette's timeline: events, updates, contents, response",
-        description="For each SSE event of each interaction, print the updates and contents "
-        "it produced, then the aggregated response. Colour in a terminal, plain when piped.",
+        description="Print the quirks the cassette shows (what the provider does), then for "
+        "each SSE event of each interaction the updates and contents it produced, then the "
+        "aggregated response. Colour in a terminal, plain when piped.",
     )
     shower.add_argument("file", metavar="FILE", help="a cassette file")
     shower.add_argument("--no-color", action="store_true", help="never use colour")

@@ -42,6 +42,7 @@ from raf.errors import CassetteError, GoldenFormatError
 
 __all__ = [
     "NOT_BLESSED",
+    "RECORDED",
     "Case",
     "Problem",
     "Suite",
@@ -88,6 +89,10 @@ class Case:
     cassette's ``expect.also``); the golden's ``expected.response`` is the first."""
     loop: ToolLoopSpec | None = field(default=None, repr=False)
     """The tool loop of a ``tool_loop`` case (``None`` for a case of one interaction)."""
+    reads: tuple[bytes, ...] | None = field(default=None, repr=False)
+    """The exact network reads of the body, when the case has them (the ``recorded``
+    chunking of an interaction with a ``timing``, a stream ``raf fuzz`` generated):
+    :meth:`chunks` returns them instead of cutting the body."""
 
     def carried_ids(self) -> frozenset[str]:
         """The call ids of the expected response that the recorded body carries (as a JSON
@@ -104,7 +109,10 @@ class Case:
         return frozenset(out)
 
     def chunks(self) -> list[bytes]:
-        """The body as the network reads of this case's chunking."""
+        """The body as the network reads of this case's chunking (its :attr:`reads` when it
+        has them)."""
+        if self.reads is not None:
+            return list(self.reads)
         return chunk(self.body, self.chunking)
 
     def to_interaction(self) -> Interaction:
@@ -259,6 +267,28 @@ def review(golden: Golden, cassette: Cassette) -> list[str]:
     return problems
 
 
+RECORDED = "recorded"
+"""The chunking of a case that replays an interaction's recorded reads (its ``timing``)."""
+
+
+def _chunkings_of(interaction: Interaction, chunkings: Sequence[str]) -> list[str]:
+    """The chunkings an interaction is cut by: ``chunkings``, and :data:`RECORDED` after them
+    when it has a recorded timing."""
+    if interaction.timing is None or RECORDED in chunkings:
+        return list(chunkings)
+    return [*chunkings, RECORDED]
+
+
+def _recorded_reads(interaction: Interaction) -> tuple[bytes, ...] | None:
+    """The recorded reads of the body as a client reads it (``None`` when it does not
+    decode: the case fails on its body anyway)."""
+    try:
+        timed = interaction.timed_chunks()
+    except BodyNotDecoded:
+        return None
+    return None if timed is None else tuple(timed[0])
+
+
 def load_suite(
     cassettes_dir: Path | Iterable[Path],
     goldens_dir: Path,
@@ -317,8 +347,8 @@ def _add(
         return
     ids = [
         case_id(dialect, scenario, n, c)
-        for n in range(len(cassette.interactions))
-        for c in chunkings
+        for n, interaction in enumerate(cassette.interactions)
+        for c in _chunkings_of(interaction, chunkings)
     ]
     if not matches(select, scenario, *ids):
         return
@@ -357,7 +387,7 @@ def _add(
         readings = tuple(other_readings(expect, output.response)) if n == last else ()
         headers = response_headers(interaction)
         needs = requirements(output, interaction.response.status)
-        for chunking in chunkings:
+        for chunking in _chunkings_of(interaction, chunkings):
             identifier = case_id(dialect, scenario, n, chunking)
             if not matches(select, scenario, identifier):
                 continue
@@ -377,5 +407,6 @@ def _add(
                     requires=needs,
                     request=interaction.request,
                     readings=readings,
+                    reads=_recorded_reads(interaction) if chunking == RECORDED else None,
                 )
             )

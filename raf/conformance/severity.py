@@ -32,7 +32,7 @@ __all__ = [
     "parse_severity_overrides",
 ]
 
-Kind = Literal["lost", "wrong", "unreported", "invented", "detail"]
+Kind = Literal["lost", "wrong", "unreported", "invented", "performance", "detail"]
 """What a difference is (:data:`KINDS` says what each means)."""
 
 Severity = Literal["notice", "error"]
@@ -98,6 +98,17 @@ KINDS: Final[Mapping[Kind, KindInfo]] = {
             "a finish reason on a cut stream; a call or text the stream did not hold; usage "
             "or a token count the provider did not send; an error on a clean stream",
             "the user is told something the provider never said (a bill, an end, a call)",
+        ),
+        KindInfo(
+            "performance",
+            "error",
+            "the client's time grows with how the stream is cut, or faster than the stream's "
+            "size: the answer comes back whole, but late",
+            "one long event (a long text, a call's long arguments) in 1-7 byte reads takes "
+            "more than 3× the same bytes in short events, or its time grows super-linearly "
+            "with its size (raf cost: a buffer scanned again on every read)",
+            "an 8 MiB answer that takes minutes is an answer the user never gets (a timeout, "
+            "a hung agent); the factor is a ratio measured in one run, well above noise",
         ),
         KindInfo(
             "detail",

@@ -44,7 +44,7 @@ def kinds(
 
 def test_the_documented_table_is_the_data() -> None:
     assert kinds_table() in DOCS.read_text(encoding="utf-8")
-    assert set(KINDS) == {"lost", "wrong", "unreported", "invented", "detail"}
+    assert set(KINDS) == {"lost", "wrong", "unreported", "invented", "performance", "detail"}
     # Only the detail kind is a notice by default: every other difference fails a case.
     assert {k for k, info in KINDS.items() if info.severity == "notice"} == {"detail"}
 
@@ -123,7 +123,13 @@ def test_an_id_raf_gave_a_reused_call_id_may_be_any_unique_id() -> None:
 
 def test_the_policy_decides_what_fails() -> None:
     default = Policy()
-    assert [k for k in KINDS if default.fails(k)] == ["lost", "wrong", "unreported", "invented"]
+    assert [k for k in KINDS if default.fails(k)] == [
+        "lost",
+        "wrong",
+        "unreported",
+        "invented",
+        "performance",
+    ]
     assert all(Policy(fail_on="notice").fails(k) for k in KINDS)
     strict_detail = Policy(overrides=parse_severity_overrides(["detail=error"]))
     assert strict_detail.fails("detail")

@@ -31,6 +31,7 @@ __all__ = [
     "ALNUM",
     "FINISH_REASONS",
     "NAMES",
+    "READS",
     "GeneratedStream",
     "Piece",
     "Wire",
@@ -297,12 +298,31 @@ def _call_block(
     return block()
 
 
+@functools.cache
+def _call_counts(min_count: int, max_count: int) -> st.SearchStrategy[int]:
+    return st.integers(min_value=min(min_count, max_count), max_value=max_count)
+
+
 def _tool_calls(
-    draw: st.DrawFn, max_count: int, id_prefix: str | None, wire_flags: int | None = None
+    draw: st.DrawFn,
+    max_count: int,
+    id_prefix: str | None,
+    wire_flags: int | None = None,
+    *,
+    min_count: int = 0,
+    draw_ids: bool = False,
 ) -> tuple[tuple[ToolCall, ...], tuple[bytes, ...]]:
-    """The calls, and (with ``wire_flags``) each one's wire plan, drawn with it."""
-    counts = _CALL_COUNTS[max_count] if max_count < len(_CALL_COUNTS) else st.integers(0, max_count)
-    block = _call_block(id_prefix is not None, wire_flags)
+    """The calls (``min_count`` to ``max_count`` of them, fewer when ``max_count`` is lower),
+    and (with ``wire_flags``) each one's wire plan, drawn with it. ``draw_ids``: draw an id
+    number for each call even with no ``id_prefix`` (and drop it), so that the choices do
+    not depend on whether the provider sends ids."""
+    if min_count > 0:
+        counts = _call_counts(min_count, max_count)
+    elif max_count < len(_CALL_COUNTS):
+        counts = _CALL_COUNTS[max_count]
+    else:
+        counts = st.integers(0, max_count)
+    block = _call_block(id_prefix is not None or draw_ids, wire_flags)
     taken: set[str] = set()
     calls = []
     plans = []
@@ -535,11 +555,23 @@ _HOW = (0,) * 7 + (1,) * 3 + (2,) * 3 + (3,) * 3
 _ONE_BYTE = [bytes([n]) for n in range(256)]
 
 
-def chunked(draw: st.DrawFn, body: bytes) -> list[bytes]:
+READS = frozenset({"tiny", "split_utf8"})
+"""The ways of reading :func:`chunked` can be told to use (``reads=``)."""
+
+_TINY = 7  # the most bytes of one tiny read
+
+
+def chunked(draw: st.DrawFn, body: bytes, *, reads: frozenset[str] = frozenset()) -> list[bytes]:
     """What :func:`network_chunkings` draws, drawn with ``draw`` as one byte string: the way
     of cutting (random, one byte at a time, inside every UTF-8 character, between every CR and
     LF), then for random cuts up to 20 cut points, two bytes each. Shrinks toward one chunk.
+
+    ``reads`` forces ways of reading instead (:data:`READS`, any together): ``tiny``, reads
+    of 1 to 7 bytes (one decision byte each; 0 picks 7 bytes, so that they shrink toward
+    fewer reads); ``split_utf8``, a cut inside every multi-byte UTF-8 character.
     """
+    if reads:
+        return _forced_reads(draw, body, reads)
     plan = draw(_CHUNKING)
     how = _HOW[plan[0] >> 4]
     size = len(body)
@@ -556,6 +588,31 @@ def chunked(draw: st.DrawFn, body: bytes) -> list[bytes]:
             cuts.append(at + 1)
             at = body.find(b"\r\n", at + 1)
     points = [0, *cuts, size]
+    return [body[a:b] for a, b in itertools.pairwise(points) if b > a]
+
+
+def _forced_reads(draw: st.DrawFn, body: bytes, reads: frozenset[str]) -> list[bytes]:
+    unknown = reads - READS
+    if unknown:
+        raise InvalidArgument(f"unknown reads {sorted(unknown)}; use some of {sorted(READS)}")
+    size = len(body)
+    cuts: set[int] = set()
+    if "split_utf8" in reads:
+        cuts.update(i for i in range(1, size) if body[i] & 0xC0 == 0x80)
+    if "tiny" in reads:
+        # A size per read: far fewer than the body's bytes are drawn (a read of n bytes takes
+        # one decision), and past the drawn ones every read is 7 bytes long.
+        plan = decisions(draw, min(size // 4 + 1, _MOST_DECISIONS))
+        at = 0
+        for byte in plan:
+            at += _TINY - pick(byte, _TINY)
+            if at >= size:
+                break
+            cuts.add(at)
+        while at + _TINY < size:
+            at += _TINY
+            cuts.add(at)
+    points = [0, *sorted(c for c in cuts if 0 < c < size), size]
     return [body[a:b] for a, b in itertools.pairwise(points) if b > a]
 
 

@@ -63,7 +63,16 @@ from raf.formats._strategies.common import (
 from raf.formats._strategies.sse import framed
 from raf.model import AgentResponse, Usage, contents
 
-__all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
+__all__ = [
+    "FEATURES",
+    "FORCEABLE",
+    "PROFILES",
+    "Profile",
+    "coverage",
+    "render",
+    "responses",
+    "streams",
+]
 
 
 @dataclass(frozen=True)
@@ -196,15 +205,24 @@ _FINISH = st.sampled_from([None, *FINISH_REASONS, "pause_turn"])
 
 
 def _draw_response(
-    draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int, wire: bool
+    draw: st.DrawFn,
+    max_tool_calls: int,
+    max_text_deltas: int,
+    wire: bool,
+    force: frozenset[str] = frozenset(),
 ) -> tuple[AgentResponse, Wire | None]:
-    """The ground truth; with ``wire``, each part's wire decisions right after it."""
+    """The ground truth; with ``wire``, each part's wire decisions right after it; ``force``:
+    the shapes of :data:`FORCEABLE` it must have."""
     text = draw(_TEXT if max_text_deltas == 6 else st.text(max_size=8 * max_text_deltas))
+    if "non_ascii_text" in force and text.isascii():
+        text += "é"
     text_cuts = draw(_CUTS) if wire else b""
     reasoning = draw(_REASONING)
     reasoning_cuts = draw(_CUTS) if wire else b""
-    calls, plans = _tool_calls(draw, max_tool_calls, "toolu_", 2 if wire else None)
-    finish = draw(_FINISH)
+    calls, plans = _tool_calls(
+        draw, max_tool_calls, "toolu_", 2 if wire else None, min_count=int("calls" in force)
+    )
+    finish = None if "truncated" in force else draw(_FINISH)
     usage = _usage(draw, cache=True)
     response = AgentResponse(
         text=text,
@@ -286,13 +304,16 @@ def _rendered(
     chosen: Profile,
     truncate: bool | None,
     wire: Wire | None,
+    *,
+    steady: bool = False,
 ) -> GeneratedStream:
+    """``steady``: draw the choice of a cut whatever ``truncate`` says."""
     if wire is None:
         wire = Wire.drawn(draw, len(response.tool_calls), 2)
     message_id = chosen.id_prefix + base62(draw(_ID_NUMBER), 22)
     truth = _adjusted(response, message_id, chosen.model)
     # Drawn whatever the finish reason, so that one shrinking to none moves no later choice.
-    cut_short = decisions(draw, 1)[0] if truncate is None else 0
+    cut_short = decisions(draw, 1)[0] if truncate is None or steady else 0
     truncated = truth.finish_reason is None and (
         chance(cut_short, 128) if truncate is None else truncate
     )
@@ -573,25 +594,43 @@ def _rendered(
     )
 
 
+FORCEABLE = frozenset({"calls", "truncated", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+finish reason and no ``message_stop`` (``truncated``); non-ASCII text (``non_ascii_text``)."""
+
+
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
     """A whole stream and its ground truth: :func:`responses` put on the wire by
-    :func:`render` (``profile`` ``None``: any built-in profile)."""
+    :func:`render` (``profile`` ``None``: any built-in profile); ``force``: shapes every
+    stream has (:data:`FORCEABLE`)."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
     chosen = None if profile is None else _profile(profile)
-    return _streams(chosen, max_tool_calls)
+    return _streams(chosen, max_tool_calls, frozenset(force))
 
 
 _PROFILE = st.sampled_from(list(PROFILES.values()))
 
 
 @st.composite
-def _streams(draw: st.DrawFn, chosen: Profile | None, max_tool_calls: int) -> GeneratedStream:
+def _streams(
+    draw: st.DrawFn,
+    chosen: Profile | None,
+    max_tool_calls: int,
+    force: frozenset[str] = frozenset(),
+) -> GeneratedStream:
     profile = chosen if chosen is not None else draw(_PROFILE)
-    truth, wire = _draw_response(draw, max_tool_calls, 6, True)
-    return _rendered(draw, truth, profile, None, wire)
+    truth, wire = _draw_response(draw, max_tool_calls, 6, True, force)
+    truncate = True if "truncated" in force else None
+    return _rendered(draw, truth, profile, truncate, wire, steady=bool(force))
 
 
 # -- coverage ---------------------------------------------------------------------------------

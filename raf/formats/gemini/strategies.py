@@ -56,7 +56,16 @@ from raf.model import AgentResponse, contents
 from raf.model.messages import HostedCall, ToolCall
 from raf.model.usage import Usage
 
-__all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
+__all__ = [
+    "FEATURES",
+    "FORCEABLE",
+    "PROFILES",
+    "Profile",
+    "coverage",
+    "render",
+    "responses",
+    "streams",
+]
 
 
 @dataclass(frozen=True)
@@ -119,15 +128,20 @@ def responses(draw: st.DrawFn, *, max_tool_calls: int = 3) -> AgentResponse:
 
 
 def _draw_response(
-    draw: st.DrawFn, max_tool_calls: int, wire: bool
+    draw: st.DrawFn, max_tool_calls: int, wire: bool, force: frozenset[str] = frozenset()
 ) -> tuple[AgentResponse, Wire | None]:
-    """The ground truth; with ``wire``, the cuts of its text and reasoning right after them."""
+    """The ground truth; with ``wire``, the cuts of its text and reasoning right after them;
+    ``force``: the shapes of :data:`FORCEABLE` it must have."""
     text = draw(_TEXT)
+    if "text" in force and not text:
+        text = "a"
+    if "non_ascii_text" in force and text.isascii():
+        text += "é"
     text_cuts = draw(_CUTS) if wire else b""
     reasoning = draw(_REASONING)
     reasoning_cuts = draw(_CUTS) if wire else b""
-    calls, _ = _tool_calls(draw, max_tool_calls, None)
-    finish = draw(_FINISH)
+    calls, _ = _tool_calls(draw, max_tool_calls, None, min_count=int("calls" in force))
+    finish = None if "truncated" in force else draw(_FINISH)
     usage = _usage(draw)
     return AgentResponse(
         text=text,
@@ -217,7 +231,12 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
 
 
 def _rendered(
-    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire | None
+    draw: st.DrawFn,
+    response: AgentResponse,
+    chosen: Profile,
+    wire: Wire | None,
+    *,
+    force: frozenset[str] = frozenset(),
 ) -> GeneratedStream:
     if wire is None:
         wire = Wire.drawn(draw, len(response.tool_calls), None)
@@ -344,13 +363,15 @@ def _rendered(
     # Each object is sent with its non-ASCII characters escaped or raw: one byte each.
     ascii_plan = decisions(draw, len(objects))
     payloads = [
-        json.dumps(o, ensure_ascii=chance(byte, 128))
+        json.dumps(o, ensure_ascii=chance(byte, 128) and "non_ascii_text" not in force)
         for o, byte in zip(objects, ascii_plan, strict=True)
     ]
     if chosen.framing == "sse":
         body = framed(draw, payloads)
     else:
-        pretty = [json.dumps(o, indent=2) for o in objects]
+        pretty = [
+            json.dumps(o, indent=2, ensure_ascii="non_ascii_text" not in force) for o in objects
+        ]
         body = ("[" + "\r\n,".join(pretty) + "\r\n]").encode()
     chunks = chunked(draw, body)
     return GeneratedStream(
@@ -362,23 +383,43 @@ def _rendered(
     )
 
 
+FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+finish reason, so a cut stream (``truncated``); text (``text``); non-ASCII text, sent
+unescaped (``non_ascii_text``)."""
+
+
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
-    """A drawn response rendered by :func:`render` (any profile when ``profile`` is None)."""
+    """A drawn response rendered by :func:`render` (any profile when ``profile`` is None);
+    ``force``: shapes every stream has (:data:`FORCEABLE`)."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
-    return _streams(None if profile is None else _profile(profile), max_tool_calls)
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
+    return _streams(
+        None if profile is None else _profile(profile), max_tool_calls, frozenset(force)
+    )
 
 
 _PROFILE = st.sampled_from(list(PROFILES.values()))
 
 
 @st.composite
-def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
+def _streams(
+    draw: st.DrawFn,
+    profile: Profile | None,
+    max_tool_calls: int,
+    force: frozenset[str] = frozenset(),
+) -> GeneratedStream:
     chosen = profile or draw(_PROFILE)
-    response, wire = _draw_response(draw, max_tool_calls, True)
-    return _rendered(draw, response, chosen, wire)
+    response, wire = _draw_response(draw, max_tool_calls, True, force)
+    return _rendered(draw, response, chosen, wire, force=force)
 
 
 def coverage(stream: GeneratedStream) -> set[str]:

@@ -38,7 +38,7 @@ from raf.model import AgentResponse, contents
 from raf.model.messages import ToolCall
 from raf.model.usage import Usage
 
-__all__ = ["PROFILES", "Profile", "render", "responses", "streams"]
+__all__ = ["FORCEABLE", "PROFILES", "Profile", "render", "responses", "streams"]
 
 
 @dataclass(frozen=True)
@@ -84,19 +84,27 @@ _USAGE = st.one_of(
 _FINISH = st.sampled_from([None, "stop", "tool_calls", "length"])
 
 
+def _text(text: str, force: frozenset[str]) -> str:
+    if "text" in force and not text:
+        text = "a"
+    return text + "é" if "non_ascii_text" in force and text.isascii() else text
+
+
 @st.composite
-def _responses(draw: st.DrawFn, max_tool_calls: int) -> AgentResponse:
-    count = draw(st.integers(0, max_tool_calls))
+def _responses(
+    draw: st.DrawFn, max_tool_calls: int, force: frozenset[str] = frozenset()
+) -> AgentResponse:
+    count = draw(st.integers(min(int("calls" in force), max_tool_calls), max_tool_calls))
     calls = tuple(
         ToolCall(id=f"__tc_{n}", name=draw(st.sampled_from(_NAMES)), arguments=draw(_ARGUMENTS))
         for n in range(count)
     )
     reasoning = draw(st.text(max_size=30))
     return AgentResponse(
-        text=draw(st.text(max_size=40)),
+        text=_text(draw(st.text(max_size=40)), force),
         reasoning_text=reasoning or None,
         tool_calls=calls,
-        finish_reason=draw(_FINISH),
+        finish_reason=None if "truncated" in force else draw(_FINISH),
         usage=draw(_USAGE),
     )
 
@@ -129,7 +137,12 @@ def render(
 
 
 @st.composite
-def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> GeneratedStream:
+def _render(
+    draw: st.DrawFn,
+    response: AgentResponse,
+    chosen: Profile,
+    force: frozenset[str] = frozenset(),
+) -> GeneratedStream:
     model = chosen.model
     stamp = iter(range(10**6))
 
@@ -191,7 +204,12 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
         objects.append(line(assistant(), **last))
 
     payloads = [
-        json.dumps(o, ensure_ascii=draw(st.booleans()), separators=(",", ":")) for o in objects
+        json.dumps(
+            o,
+            ensure_ascii=draw(st.booleans()) and "non_ascii_text" not in force,
+            separators=(",", ":"),
+        )
+        for o in objects
     ]
     body = "".join(p + "\n" for p in payloads).encode()
     chunks = tuple(_pieces(draw, body, 8))
@@ -208,11 +226,31 @@ def _render(draw: st.DrawFn, response: AgentResponse, chosen: Profile) -> Genera
     )
 
 
+FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+``done`` line, so a cut stream (``truncated``); text (``text``); non-ASCII text, sent
+unescaped (``non_ascii_text``)."""
+
+
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
-    """A drawn response rendered by :func:`render` (any profile when ``profile`` is None)."""
+    """A drawn response rendered by :func:`render` (any profile when ``profile`` is None);
+    ``force``: shapes every stream has (:data:`FORCEABLE`)."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
-    chosen = st.sampled_from(list(PROFILES.values())) if profile is None else st.just(profile)
-    return st.tuples(_responses(max_tool_calls), chosen).flatmap(lambda p: render(p[0], p[1]))
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
+    chosen = (
+        st.sampled_from(list(PROFILES.values()))
+        if profile is None
+        else st.just(PROFILES[profile] if isinstance(profile, str) else profile)
+    )
+    forced = frozenset(force)
+    return st.tuples(_responses(max_tool_calls, forced), chosen).flatmap(
+        lambda p: _render(p[0], p[1], forced)
+    )

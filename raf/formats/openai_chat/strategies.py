@@ -55,10 +55,13 @@ from raf.formats._strategies.common import (
     wire_of,
 )
 from raf.formats._strategies.sse import framed
-from raf.model import AgentResponse, contents
+from raf.model import AgentResponse, Usage, contents
 
 __all__ = [
+    "DONE_IN_TEXT",
     "FEATURES",
+    "FORCEABLE",
+    "LONG_EVENT",
     "PROFILES",
     "Profile",
     "chat_completion_chunks",
@@ -186,14 +189,77 @@ def _texts(max_size: int, min_size: int = 0) -> st.SearchStrategy[str]:
 
 # No finish reason one time in three (the shrink target), so that cut streams are common.
 _FINISH = st.sampled_from([None, *FINISH_REASONS])
+_SOME_USAGE = st.builds(
+    lambda prompt, completion: Usage(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+    ),
+    st.integers(0, 10**6),
+    st.integers(0, 10**5),
+)
+
+FORCEABLE = frozenset(
+    {
+        "calls",
+        "parallel_calls",
+        "split_calls",
+        "interleaved_calls",
+        "finish_with_text",
+        "usage",
+        "later_usage_null",
+        "done_in_text",
+        "non_ascii_text",
+        "long_event",
+        "truncated",
+        "cut_in_arguments",
+        "steady",
+    }
+)
+"""What ``streams(force=...)`` can make every stream have: at least one call (``calls``),
+two (``parallel_calls``), every call's arguments in two deltas or more (``split_calls``),
+parallel calls interleaved (``interleaved_calls``), the last text in the chunk with the
+finish reason (``finish_with_text``), usage (``usage``), a chunk with ``"usage": null``
+after the usage (``later_usage_null``), text containing ``[DONE]`` in one delta
+(``done_in_text``), non-ASCII text (``non_ascii_text``), a text delta of
+:data:`LONG_EVENT` bytes or more (``long_event``), no finish reason and no ``[DONE]``
+(``truncated``), the stream ended inside a call's arguments (``cut_in_arguments``).
+
+``steady`` changes no stream's shape but what is drawn: the choices do not depend on the
+profile's call ids, on whether the stream is cut, or on whether calls interleave (each is
+drawn and dropped where unused), and calls interleave only when ``interleaved_calls`` is
+forced; so a shrinker can switch any of those off without losing the rest of a failing
+case (``raf.fuzz`` uses it)."""
+
+DONE_IN_TEXT = "see data: [DONE] above"
+"""The text delta ``done_in_text`` adds."""
+
+LONG_EVENT = 32 * 1024
+"""The least bytes of the text delta ``long_event`` adds (longer than a 16 KiB read)."""
+
+_LONG_TEXT = "a long event, é中😀 " * (LONG_EVENT // 24 + 1)  # 24 bytes a run
+_CUT = frozenset({"truncated", "cut_in_arguments"})
+
+
+def _least_calls(force: frozenset[str]) -> int:
+    if force & {"parallel_calls", "interleaved_calls"}:
+        return 2
+    return 1 if force & {"calls", "split_calls", "cut_in_arguments"} else 0
 
 
 def _draw_response(
-    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, max_text_deltas: int, wire: bool
+    draw: st.DrawFn,
+    chosen: Profile,
+    max_tool_calls: int,
+    max_text_deltas: int,
+    wire: bool,
+    *,
+    force: frozenset[str] = frozenset(),
 ) -> tuple[AgentResponse, Wire | None]:
     """Text, reasoning, calls, finish reason, usage: one choice each, and a few per call;
-    with ``wire``, each part's wire decisions right after it (see :class:`Wire`)."""
-    text = draw(_texts(8 * max_text_deltas))
+    with ``wire``, each part's wire decisions right after it (see :class:`Wire`); ``force``:
+    the response shapes of :data:`FORCEABLE` it must have."""
+    text = draw(_texts(8 * max_text_deltas, 1 if "finish_with_text" in force else 0))
+    if "non_ascii_text" in force and text.isascii():
+        text += "é"
     text_cuts = draw(_CUTS) if wire else b""
     reasoning = ""
     reasoning_cuts = b""
@@ -201,10 +267,21 @@ def _draw_response(
         reasoning = draw(_texts(8 * max_text_deltas))
         reasoning_cuts = draw(_CUTS) if wire else b""
     calls, plans = _tool_calls(
-        draw, max_tool_calls, None if chosen.ids == "none" else "call_", 1 if wire else None
+        draw,
+        max_tool_calls,
+        None if chosen.ids == "none" else "call_",
+        1 if wire else None,
+        min_count=_least_calls(force),
+        draw_ids="steady" in force,
     )
     finish = draw(_FINISH)
+    if force & _CUT:
+        finish = None
+    elif finish is None and "finish_with_text" in force:
+        finish = "stop"
     usage = _usage(draw) if chosen.usage != "none" else None
+    if usage is None and "usage" in force and chosen.usage != "none":
+        usage = draw(_SOME_USAGE)
     response = AgentResponse(
         text=text,
         reasoning_text=reasoning or None,
@@ -248,7 +325,10 @@ def chat_completion_chunks(
 def _chunks(
     draw: st.DrawFn, response: AgentResponse, chosen: Profile
 ) -> tuple[list[str], list[str]]:
-    return _payloads(draw, response, chosen, Wire.drawn(draw, len(response.tool_calls), 1))
+    texts, arguments, _ = _payloads(
+        draw, response, chosen, Wire.drawn(draw, len(response.tool_calls), 1)
+    )
+    return texts, arguments
 
 
 # The chunks' response id (the ground truth has none; a drawn one would only cost a choice).
@@ -264,10 +344,25 @@ _FILTER_CHUNK = {
 
 
 def _payloads(
-    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire
-) -> tuple[list[str], list[str]]:
-    """The payloads, and the argument text each call was sent with."""
+    draw: st.DrawFn,
+    response: AgentResponse,
+    chosen: Profile,
+    wire: Wire,
+    force: frozenset[str] = frozenset(),
+) -> tuple[list[str], list[str], AgentResponse]:
+    """The payloads, the argument text each call was sent with, and the response they carry
+    (``response`` itself, unless ``force`` adds text or cuts the stream short)."""
     pieces_of_text = [Piece("text", t) for t in split_by(response.text, wire.text)]
+    if force & {"done_in_text", "long_event"}:
+        # Whole text deltas of their own, where one decision byte each puts them.
+        where = decisions(draw, 2)
+        for n, (name, added) in enumerate(
+            (("done_in_text", DONE_IN_TEXT), ("long_event", _LONG_TEXT))
+        ):
+            if name in force:
+                at = pick(where[n], len(pieces_of_text) + 1)
+                pieces_of_text.insert(at, Piece("text", added))
+        response = msgspec.structs.replace(response, text="".join(p.value for p in pieces_of_text))
     pieces_of_reasoning = [
         Piece("reasoning", t) for t in split_by(response.reasoning_text or "", wire.reasoning)
     ]
@@ -281,14 +376,30 @@ def _payloads(
             fragments = [text]
         else:
             fragments = fragments or [""]
-            if chance(open_empty, 192):
+            if chance(open_empty, 192) or ("split_calls" in force and len(fragments) < 2):
                 fragments = ["", *fragments]  # OpenAI opens a call with "arguments": ""
         calls.append([Piece("call", f, n, first=i == 0) for i, f in enumerate(fragments)])
-    if chosen.can_interleave:
+    sequential = [p for c in calls for p in c]
+    if "steady" in force:
+        # The interleaving is drawn whatever the profile, and used only when forced.
+        merged = merge_calls(draw, calls)
+        tool_pieces = sequential
+        if "interleaved_calls" in force and chosen.can_interleave:
+            tool_pieces = _interleaved(merged)
+    elif chosen.can_interleave:
         tool_pieces = merge_calls(draw, calls)
+        if "interleaved_calls" in force:
+            tool_pieces = _interleaved(tool_pieces)
     else:
-        tool_pieces = [p for c in calls for p in c]
+        tool_pieces = sequential
     order = merge(draw, [pieces_of_reasoning, pieces_of_text, tool_pieces])
+    if "finish_with_text" in force and response.finish_reason is not None:
+        last_text = max((n for n, p in enumerate(order) if p.kind == "text"), default=None)
+        if last_text is not None:
+            order.append(order.pop(last_text))  # keeps every part's own order
+    sent = response  # whose calls the deltas carry
+    if "cut_in_arguments" in force:
+        order, response = _cut_in_arguments(draw, order, response, argument_texts)
 
     base = {
         "id": chosen.id_prefix + _RESPONSE_ID,
@@ -326,7 +437,7 @@ def _payloads(
         response.finish_reason is not None
         and bool(order)
         and order[-1].kind == "text"
-        and chance(flags[1], 192)
+        and (chance(flags[1], 192) or "finish_with_text" in force)
     )
     if not role_with_first:
         payloads.append(chunk({"role": "assistant", "content": ""}))
@@ -341,7 +452,7 @@ def _payloads(
         elif piece.kind == "reasoning":
             delta = {"content": None, chosen.reasoning_field or "reasoning_content": piece.value}
         else:
-            entries = [_tool_delta(chosen, response, piece)]
+            entries = [_tool_delta(chosen, sent, piece)]
             # Consecutive fragments of other calls ride in the same chunk.
             while (
                 chosen.can_interleave
@@ -351,7 +462,7 @@ def _payloads(
                 not in {p.call for p in order[position - len(entries) : position]}
                 and chance(each[2 * position], 128)
             ):
-                entries.append(_tool_delta(chosen, response, order[position]))
+                entries.append(_tool_delta(chosen, sent, order[position]))
                 position += 1
             delta = {"tool_calls": entries}
         if finish_with_last and position == len(order):
@@ -393,11 +504,90 @@ def _payloads(
         payloads.append(chunk(last, response.finish_reason, **extra))
     if usage_json is not None and placement == "own_chunk":
         payloads.append({**base, "choices": [], "usage": usage_json})
+    if usage_json is not None and "later_usage_null" in force:
+        payloads.append({**base, "choices": [], "usage": None})
     texts = [_DUMP(p) for p in payloads]
     truncated = bool(response.errors)
     if not truncated:
         texts.append("[DONE]")
-    return texts, argument_texts
+    return texts, argument_texts, response
+
+
+def _interleaved(pieces: list[Piece]) -> list[Piece]:
+    """``pieces`` (calls in order, each call's fragments in order) with a fragment of call 1
+    before the last of call 0, if they are not interleaved yet and call 0 has two."""
+    seen = -1
+    for piece in pieces:
+        if piece.call < seen:
+            return pieces  # already interleaved
+        seen = max(seen, piece.call)
+    of_first = [n for n, p in enumerate(pieces) if p.call == 0]
+    second = next((n for n, p in enumerate(pieces) if p.call == 1), None)
+    if len(of_first) < 2 or second is None:
+        return pieces
+    moved = pieces[second]
+    rest = pieces[:second] + pieces[second + 1 :]
+    return [*rest[: of_first[0] + 1], moved, *rest[of_first[0] + 1 :]]
+
+
+def _cut_in_arguments(
+    draw: st.DrawFn, order: list[Piece], response: AgentResponse, argument_texts: list[str]
+) -> tuple[list[Piece], AgentResponse]:
+    """The pieces up to a cut inside a call's arguments (the stream ends there), and what
+    they carry: the text and reasoning before the cut; the calls whose whole arguments
+    arrived; ``tool_call_incomplete`` for the others that started (their arguments are not
+    one JSON document yet, or are empty: docs/converter.md); ``stream_truncated``; no usage.
+    One decision byte picks the fragment, one where it is cut."""
+    which, where = decisions(draw, 2)
+    received: dict[int, int] = {}  # characters of each call's arguments so far
+    candidates: list[tuple[int, int, int]] = []  # (position, least cut, most cut)
+    for position, piece in enumerate(order):
+        if piece.kind != "call":
+            continue
+        before = received.get(piece.call, 0)
+        whole = len(argument_texts[piece.call])
+        least = 1
+        most = min(len(piece.value), whole - before - 1)
+        if piece.value and least <= most:
+            candidates.append((position, least, most))
+        received[piece.call] = before + len(piece.value)
+    if candidates:
+        position, least, most = candidates[pick(which, len(candidates))]
+        piece = order[position]
+        cut = Piece("call", piece.value[: least + pick(where, most - least + 1)], piece.call)
+    else:
+        # Every call's arguments are "" or one character: the first call gets "{" of "{}".
+        first_call = next((n for n, p in enumerate(order) if p.kind == "call"), None)
+        if first_call is None:
+            return order, response  # no call: the stream is only truncated
+        position = first_call
+        piece = order[position]
+        cut = Piece("call", "{", piece.call)
+        argument_texts[piece.call] = "{}"
+    kept = [*order[:position], Piece(cut.kind, cut.value, cut.call, piece.first)]
+    got: dict[int, str] = {}
+    for piece in kept:
+        if piece.kind == "call":
+            got[piece.call] = got.get(piece.call, "") + piece.value
+    complete = [n for n, text in got.items() if text and text == argument_texts[n]]
+    incomplete = [n for n in got if n not in complete]
+    truth = AgentResponse(
+        text="".join(p.value for p in kept if p.kind == "text"),
+        reasoning_text="".join(p.value for p in kept if p.kind == "reasoning") or None,
+        tool_calls=tuple(response.tool_calls[n] for n in sorted(complete)),
+        errors=(
+            contents.Error(error_code="stream_truncated", message=""),
+            *(
+                contents.Error(
+                    error_code="tool_call_incomplete",
+                    message="",
+                    call_id=response.tool_calls[n].id,
+                )
+                for n in sorted(incomplete)
+            ),
+        ),
+    )
+    return kept, truth
 
 
 _DUMP = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -426,7 +616,10 @@ def _tool_delta(profile: Profile, response: AgentResponse, piece: Piece) -> dict
 
 
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
     """A whole stream with its ground truth: :func:`responses` put on the wire by
     :func:`chat_completion_chunks`, framed by :func:`sse_framing` and cut by
@@ -435,22 +628,34 @@ def streams(
     Args:
         profile: a built-in profile's name, a :class:`Profile`, or ``None`` for any built-in.
         max_tool_calls: the most tool calls in one response.
+        force: shapes every stream has (:data:`FORCEABLE`; the ground truth follows them).
+            Those that need calls, or two, have them when ``max_tool_calls`` allows.
 
     Shrinks toward one chunk, no calls (or one short call) and plain framing.
     """
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
-    return _streams(None if profile is None else _profile(profile), max_tool_calls)
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
+    return _streams(
+        None if profile is None else _profile(profile), max_tool_calls, frozenset(force)
+    )
 
 
 _PROFILE = st.sampled_from(list(PROFILES.values()))
 
 
 @st.composite
-def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
+def _streams(
+    draw: st.DrawFn,
+    profile: Profile | None,
+    max_tool_calls: int,
+    force: frozenset[str] = frozenset(),
+) -> GeneratedStream:
     chosen = draw(_PROFILE) if profile is None else profile
-    truth, wire = _draw_response(draw, chosen, max_tool_calls, 6, True)
-    return _rendered(draw, truth, chosen, None, wire)
+    truth, wire = _draw_response(draw, chosen, max_tool_calls, 6, True, force=force)
+    return _rendered(draw, truth, chosen, None, wire, force=force)
 
 
 def render(
@@ -494,12 +699,16 @@ def _rendered(
     chosen: Profile,
     truncate: bool | None,
     wire: Wire | None,
+    *,
+    force: frozenset[str] = frozenset(),
 ) -> GeneratedStream:
     if wire is None:
         wire = Wire.drawn(draw, len(truth.tool_calls), 1)
     # Without a finish reason, the stream is cut (no [DONE]) one time in two. Drawn
     # whatever the finish reason, so that one shrinking to none moves no later choice.
-    cut = decisions(draw, 1)[0] if truncate is None else 0
+    cut = decisions(draw, 1)[0] if truncate is None or "steady" in force else 0
+    if force & _CUT:
+        truncate = True
     truncated = truth.finish_reason is None and (chance(cut, 128) if truncate is None else truncate)
     if truncated:
         # No finish reason and no [DONE]: a cut stream, which a client must report.
@@ -510,8 +719,8 @@ def _rendered(
             usage=truth.usage,
             errors=(contents.Error(error_code="stream_truncated", message=""),),
         )
-    payloads, argument_texts = _payloads(draw, truth, chosen, wire)
-    if truncated and "" in argument_texts:
+    payloads, argument_texts, truth = _payloads(draw, truth, chosen, wire, force)
+    if truncated and "" in argument_texts and "cut_in_arguments" not in force:
         # A call whose arguments never came ("" on the wire) in a cut stream may have been cut
         # before them: it is reported incomplete, not called with {}.
         incomplete = [n for n, text in enumerate(argument_texts) if not text]

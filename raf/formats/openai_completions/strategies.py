@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -35,6 +36,7 @@ from raf.model import AgentResponse, contents
 from raf.model.usage import Usage
 
 __all__ = [
+    "FORCEABLE",
     "PROFILES",
     "GeneratedStream",
     "Profile",
@@ -217,14 +219,42 @@ def render(
     return _render(response, _profile(profile), truncate)
 
 
+FORCEABLE = frozenset({"truncated", "text", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: no finish reason and no
+``[DONE]`` (``truncated``); text (``text``); non-ASCII text (``non_ascii_text``)."""
+
+
 def streams(
-    profile: str | Profile | None = None, *, max_text_deltas: int = 6
+    profile: str | Profile | None = None,
+    *,
+    max_text_deltas: int = 6,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
     """A whole stream with its ground truth: :func:`responses` put on the wire by
-    :func:`render` for ``profile`` (``None``: any built-in one)."""
+    :func:`render` for ``profile`` (``None``: any built-in one); ``force``: shapes every
+    stream has (:data:`FORCEABLE`)."""
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
     chosen = (
         st.sampled_from(list(PROFILES.values())) if profile is None else st.just(_profile(profile))
     )
-    return st.tuples(responses(max_text_deltas=max_text_deltas), chosen).flatmap(
-        lambda pair: render(pair[0], pair[1])
+    drawn = responses(max_text_deltas=max_text_deltas)
+    if not force:
+        return st.tuples(drawn, chosen).flatmap(lambda pair: render(pair[0], pair[1]))
+    forced = frozenset(force)
+    return st.tuples(drawn, chosen).flatmap(
+        lambda pair: render(
+            _forced(pair[0], forced), pair[1], truncate=True if "truncated" in forced else None
+        )
     )
+
+
+def _forced(response: AgentResponse, force: frozenset[str]) -> AgentResponse:
+    text = response.text
+    if "text" in force and not text:
+        text = "a"
+    if "non_ascii_text" in force and text.isascii():
+        text += "é"
+    finish = None if "truncated" in force else response.finish_reason
+    return msgspec.structs.replace(response, text=text, finish_reason=finish)

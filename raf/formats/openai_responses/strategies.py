@@ -50,7 +50,16 @@ from raf.formats._strategies.sse import framed
 from raf.model.response import AgentResponse
 from raf.model.usage import Usage
 
-__all__ = ["FEATURES", "PROFILES", "Profile", "coverage", "render", "responses", "streams"]
+__all__ = [
+    "FEATURES",
+    "FORCEABLE",
+    "PROFILES",
+    "Profile",
+    "coverage",
+    "render",
+    "responses",
+    "streams",
+]
 
 
 @dataclass(frozen=True)
@@ -105,10 +114,17 @@ _FINISH = st.sampled_from(FINISH_REASONS)
 
 
 def _draw_response(
-    draw: st.DrawFn, chosen: Profile, max_tool_calls: int, wire: bool
+    draw: st.DrawFn,
+    chosen: Profile,
+    max_tool_calls: int,
+    wire: bool,
+    force: frozenset[str] = frozenset(),
 ) -> tuple[AgentResponse, Wire | None]:
-    """The ground truth; with ``wire``, each part's wire decisions right after it."""
+    """The ground truth; with ``wire``, each part's wire decisions right after it; ``force``:
+    the shapes of :data:`FORCEABLE` it must have."""
     text = draw(_TEXT)
+    if "non_ascii_text" in force and text.isascii():
+        text += "é"
     text_cuts = draw(_CUTS) if wire else b""
     reasoning = draw(_REASONING) if chosen.reasoning and draw(_FLAG) else None
     reasoning_cuts = draw(_CUTS) if wire and reasoning else b""
@@ -164,7 +180,12 @@ _RAW = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _rendered(
-    draw: st.DrawFn, response: AgentResponse, chosen: Profile, wire: Wire | None
+    draw: st.DrawFn,
+    response: AgentResponse,
+    chosen: Profile,
+    wire: Wire | None,
+    *,
+    force: frozenset[str] = frozenset(),
 ) -> GeneratedStream:
     if wire is None:
         wire = Wire.drawn(draw, len(response.tool_calls), 1)
@@ -346,7 +367,7 @@ def _rendered(
     # Each event is sent with its non-ASCII characters escaped or raw: one byte each.
     ascii_plan = decisions(draw, len(events))
     payloads = [
-        (_ASCII if chance(byte, 128) else _RAW)(event)
+        (_ASCII if chance(byte, 128) and "non_ascii_text" not in force else _RAW)(event)
         for event, byte in zip(events, ascii_plan, strict=True)
     ]
     if chosen.done_marker:
@@ -369,23 +390,42 @@ _LIFECYCLE = frozenset(
 )
 
 
+FORCEABLE = frozenset({"non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: non-ASCII text, sent unescaped
+(``non_ascii_text``)."""
+
+
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
-    """A whole stream with its ground truth, for one profile or any."""
+    """A whole stream with its ground truth, for one profile or any; ``force``: shapes every
+    stream has (:data:`FORCEABLE`)."""
     if max_tool_calls < 0:
         raise InvalidArgument(f"max_tool_calls must be at least 0, got {max_tool_calls}")
-    return _streams(None if profile is None else _profile(profile), max_tool_calls)
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
+    return _streams(
+        None if profile is None else _profile(profile), max_tool_calls, frozenset(force)
+    )
 
 
 _PROFILE = st.sampled_from(list(PROFILES.values()))
 
 
 @st.composite
-def _streams(draw: st.DrawFn, profile: Profile | None, max_tool_calls: int) -> GeneratedStream:
+def _streams(
+    draw: st.DrawFn,
+    profile: Profile | None,
+    max_tool_calls: int,
+    force: frozenset[str] = frozenset(),
+) -> GeneratedStream:
     chosen = draw(_PROFILE) if profile is None else profile
-    truth, wire = _draw_response(draw, chosen, max_tool_calls, True)
-    return _rendered(draw, truth, chosen, wire)
+    truth, wire = _draw_response(draw, chosen, max_tool_calls, True, force)
+    return _rendered(draw, truth, chosen, wire, force=force)
 
 
 FEATURES = frozenset(
