@@ -109,6 +109,7 @@ class QuirkCassette:
                 "provider": "OpenAI-compatible server",
                 "title": self.title,
                 "reproduces": [f"the {self.bug} bug of tests/fuzz/broken"],
+                "quirks": [self.quirk],
                 "notes": f"Quirk {self.quirk}, in as few events as show it.",
                 "expect": self.expect,
             },
