@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -278,13 +279,15 @@ def _compare_calls(
                 )
             )
         if g.arguments != w.get("arguments"):
+            as_doubles = _as_doubles(g.arguments) == _as_doubles(w.get("arguments"))
             out.append(
                 Mismatch(
                     f"tool_calls[{n}].arguments",
-                    _shown(w.get("arguments")),
+                    _shown(w.get("arguments"))
+                    + (" (the same as IEEE-754 doubles)" if as_doubles else ""),
                     _shown(g.arguments),
                     _json_diff(f"tool_calls[{n}].arguments", w.get("arguments"), g.arguments),
-                    kind="lost" if g.arguments is None else "wrong",
+                    kind="lost" if g.arguments is None else "detail" if as_doubles else "wrong",
                 )
             )
         want_id = w.get("id")
@@ -314,6 +317,32 @@ def _compare_calls(
         if g.id:
             seen.add(g.id)
     return out
+
+
+_EXACT_IN_A_DOUBLE = 2**53
+
+
+def _as_doubles(value: Any) -> Any:
+    """``value`` with every number as an IEEE-754 double holds it: what a JSON reader whose
+    numbers are doubles (JavaScript's ``JSON.parse``) reads. Integers beyond 2**53 lose
+    digits there, which RFC 8259 (section 6) allows, so arguments that differ only by that
+    are a ``detail``, not a wrong value."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if abs(value) <= _EXACT_IN_A_DOUBLE:
+            return value
+        try:
+            return float(value)
+        except OverflowError:  # past the largest double: JSON.parse reads an infinity
+            return math.inf if value > 0 else -math.inf
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) <= _EXACT_IN_A_DOUBLE else value
+    if isinstance(value, list):
+        return [_as_doubles(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_doubles(v) for k, v in value.items()}
+    return value
 
 
 def _compare_usage(want: dict[str, Any] | None, got: ClientResponse) -> list[Mismatch]:

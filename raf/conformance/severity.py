@@ -116,7 +116,9 @@ KINDS: Final[Mapping[Kind, KindInfo]] = {
             "a form in which correct clients legitimately differ",
             "an optional count the provider did not send reported as 0; an id the client "
             "made up for a call the stream gave none, unique but not raf's; a notice (a "
-            "harmless deviation of the stream, such as rotating item ids) told or not",
+            "harmless deviation of the stream, such as rotating item ids) told or not; "
+            "arguments equal only as IEEE-754 doubles (an integer past 2**53 read by "
+            "JavaScript's JSON.parse)",
             "nothing the user relies on differs; shown so that a team can still choose to "
             "be strict (--fail-on notice)",
         ),

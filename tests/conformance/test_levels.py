@@ -314,3 +314,30 @@ def test_item_12_an_approval_request_written_as_text_fails_at_the_response_level
     assert where(compare_response(expected, client(wrong_id), capabilities=["hosted_tools"])) == [
         "approval_requests[0].call_id"
     ]
+
+
+@pytest.mark.parametrize(
+    ("got", "kind"),
+    [
+        # what JSON.parse reads: the nearest double, written back with its own digits
+        ({"id": 9007199254740992, "big": 9.223372036854776e18, "n": 1}, "detail"),
+        ({"id": 9007199254740992, "big": 9.223372036854776e18, "n": 2}, "wrong"),
+        ({"id": 9007199254740994, "big": 9.223372036854776e18, "n": 1}, "wrong"),
+    ],
+)
+def test_arguments_equal_only_as_doubles_are_a_detail_not_a_wrong_value(
+    got: dict[str, Any], kind: str
+) -> None:
+    want = {"id": 9007199254740993, "big": 2**63 - 1, "n": 1}
+    expected = {"tool_calls": [{"id": "call_1", "name": "f", "arguments": want}]}
+    response = client({"tool_calls": [{"id": "call_1", "name": "f", "arguments": got}]})
+    (mismatch,) = [
+        m for m in compare_response(expected, response) if m.key.startswith("tool_calls")
+    ]
+    assert mismatch.kind == kind
+
+
+def test_an_integer_past_the_largest_double_is_judged_without_raising() -> None:
+    expected = {"tool_calls": [{"id": "call_1", "name": "f", "arguments": {"n": 10**400}}]}
+    response = client({"tool_calls": [{"id": "call_1", "name": "f", "arguments": {"n": 1}}]})
+    assert [m.kind for m in compare_response(expected, response)] == ["wrong"]

@@ -136,14 +136,17 @@ The Python client only: the generator draws JSON integers beyond 2^53 in call ar
 the Node one "wrong" on them whatever it does."""
 
 
+@pytest.mark.parametrize("language", ["python", "node"])
 @pytest.mark.parametrize("focus", [False, True], ids=["default-profile", "every-bugs-quirk"])
-def test_raf_fuzz_finds_nothing_in_the_honest_client(focus: bool, tmp_path: Path) -> None:
+def test_raf_fuzz_finds_nothing_in_the_honest_client(
+    language: str, focus: bool, tmp_path: Path
+) -> None:
     quirks = [arg for s in SEARCHES if s.language == "python" for arg in ("--quirk", s.quirk)]
     out = tmp_path / "found"
     result = raf(
         "fuzz",
         "--impl",
-        client("python"),
+        client(language),
         "--format",
         "openai_chat",
         *(quirks if focus else []),
