@@ -85,6 +85,10 @@ NOT_RUN = {
     ),
     "raf conform --impl 'python my_client.py' --baseline known.yaml": "the reader's own client",
     "raf conform --impl 'python my_client.py' --lf -x": "the reader's own client",
+    "raf fuzz --impl 'python my_client.py' --time 60 -o fuzz_cassettes": "the reader's own client",
+    "raf conform --impl 'python my_client.py' --cassettes fuzz_cassettes": (
+        "the reader's own client"
+    ),
 }
 """Tour commands not run as written, and why; every ``curl`` line is also not run (it names
 the port ``raf serve`` printed, which differs on every run)."""
