@@ -123,23 +123,24 @@ class Library:
 
 def cell_failures(cell: Cell) -> list[Mismatch]:
     """The differences that fail a matrix cell, the one that tells it apart first: what its
-    request got wrong (the library was asked another question), then what it raised where
-    the stream said no error, then what it handed its user."""
+    request got wrong (the library was asked another question), then what it raised, then
+    what it handed its user."""
     out = [request_line_mismatch(line, "request", "request") for line in cell.request]
     failing = list(cell.failing)
-    raised = raised_mismatch(cell.raised, failing) if cell.raised else None
-    return out + ([raised] if raised is not None else []) + failing
+    if cell.raised:
+        out.append(raised_mismatch(cell.raised, failing))
+    return out + failing
 
 
-def raised_mismatch(raised: str, failing: Sequence[Mismatch]) -> Mismatch | None:
-    """The library raised ``raised`` (``JSONDecodeError: ...``) where the stream said no error
-    (an ``errors`` difference of kind ``invented`` among ``failing``): a difference placed at
-    ``raised <type>``, so that each exception is a failure of its own; ``None`` when raising
-    was right (the stream has an error)."""
-    if not any(m.key == "errors" and m.kind == "invented" for m in failing):
-        return None
+def raised_mismatch(raised: str, failing: Sequence[Mismatch]) -> Mismatch:
+    """The library raised ``raised`` (``JSONDecodeError: ...``): a difference placed at
+    ``raised <type>``, so that each exception is a failure of its own. Its kind is
+    ``invented`` where the stream said no error, else (raising was a way to report the
+    stream's error) the kind of the first failing difference: what the user lost by it."""
+    invented = any(m.key == "errors" and m.kind == "invented" for m in failing)
+    kind = "invented" if invented or not failing else failing[0].kind
     error = raised.split(":", 1)[0].strip() or "an exception"
-    return Mismatch("errors", "no exception", raised, kind="invented", field=f"raised {error}")
+    return Mismatch("errors", "no exception", raised, kind=kind, field=f"raised {error}")
 
 
 def library_cassette(library: Library, finding: Finding) -> Cassette:
