@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from raf.cassettes.format import Cassette, ScenarioInfo
 from raf.cassettes.persister import load
 from raf.cli import main
 from raf.client_matrix.run import run_case, run_client
@@ -135,3 +136,14 @@ def test_an_unknown_client_is_a_usage_error(capsys: pytest.CaptureFixture[str]) 
         main(["fuzz", "--client", "no-such-library"])
     assert exit_.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_a_finding_yaml_cannot_hold_is_not_written_and_said_so(tmp_path: Path) -> None:
+    cassette = Cassette(
+        interactions=[],
+        info=ScenarioInfo(scenario="fuzz_x", dialect="openai_chat", title="lone \ud800"),
+    )
+    saved = save_cassette(cassette, tmp_path)
+    assert saved.verdict == "not written"
+    assert "cannot be written as YAML" in saved.reason
+    assert not any(tmp_path.iterdir())
