@@ -512,7 +512,12 @@ def _run_clients(
     """``raf fuzz --client``: each library in turn, over each of its formats (or those of
     ``--format`` it reads)."""
     from raf.fuzz.check import LiveCases  # noqa: PLC0415
-    from raf.fuzz.libraries import ALL, LibraryMissing, open_library  # noqa: PLC0415
+    from raf.fuzz.libraries import (  # noqa: PLC0415
+        ALL,
+        LibraryMissing,
+        ToolLoopsOnly,
+        open_library,
+    )
 
     every = ALL in args.client
     run_ = _Run(args, quirks)
@@ -534,12 +539,16 @@ def _run_clients(
                         ]
                         chosen = [f for f in formats.names() if f in chosen]
                         if not chosen:
-                            missing[name] = "reads none of the formats of --format"
+                            if not every:  # all: the libraries of other formats are not asked
+                                missing[name] = "reads none of the formats of --format"
                             continue
                         libraries[name] = library.label
                         run_.campaigns_of(chosen, library.check, library)
                         if library.skipped:
                             skipped[name] = (library.skipped, library.last_skip)
+                except ToolLoopsOnly as exc:
+                    if not every:  # all: the tool loops are not asked
+                        missing[name] = str(exc)
                 except LibraryMissing as exc:
                     missing[name] = str(exc)
                 if run_.over:
@@ -547,8 +556,7 @@ def _run_clients(
     finally:
         live.__exit__(None, None, None)
     for name, why in missing.items():
-        if not every or "runs tool loops only" not in why:
-            _warn(f"raf fuzz: {name}: {why}")
+        _warn(f"raf fuzz: {name}: {why}")
     if not run_.campaigns:
         raise _InputError(
             "none of the libraries asked for could run (pip install 'raf[clients]'; "

@@ -48,6 +48,7 @@ __all__ = [
     "ALL",
     "Library",
     "LibraryMissing",
+    "ToolLoopsOnly",
     "library_cassette",
     "library_names",
     "open_library",
@@ -60,6 +61,10 @@ ALL = "all"
 
 class LibraryMissing(Exception):
     """The library cannot run here (not installed, or its program did not start)."""
+
+
+class ToolLoopsOnly(LibraryMissing):
+    """The column is a library's own tool loop: it takes no one-request case."""
 
 
 def library_names() -> list[str]:
@@ -198,7 +203,7 @@ def open_library(
         if session.missing is not None or session.implementation is None:
             raise LibraryMissing(session.missing or "not started")
         if not session.streams:
-            raise LibraryMissing(f"{name} runs tool loops only, not one-request cases")
+            raise ToolLoopsOnly(f"{name} runs tool loops only, not one-request cases")
         implementation = session.implementation
 
         def run_node(case: Case) -> Cell:
