@@ -32,6 +32,8 @@ from raf import formats
 from raf.cli._cache import DEFAULT_CACHE_DIR
 from raf.cli._shell import _at_least, _Console, _InputError, _reason, _seconds, _warn
 from raf.cli.conform import _output_file
+from raf.clients import names as client_names
+from raf.clients import node_names
 from raf.conformance.implementation import Implementation, ReferenceImplementation
 from raf.conformance.protocol import LEVELS, STREAM_LEVELS
 from raf.conformance.severity import KINDS, SEVERITIES, Policy, parse_severity_overrides
@@ -41,6 +43,7 @@ from raf.shared.bundled import owned_by_raf
 if TYPE_CHECKING:  # raf.fuzz needs hypothesis (raf[testing]): imported when the command runs
     from raf.fuzz.campaign import Campaign, Finding, Progress
     from raf.fuzz.check import ImplementationCheck, LiveCases
+    from raf.fuzz.libraries import Library
     from raf.fuzz.save import Saved
 
 __all__ = ["add_parser", "run"]
@@ -69,7 +72,9 @@ def add_parser(sub: Any) -> None:
         "  raf fuzz --impl 'python my_client.py' --time 60 -o fuzz_cassettes\n"
         "  raf fuzz --impl 'node client.js' --format openai_chat --quirk index_always_zero\n"
         "  raf fuzz --impl 'python my_client.py' --transport http --examples 500\n"
-        "  raf conform --impl 'python my_client.py' --cassettes fuzz_cassettes\n",
+        "  raf conform --impl 'python my_client.py' --cassettes fuzz_cassettes\n"
+        "  raf fuzz --client openai --client anthropic --time 90 -o found\n"
+        "  raf fuzz --client all --time 300 -o found\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -77,6 +82,16 @@ def add_parser(sub: Any) -> None:
         metavar="COMMAND",
         help="the implementation under test: a command line, split as a shell splits words "
         "but run without a shell (default: raf's reference pipeline, in process)",
+    )
+    parser.add_argument(
+        "--client",
+        action="append",
+        choices=[*client_names(), *node_names(), "all"],
+        metavar="NAME",
+        help="fuzz this library of the real-client matrix instead of an implementation "
+        "(repeatable; all: every installed library of the stream matrix, Python and npm): "
+        "each stream is served by raf serve and the library driven by its adapter as raf "
+        "clients drives it, judged as a matrix cell (formats: the library's own)",
     )
     parser.add_argument(
         "--transport",
@@ -323,20 +338,38 @@ class _Saver:
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self.saved: dict[Any, Saved] = {}
+        self.library: Library | None = None
+        """The library fuzzed now (``--client``): it names and titles the cassettes."""
+        self.library_of: dict[str, str | None] = {}
+        """The library of each campaign (by its key in the report)."""
 
     def __call__(self, finding: Finding, *, final: bool = False) -> None:
         if self.folder is None or _is_raf_bug(finding):
             return
-        if not (finding.shrunk or final) or finding.signature in self.saved:
+        key = self.key(finding)
+        if not (finding.shrunk or final) or key in self.saved:
             return
         from raf.fuzz.cassette import finding_cassette  # noqa: PLC0415
+        from raf.fuzz.libraries import library_cassette  # noqa: PLC0415
         from raf.fuzz.save import save_cassette  # noqa: PLC0415
 
-        cassette = finding_cassette(finding.stream, finding.mismatches, seed=finding.seed)
+        if self.library is not None:
+            cassette = library_cassette(self.library, finding)
+        else:
+            cassette = finding_cassette(finding.stream, finding.mismatches, seed=finding.seed)
         try:
-            self.saved[finding.signature] = save_cassette(cassette, self.folder)
+            self.saved[key] = save_cassette(cassette, self.folder)
         except OSError as exc:
             raise _InputError(f"cannot write under {self.folder}: {_reason(exc)}") from exc
+
+    def key(self, finding: Finding) -> Any:
+        """What a saved finding is remembered by: its signature (and library)."""
+        name = None if self.library is None else self.library.name
+        return (name, finding.signature)
+
+    def found(self, campaign: str, finding: Finding) -> Saved | None:
+        """What became of ``finding`` of the campaign keyed ``campaign``."""
+        return self.saved.get((self.library_of.get(campaign), finding.signature))
 
 
 def _failure(finding: Finding) -> str:
@@ -352,11 +385,14 @@ def _is_raf_bug(finding: Finding) -> bool:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     _needs_hypothesis()
-    from raf.fuzz.campaign import Progress, fuzz  # noqa: PLC0415
 
     console = _Console(file=out)
     if not console.is_terminal:
         console.width = 1 << 20
+    if args.client and args.impl is not None:
+        raise _InputError("--client and --impl: fuzz either libraries or an implementation")
+    if args.client and args.transport != "stdio":
+        raise _InputError("--client: a library always makes its own request (no --transport)")
     policy = _policy(args)
     quirks = _quirks(args)
     _output_folder(args.output, "-o")
@@ -367,67 +403,169 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise _InputError(f"--database: {owned}")
     if args.database.exists() and not args.database.is_dir():
         raise _InputError(f"--database {args.database}: exists and is not a folder")
-    examples = args.examples if args.examples is not None or args.time is not None else 1000
-    campaigns: dict[str, Campaign] = {}
-    saver = _Saver(args.output)
-    interrupted = False
-    fatal = ""
-    terminated: list[int] = []
-    with _implementation(args) as (implementation, live), _sigterm_interrupts(terminated):
+    if args.client:
+        return _run_clients(args, console, quirks)
+    run_ = _Run(args, quirks)
+    with _implementation(args) as (implementation, live), _sigterm_interrupts(run_.terminated):
         try:
             check_of = _checks(args, implementation, live, policy)
         except ImplementationFailed as exc:
             _warn(f"raf: the implementation could not be started: {exc}")
             return 1
         chosen = args.format or _formats_of(check_of.hello.dialects)
-        for_format = _strategies(chosen, quirks)
-        for name, strategy in for_format.items():
-            progress = _Progress(name)
-            campaign = fuzz(
-                strategy,
-                check_of,
-                examples=examples,
-                seconds=args.time,
-                seed=args.seed,
-                database=args.database,
-                on_progress=progress,
-                on_finding=saver,
-                name=f"{name}:{','.join(quirks or ())}",
-            )
-            progress.show(
-                Progress(campaign.examples, campaign.seconds, len(campaign.findings)), "\n"
-            )
-            campaigns[name] = campaign
-            for finding in campaign.findings:
-                saver(finding, final=True)
-            if campaign.stopped:
-                fatal = campaign.stopped
-            if campaign.interrupted or campaign.stopped:
-                interrupted = campaign.interrupted
-                if interrupted:  # stop it now rather than wait for its goodbye
-                    implementation.close(abort=True)
-                break
+        run_.campaigns_of(chosen, check_of)
+        if run_.interrupted:  # stop it now rather than wait for its goodbye
+            implementation.close(abort=True)
         skipped = check_of.skipped
         skip_reason = check_of.last_skip
-    _report(console, args, campaigns, saver)
-    checked = sum(c.examples for c in campaigns.values())
+    _report(console, args, run_.campaigns, run_.saver)
+    checked = sum(c.examples for c in run_.campaigns.values())
     if skipped:
         _warn(f"raf: {skipped} stream(s) not run: {skip_reason}")
     if checked and skipped >= checked:
         _warn("raf: no stream was run: the implementation declares none of them (see above)")
         return 1
-    if args.json is not None:
-        _write_json(args.json, args, campaigns, saver)
-    if fatal:
-        _warn(f"raf: stopped: {fatal}")
-    found = sum(len(c.findings) for c in campaigns.values())
-    if interrupted:
-        how = "terminated" if terminated else "interrupted"
-        _warn(f"raf: {how}: what was found is saved and shown above")
-        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
-    if fatal:
-        return 1
-    return 1 if found else 0
+    return run_.end(args)
+
+
+class _Run:
+    """The campaigns of one ``raf fuzz``: one per format (per library and format with
+    ``--client``), each finding saved as soon as it is shrunk."""
+
+    def __init__(self, args: argparse.Namespace, quirks: tuple[str, ...] | None) -> None:
+        self.args = args
+        self.quirks = quirks
+        self.examples = (
+            args.examples if args.examples is not None or args.time is not None else 1000
+        )
+        self.campaigns: dict[str, Campaign] = {}
+        self.saver = _Saver(args.output)
+        self.interrupted = False
+        self.fatal = ""
+        self.terminated: list[int] = []
+
+    @property
+    def over(self) -> bool:
+        return self.interrupted or bool(self.fatal)
+
+    def campaigns_of(self, chosen: list[str], check: Any, library: Library | None = None) -> None:
+        """A campaign for each format of ``chosen`` with ``check`` (on ``library``)."""
+        from raf.fuzz.campaign import Progress, fuzz  # noqa: PLC0415
+
+        self.saver.library = library
+        prefix = "" if library is None else f"{library.name} "
+        for name, strategy in _strategies(chosen, self.quirks).items():
+            key = prefix + name
+            progress = _Progress(key)
+            owner = "" if library is None else f"{library.name}:"
+            campaign = fuzz(
+                strategy,
+                check,
+                examples=self.examples,
+                seconds=self.args.time,
+                seed=self.args.seed,
+                database=self.args.database,
+                on_progress=progress,
+                on_finding=self.saver,
+                name=f"{owner}{name}:{','.join(self.quirks or ())}",
+            )
+            progress.show(
+                Progress(campaign.examples, campaign.seconds, len(campaign.findings)), "\n"
+            )
+            self.campaigns[key] = campaign
+            self.saver.library_of[key] = None if library is None else library.name
+            for finding in campaign.findings:
+                self.saver(finding, final=True)
+            if campaign.stopped:
+                self.fatal = campaign.stopped
+            if campaign.interrupted or campaign.stopped:
+                self.interrupted = campaign.interrupted
+                break
+
+    def end(self, args: argparse.Namespace) -> int:
+        """The JSON report, the last words and the exit status."""
+        if args.json is not None:
+            _write_json(args.json, args, self.campaigns, self.saver)
+        if self.fatal:
+            _warn(f"raf: stopped: {self.fatal}")
+        found = sum(len(c.findings) for c in self.campaigns.values())
+        if self.interrupted:
+            how = "terminated" if self.terminated else "interrupted"
+            _warn(f"raf: {how}: what was found is saved and shown above")
+            return EXIT_TERMINATED if self.terminated else EXIT_INTERRUPTED
+        if self.fatal:
+            return 1
+        return 1 if found else 0
+
+
+def _client_names(args: argparse.Namespace) -> list[str]:
+    from raf.fuzz.libraries import ALL, library_names  # noqa: PLC0415
+
+    every = library_names()
+    asked = list(dict.fromkeys(args.client))
+    return every if ALL in asked else asked
+
+
+def _run_clients(
+    args: argparse.Namespace, console: _Console, quirks: tuple[str, ...] | None
+) -> int:
+    """``raf fuzz --client``: each library in turn, over each of its formats (or those of
+    ``--format`` it reads)."""
+    from raf.fuzz.check import LiveCases  # noqa: PLC0415
+    from raf.fuzz.libraries import (  # noqa: PLC0415
+        ALL,
+        LibraryMissing,
+        ToolLoopsOnly,
+        open_library,
+    )
+
+    every = ALL in args.client
+    run_ = _Run(args, quirks)
+    libraries: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    skipped: dict[str, tuple[int, str]] = {}
+    live = LiveCases()
+    try:
+        live.__enter__()
+    except (OSError, RuntimeError) as exc:
+        raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
+    try:
+        with _sigterm_interrupts(run_.terminated):
+            for name in _client_names(args):
+                try:
+                    with open_library(name, live, timeout=args.timeout) as library:
+                        chosen = [
+                            f for f in library.dialects if not args.format or f in args.format
+                        ]
+                        chosen = [f for f in formats.names() if f in chosen]
+                        if not chosen:
+                            if not every:  # all: the libraries of other formats are not asked
+                                missing[name] = "reads none of the formats of --format"
+                            continue
+                        libraries[name] = library.label
+                        run_.campaigns_of(chosen, library.check, library)
+                        if library.skipped:
+                            skipped[name] = (library.skipped, library.last_skip)
+                except ToolLoopsOnly as exc:
+                    if not every:  # all: the tool loops are not asked
+                        missing[name] = str(exc)
+                except LibraryMissing as exc:
+                    missing[name] = str(exc)
+                if run_.over:
+                    break
+    finally:
+        live.__exit__(None, None, None)
+    for name, why in missing.items():
+        _warn(f"raf fuzz: {name}: {why}")
+    if not run_.campaigns:
+        raise _InputError(
+            "none of the libraries asked for could run (pip install 'raf[clients]'; "
+            "npm ci in raf/clients/node)"
+        )
+    _report(console, args, run_.campaigns, run_.saver, libraries=libraries)
+    for name, (count, why) in skipped.items():
+        _warn(f"raf fuzz: {name}: {count} stream(s) not run: {why}")
+    return run_.end(args)
 
 
 def _checks(
@@ -447,7 +585,7 @@ def _formats_of(declared: list[str]) -> list[str]:
 
 
 def _conform_command(args: argparse.Namespace) -> str:
-    if args.output is None:
+    if args.output is None or args.client:
         return ""
     parts = ["raf", "conform"]
     if args.impl is not None:
@@ -464,6 +602,8 @@ def _fuzz_command(args: argparse.Namespace, seed: int | None) -> str:
     parts = ["raf", "fuzz"]
     if args.impl is not None:
         parts += ["--impl", args.impl]
+    for name in args.client or ():
+        parts += ["--client", name]
     if args.transport != "stdio":
         parts += ["--transport", args.transport]
     for name in args.format or ():
@@ -486,8 +626,15 @@ def _report(
     args: argparse.Namespace,
     campaigns: dict[str, Campaign],
     saver: _Saver,
+    *,
+    libraries: dict[str, str] | None = None,
 ) -> None:
+    """The findings' table; with ``libraries`` (``--client``: each library's name and
+    version), first a line per campaign: the library, its format, the examples and what was
+    found."""
     rows = [(name, f) for name, c in campaigns.items() for f in c.findings]
+    if libraries is not None:
+        _library_lines(console, campaigns, saver, libraries)
     total = sum(c.examples for c in campaigns.values())
     generated = sum(c.generated for c in campaigns.values())
     seconds = sum(c.seconds for c in campaigns.values())
@@ -501,10 +648,11 @@ def _report(
     if not rows:
         return
     table = Table(show_lines=False)
-    for column in ("format", "failure", "quirks", "calls", "bytes", "cassette"):
+    first = "format" if libraries is None else "library format"
+    for column in (first, "failure", "quirks", "calls", "bytes", "cassette"):
         table.add_column(column, overflow="fold")
     for name, finding in rows:
-        saved = saver.saved.get(finding.signature)
+        saved = saver.found(name, finding)
         if _is_raf_bug(finding):
             where = "raf bug: not saved"
         elif saved is None:
@@ -533,6 +681,11 @@ def _report(
     command = _conform_command(args)
     if command:
         console.print(f"reproduce: {escape(command)}", soft_wrap=True)
+    elif libraries is not None and args.output is not None:
+        console.print(
+            f"saved under {escape(str(args.output))}: each cassette's title names the library",
+            soft_wrap=True,
+        )
     else:
         console.print("save them as cassettes with -o DIR", soft_wrap=True)
     seeds = {c.seed for c in campaigns.values()}
@@ -542,23 +695,42 @@ def _report(
         )
 
 
+def _library_lines(
+    console: Console, campaigns: dict[str, Campaign], saver: _Saver, libraries: dict[str, str]
+) -> None:
+    table = Table(show_lines=False)
+    for column in ("library", "format", "examples", "examples/s", "failures"):
+        table.add_column(column, overflow="fold")
+    for key, campaign in campaigns.items():
+        name = saver.library_of.get(key) or ""
+        table.add_row(
+            escape(libraries.get(name, name)),
+            escape(key.removeprefix(f"{name} ")),
+            str(campaign.examples),
+            f"{campaign.rate:.1f}",
+            str(len(campaign.findings)),
+        )
+    console.print(table)
+
+
 def _write_json(
     path: Path, args: argparse.Namespace, campaigns: dict[str, Campaign], saver: _Saver
 ) -> None:
     document = {
-        "implementation": args.impl or "raf-reference",
+        "implementation": ("libraries" if args.client else args.impl or "raf-reference"),
         "transport": args.transport,
         "level": args.level,
         "campaigns": [
             {
-                "format": name,
+                "format": name.rsplit(" ", 1)[-1],
+                "library": saver.library_of.get(name),
                 "examples": c.examples,
                 "seconds": round(c.seconds, 3),
                 "rate": round(c.rate, 1),
                 "interrupted": c.interrupted,
                 "stopped": c.stopped,
                 "seed": c.seed,
-                "findings": [_finding_json(f, saver.saved.get(f.signature)) for f in c.findings],
+                "findings": [_finding_json(f, saver.found(name, f)) for f in c.findings],
             }
             for name, c in campaigns.items()
         ],

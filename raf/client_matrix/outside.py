@@ -53,6 +53,7 @@ __all__ = [
     "node_clients",
     "run_outside",
     "run_outside_loops",
+    "stream_cell",
 ]
 
 
@@ -209,14 +210,16 @@ def run_outside(
     )
     cells = []
     for case in suite.cases:
-        cell = _stream_cell(session, implementation, case)
+        cell = stream_cell(session, implementation, case)
         cells.append(cell)
         if on_cell is not None:
             on_cell(cell)
     return cells
 
 
-def _stream_cell(session: Session, implementation: StdioImplementation, case: Case) -> Cell:
+def stream_cell(session: Session, implementation: StdioImplementation, case: Case) -> Cell:
+    """One ``http`` case through the program, judged as a library's cell is (``skip`` when
+    it needs what the program does not report, or a framing it never asks for)."""
     name, version = session.client.name, session.version
     cell = Cell(name, version, case.scenario, case.dialect, "pass", chunkings=[case.chunking])
     missing = sorted(case.requires - set(session.capabilities))

@@ -75,6 +75,9 @@ class Cell:
     seconds: float = 0.0
     kinds: list[str] = field(default_factory=list)
     """The kinds of the differences that decided the status (failing ones, else notices)."""
+    failing: list[Mismatch] = field(default_factory=list)
+    """The differences that fail the cell, as the judge found them (not in the reports:
+    ``raf fuzz --client`` tells its failures apart by them)."""
 
     @property
     def ok(self) -> bool:
@@ -286,6 +289,7 @@ def judged(
     )
     failing = [d.mismatch for d in verdict.differences if d.fails]
     notices = [d.mismatch for d in verdict.differences if not d.fails]
+    cell.failing = list(failing)
     cell.kinds = list(dict.fromkeys(m.kind for m in failing))
     if failing:
         cell.status = "fail"

@@ -44,7 +44,10 @@ def save_cassette(cassette: Cassette, folder: Path) -> Saved:
     there, then its golden into ``folder``'s ``_goldens`` twin."""
     assert cassette.info is not None
     path = folder / cassette.info.dialect / f"{cassette.info.scenario}.yaml"
-    text = dumps(cassette.to_dict())
+    try:
+        text = dumps(cassette.to_dict())
+    except ValueError as exc:  # the YAML writer cannot write it exactly: say so, go on
+        return Saved(path, "not written", f"cannot be written as YAML ({exc})")
     if scrub_cassette(cassette) != cassette:
         return Saved(path, "not written", "the stream holds text that looks like a secret")
     if os.path.lexists(path):
