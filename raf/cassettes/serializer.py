@@ -348,7 +348,12 @@ class _QuotingDumper(_Dumper):
 def _text(dumper: _Dumper, text: str) -> yaml.ScalarNode:
     if dumper.literal_blocks and "\n" in text and _literal_is_exact(text):
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
-    if "\r" in text or "\ufeff" in text or any(ord(c) < 0x20 and c not in "\n\t" for c in text):
+    if (
+        "\r" in text
+        or "\ufeff" in text
+        or any(c in text for c in "\x85\u2028\u2029")  # YAML line breaks inside plain text
+        or any(ord(c) < 0x20 and c not in "\n\t" for c in text)
+    ):
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style='"')
     return dumper.represent_str(text)
 
