@@ -261,6 +261,16 @@ def _rendered(
             output_index=index,
             item={"type": "message", "id": mid, "role": "assistant", "content": []},
         )
+        # The part the text goes into, opened and closed around it as OpenAI does: the SDKs
+        # append each delta to the part ``content_part.added`` made.
+        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        ev(
+            "response.content_part.added",
+            item_id=mid,
+            output_index=index,
+            content_index=0,
+            part=part,
+        )
         pieces = split_by(truth.text, wire.text)
         keep_alive = decisions(draw, len(pieces))
         for piece, byte in zip(pieces, keep_alive, strict=True):
@@ -282,6 +292,13 @@ def _rendered(
             content_index=0,
             text=truth.text,
             logprobs=[],
+        )
+        ev(
+            "response.content_part.done",
+            item_id=mid,
+            output_index=index,
+            content_index=0,
+            part={**part, "text": truth.text},
         )
         ev(
             "response.output_item.done",
