@@ -28,6 +28,7 @@ NAME = "google-genai-node"
 PASSING = [
     "code_execution_failed_then_retried",
     "code_execution_parts",
+    "cr_line_ends_last_event_at_end_of_body",  # a final bare CR still ends the last line
     "grounding_search_tool_use_tokens",  # toolUsePromptTokenCount read from usageMetadata
     "malformed_function_call_signature_only",
     "max_tokens_while_thinking",
