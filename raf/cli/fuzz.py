@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import shlex
 import signal
 import sys
@@ -219,9 +218,6 @@ def _quirks(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def _needs_hypothesis() -> None:
-    # hypothesis keeps a few files of its own (a character table); they go beside the example
-    # database, under raf's cache folder, not into a new .hypothesis folder of the user's.
-    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", f"{DEFAULT_CACHE_DIR}/hypothesis")
     try:
         import hypothesis  # noqa: F401, PLC0415
     except ImportError as exc:
