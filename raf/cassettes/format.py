@@ -26,7 +26,7 @@ describes every field.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -43,6 +43,7 @@ __all__ = [
     "ExpectedUsage",
     "Interaction",
     "Reading",
+    "Recorded",
     "Request",
     "Response",
     "ScenarioInfo",
@@ -136,13 +137,35 @@ class Expectation(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     reviewed: bool = True
 
 
+class Recorded(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How a cassette was recorded (``raf record``) and how long it stays current.
+
+    ``date`` is when, in ISO 8601 UTC (``2026-12-03T14:00:00Z``); ``provider`` the base URL
+    the recording proxy forwarded to (scrubbed); ``model`` the model the request asked
+    for; ``raf_version`` the raf that recorded it; ``fingerprint`` a digest of the request
+    (method, path and JSON body, secrets removed: :func:`raf.cassettes.recording.fingerprint`).
+    ``max_age`` (``30d``, ``12h``, ``2w``) is how long the recording stays current; once
+    it is older, ``raf cassette lint`` warns, or fails when ``on_expiry`` is ``fail``.
+    The cassette's format is the ``dialect`` of its ``raf`` block."""
+
+    date: str
+    provider: str = ""
+    model: str = ""
+    raf_version: str = ""
+    fingerprint: str = ""
+    max_age: str | None = None
+    on_expiry: Literal["warn", "fail"] = "warn"
+
+
 class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The ``raf`` block of a cassette. ``quirks`` (optional) names the quirks of the
     catalogue the recording shows (:mod:`raf.quirks`; ``raf cassette lint`` reports an id the
     catalogue does not have). ``run`` (optional) is the agent run a multi-round
     recording of ``conformance/tool_loops`` replays: its messages, model, tools and what each
     does, and what the run must produce (docs/agent.md, "Recordings and replay"); raf's
-    agent tests read it, the conformance suite does not."""
+    agent tests read it, the conformance suite does not. ``recorded`` (optional) says when
+    and how ``raf record`` made the recording and how long it stays current
+    (:class:`Recorded`)."""
 
     scenario: str
     dialect: str = "openai_chat"
@@ -153,6 +176,7 @@ class ScenarioInfo(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     notes: str = ""
     expect: Expectation | None = None
     run: dict[str, Any] | None = None
+    recorded: Recorded | None = None
 
 
 class Request(msgspec.Struct, kw_only=True):
