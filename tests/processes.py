@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 
 STALL = 30.0
+
 """Seconds without progress (no CPU time used and never runnable, by the program and every
 process it started) after which a program is hung. A blocked program that will never be
 woken stays blocked; one that is slow on a loaded machine keeps using CPU or waiting to run."""
@@ -53,6 +54,20 @@ separated list of marks, the innermost last)."""
 EXIT_GRACE = 5.0
 """Seconds the end-of-session check waits for marked processes that are exiting (killed just
 now, their parent reaping them) before it calls them leaked: a leaked process stays."""
+
+# A command line that runs ``python ARGS...`` with SIGINT at its default, as a terminal's
+# Ctrl-C finds a program: a pytest-xdist worker ignores SIGINT, and a program started with it
+# ignored never gets a KeyboardInterrupt (Python installs its handler only over the default).
+_WITH_DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+def with_default_sigint(python: str, *args: str) -> list[str]:
+    """``[python, *args]``, started with SIGINT at its default (see above)."""
+    return [python, "-c", _WITH_DEFAULT_SIGINT, *args]
+
 
 _PROC = Path("/proc")
 

@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
@@ -331,6 +331,34 @@ def _sigterm_interrupts(terminated: list[int]) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C or SIGTERM while a finding is saved takes effect once the save is done, so that
+    no cassette is left without its golden and the report says what was written."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, FrameType | None]] = []
+    previous: dict[int, Callable[[int, FrameType | None], Any]] = {}
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append((signum, frame))
+
+    for number in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(number)
+        if callable(handler):  # an ignored signal stays ignored
+            previous[number] = handler
+            signal.signal(number, hold)
+    try:
+        yield
+    finally:
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)
+        if held:
+            first, frame = held[0]
+            previous[first](first, frame)
+
+
 class _Saver:
     """Saves each finding (``-o DIR``) as soon as it is shrunk, and remembers what became of
     it."""
@@ -358,7 +386,8 @@ class _Saver:
         else:
             cassette = finding_cassette(finding.stream, finding.mismatches, seed=finding.seed)
         try:
-            self.saved[key] = save_cassette(cassette, self.folder)
+            with _interrupts_held():
+                self.saved[key] = save_cassette(cassette, self.folder)
         except OSError as exc:
             raise _InputError(f"cannot write under {self.folder}: {_reason(exc)}") from exc
 

@@ -465,15 +465,6 @@ def gone(pid: int) -> bool:
     return False
 
 
-# Started with SIGINT at its default: a pytest-xdist worker ignores SIGINT, and a program
-# started with it ignored never gets a KeyboardInterrupt (Python installs its handler only
-# over the default), whereas a terminal's Ctrl-C reaches a program with the default.
-WITH_DEFAULT_SIGINT = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
-)
-
-
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_stops_the_implementation_and_writes_the_partial_report(
     tmp_path: Path, signum: int, status: int
@@ -483,7 +474,7 @@ def test_a_signal_stops_the_implementation_and_writes_the_partial_report(
     marks = tmp_path / "impl"
     report = tmp_path / "report.json"
     child = subprocess.Popen(
-        [sys.executable, "-c", WITH_DEFAULT_SIGINT, "-m", "raf", "conform", "--impl",
+        [*processes.with_default_sigint(sys.executable, "-m", "raf"), "conform", "--impl",
          shlex.join([sys.executable, str(script), str(marks)]), "--dialect", "openai_chat",
          "--chunking", "whole", "--json", str(report), "--timeout", "600"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,

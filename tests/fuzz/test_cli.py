@@ -146,7 +146,8 @@ def test_a_stopped_campaign_keeps_and_shows_what_it_found(
     tmp_path: Path, sent: signal.Signals, status: int
 ) -> None:
     out = tmp_path / "found"
-    command = [sys.executable, "-m", "raf", "fuzz", "--impl", BROKEN, "--time", "600"]
+    command = processes.with_default_sigint(sys.executable, "-m", "raf", "fuzz")
+    command += ["--impl", BROKEN, "--time", "600"]
     command += ["--seed", SEED, "-o", str(out), "--database", str(tmp_path / "db")]
     process = subprocess.Popen(
         command,
@@ -166,7 +167,7 @@ def test_a_stopped_campaign_keeps_and_shows_what_it_found(
         stdout, stderr = processes.communicate(process)
     finally:
         processes.kill_group(process)
-    assert process.returncode == status
+    assert process.returncode == status, stderr
     assert "text lost" in stdout
     assert "(written)" in stdout, stdout
     assert "Traceback" not in stderr

@@ -317,20 +317,13 @@ for line in sys.stdin:
         time.sleep(3600)
 """
 
-# Started with SIGINT at its default, as a terminal's Ctrl-C finds it (a pytest-xdist worker
-# ignores SIGINT, and Python installs its handler only over the default).
-WITH_DEFAULT_SIGINT = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
-)
-
 
 def test_ctrl_c_stops_the_implementation_and_exits_130(tmp_path: Path) -> None:
     script = tmp_path / "blocks.py"
     script.write_text(BLOCKS)
     marks = tmp_path / "impl"
     child = subprocess.Popen(
-        [sys.executable, "-c", WITH_DEFAULT_SIGINT, "-m", "raf", "cost", "--impl",
+        [*processes.with_default_sigint(sys.executable, "-m", "raf"), "cost", "--impl",
          shlex.join([sys.executable, str(script), str(marks)]), "--budget", "600"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
