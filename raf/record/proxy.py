@@ -342,7 +342,9 @@ class RecordingProxy:
             self._say(f"{request.method} {routed.path} -> {where}: replayed #{decision.index}")
             return await self._replay(request, decision.interaction, sent)
         assert isinstance(decision, Forward)
-        return await self._forward(request, routed, body, where, state, sent)
+        return await self._forward(
+            request, routed=routed, body=body, where=where, state=state, sent=sent
+        )
 
     async def _state(self, dialect: str, scenario: str) -> _Scenario | Refuse:
         """The scenario's bookkeeping, its cassette read on its first request."""
@@ -394,6 +396,7 @@ class RecordingProxy:
     async def _forward(
         self,
         request: web.Request,
+        *,
         routed: Route,
         body: bytes,
         where: str,

@@ -7,11 +7,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
+import raf
 from raf.cassettes import load
 from raf.cassettes.recorder import fingerprint
 from raf.record import RecordingProxy
@@ -42,8 +45,16 @@ def _reads(response: httpx.Response) -> tuple[list[bytes], list[float]]:
     return reads, times
 
 
-def _post(url: str, *, body: object = BODY, headers: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    return httpx.Client(timeout=60).stream("POST", url, json=body, headers=headers or {})
+@contextmanager
+def _post(
+    url: str, *, body: object = BODY, headers: dict[str, str] | None = None
+) -> Iterator[httpx.Response]:
+    """A streamed POST; the client is closed on the way out."""
+    with (
+        httpx.Client(timeout=60) as client,
+        client.stream("POST", url, json=body, headers=headers or {}) as response,
+    ):
+        yield response
 
 
 @pytest.fixture
@@ -53,15 +64,17 @@ def provider() -> Iterator[FakeProvider]:
 
 
 def _record(
-    provider: FakeProvider, folder: Path, scenario: str = "hello", **options
-) -> RecordingProxy:  # type: ignore[no-untyped-def]
-    with RecordingProxy(provider.url, folder, **options) as proxy:
-        with _post(
+    provider: FakeProvider, folder: Path, scenario: str = "hello", **options: Any
+) -> RecordingProxy:
+    with (
+        RecordingProxy(provider.url, folder, **options) as proxy,
+        _post(
             proxy.url(scenario) + "/v1/chat/completions",
             headers={"authorization": f"Bearer {OPENAI_KEY}", "x-api-key": ANTHROPIC_KEY},
-        ) as response:
-            assert response.status_code == 200
-            response.read()
+        ) as response,
+    ):
+        assert response.status_code == 200
+        response.read()
     return proxy
 
 
@@ -133,14 +146,15 @@ def test_the_header_says_when_from_where_what_and_by_which_raf(
 ) -> None:
     proxy = _record(provider, tmp_path, max_age="30d", on_expiry="fail")
     info = load(proxy.saved[0]).info
-    assert info is not None and info.recorded is not None
+    assert info is not None
+    assert info.recorded is not None
     recorded = info.recorded
-    assert info.scenario == "hello" and info.dialect == "openai_chat"
-    assert recorded.date.endswith("Z") and recorded.date[:2] == "20"
+    assert info.scenario == "hello"
+    assert info.dialect == "openai_chat"
+    assert recorded.date.endswith("Z")
+    assert recorded.date[:2] == "20"
     assert recorded.provider == provider.url
     assert recorded.model == "gpt-4o-mini"
-    import raf
-
     assert recorded.raf_version == raf.__version__
     assert recorded.fingerprint == fingerprint(
         "POST", "/v1/chat/completions", provider.requests[0]["body"]
@@ -167,9 +181,9 @@ def test_the_scenario_header_names_the_cassette_and_a_request_naming_none_is_ref
 
 
 def test_a_default_scenario_and_a_chosen_dialect(provider: FakeProvider, tmp_path: Path) -> None:
-    with RecordingProxy(provider.url, tmp_path, scenario="fallback", dialect="my_gateway") as proxy:
-        with _post(proxy.base_url + "/v1/chat/completions") as response:
-            response.read()
+    proxy = RecordingProxy(provider.url, tmp_path, scenario="fallback", dialect="my_gateway")
+    with proxy, _post(proxy.base_url + "/v1/chat/completions") as response:
+        response.read()
     assert proxy.saved == [tmp_path / "my_gateway" / "fallback.yaml"]
 
 
@@ -180,7 +194,8 @@ def test_an_unreachable_provider_is_a_502_and_nothing_is_saved(tmp_path: Path) -
         answer = httpx.post(proxy.url("nowhere") + "/v1/chat/completions", json=BODY)
     assert answer.status_code == 502
     assert "cannot reach" in answer.json()["error"]["message"]
-    assert proxy.saved == [] and not any(tmp_path.iterdir())
+    assert proxy.saved == []
+    assert not any(tmp_path.iterdir())
 
 
 # -- modes -------------------------------------------------------------------------------
@@ -266,17 +281,17 @@ def test_mode_all_rewrites_a_scenario_and_keeps_its_rounds_in_order(
 
 
 def test_a_gemini_path_gives_the_dialect_and_the_model(tmp_path: Path) -> None:
-    with FakeProvider(chunks=sse_chunks(["x"])) as fake:
-        with RecordingProxy(fake.url, tmp_path) as proxy:
-            url = (
-                proxy.url("gem")
-                + f"/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse&key={GOOGLE_KEY}"
-            )
-            with _post(url, body={"contents": []}) as response:
-                response.read()
+    with (
+        FakeProvider(chunks=sse_chunks(["x"])) as fake,
+        RecordingProxy(fake.url, tmp_path) as proxy,
+    ):
+        method = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+        with _post(f"{proxy.url('gem')}{method}?alt=sse&key={GOOGLE_KEY}", body={}) as response:
+            response.read()
     [path] = proxy.saved
     assert path.parent.name == "gemini"
     info = load(path).info
-    assert info is not None and info.recorded is not None
+    assert info is not None
+    assert info.recorded is not None
     assert info.recorded.model == "gemini-2.5-flash"
     assert GOOGLE_KEY.encode() not in path.read_bytes()
