@@ -449,7 +449,11 @@ class RecordingProxy:
                     f"{request.method} {routed.path} -> {where}: recorded {upstream.status}, "
                     f"{recorder.size} bytes in {len(recorder.timing)} reads"
                 )
-            if listening:
+            if listening and not complete:  # the client sees the cut as it came
+                response.force_close()
+                if request.transport is not None:
+                    request.transport.close()
+            elif listening:
                 with contextlib.suppress(ConnectionError, RuntimeError):
                     await response.write_eof()
         return response

@@ -4,6 +4,7 @@ pauses between them, counts what it is asked and keeps what it was sent. Never t
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import socket
 import threading
@@ -15,6 +16,7 @@ from aiohttp import web
 
 SECRET_COOKIE = "session=sk-proj-" + "C0okie" * 6
 ECHOED_KEY = "sk-proj-" + "Ech0ed" * 6
+GZIP_CONTENT = b'{"choices": [{"message": {"content": "compressed"}}]}'
 
 
 def sse_chunks(words: list[str], model: str = "gpt-4o-mini") -> list[bytes]:
@@ -86,6 +88,24 @@ class FakeProvider:
         response.headers.add("set-cookie", SECRET_COOKIE)
         return response
 
+    async def _gzip(self, request: web.Request) -> web.Response:
+        await self._note(request)
+        body = gzip.compress(GZIP_CONTENT, mtime=0)
+        return web.Response(
+            body=body, headers={"content-type": "application/json", "content-encoding": "gzip"}
+        )
+
+    async def _broken(self, request: web.Request) -> web.StreamResponse:
+        await self._note(request)
+        response = web.StreamResponse(headers={"content-type": "text/event-stream"})
+        response.headers["content-length"] = "10000"  # promised, never sent
+        await response.prepare(request)
+        await response.write(self.chunks[0])
+        await asyncio.sleep(self.delay)
+        assert request.transport is not None
+        request.transport.close()
+        return response
+
     async def _note(self, request: web.Request) -> None:
         self.requests.append(
             {
@@ -110,6 +130,8 @@ class FakeProvider:
             app.router.add_post("/v1beta/models/{name}", self._stream)
             app.router.add_post("/v1/fail", self._fail)
             app.router.add_post("/v1/echo", self._echo)
+            app.router.add_post("/v1/gzip", self._gzip)
+            app.router.add_post("/v1/broken", self._broken)
             runner = web.AppRunner(app, handle_signals=False, access_log=None)
             await runner.setup()
             await web.SockSite(runner, sock).start()

@@ -4,6 +4,8 @@ never shortened on replay); nothing is bounded by the clock."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +21,13 @@ from raf.cassettes import load
 from raf.cassettes.recorder import fingerprint
 from raf.record import RecordingProxy
 from raf.serve import ReplayServer
-from tests.record.fake_provider import ECHOED_KEY, SECRET_COOKIE, FakeProvider, sse_chunks
+from tests.record.fake_provider import (
+    ECHOED_KEY,
+    GZIP_CONTENT,
+    SECRET_COOKIE,
+    FakeProvider,
+    sse_chunks,
+)
 
 OPENAI_KEY = "sk-proj-" + "Abc123" * 8
 ANTHROPIC_KEY = "sk-ant-api03-" + "x1Y2" * 22
@@ -274,10 +282,10 @@ def test_mode_all_rewrites_a_scenario_and_keeps_its_rounds_in_order(
             with _post(proxy.url("rounds") + "/v1/chat/completions", body=body) as response:
                 response.read()
     cassette = load(tmp_path / "openai_chat" / "rounds.yaml")
-    assert [
-        str(i.request.body).count(w)
-        for i, w in zip(cassette.interactions, ("first", "second", "third"), strict=True)
-    ] == [1, 1, 1]
+    asked = [
+        json.loads(str(i.request.body))["messages"][0]["content"] for i in cassette.interactions
+    ]
+    assert asked == ["first", "second", "third"]
 
 
 def test_a_gemini_path_gives_the_dialect_and_the_model(tmp_path: Path) -> None:
@@ -295,3 +303,60 @@ def test_a_gemini_path_gives_the_dialect_and_the_model(tmp_path: Path) -> None:
     assert info.recorded is not None
     assert info.recorded.model == "gemini-2.5-flash"
     assert GOOGLE_KEY.encode() not in path.read_bytes()
+
+
+def test_a_compressed_answer_is_recorded_as_it_came_and_the_client_reads_it(
+    provider: FakeProvider, tmp_path: Path
+) -> None:
+    with RecordingProxy(provider.url, tmp_path) as proxy:
+        answer = httpx.post(
+            proxy.url("zipped") + "/v1/gzip", json=BODY, headers={"accept-encoding": "gzip"}
+        )
+    assert answer.content == GZIP_CONTENT  # httpx decoded the bytes the provider sent
+    response = load(proxy.saved[0]).interactions[0].response
+    assert response.body == gzip.compress(GZIP_CONTENT, mtime=0)
+    assert response.header("content-encoding") == "gzip"
+    assert response.content() == GZIP_CONTENT
+
+
+def test_a_client_that_goes_away_mid_stream_does_not_stop_the_recording(
+    tmp_path: Path,
+) -> None:
+    release = threading.Event()
+    with FakeProvider(release=release) as fake:
+        with RecordingProxy(fake.url, tmp_path) as proxy:
+            with _post(proxy.url("left") + "/v1/chat/completions") as response:
+                assert next(response.iter_raw()) == fake.chunks[0]
+            release.set()  # the client has closed; the provider ends its stream
+        # stopping the proxy let the exchange in progress end
+        assert proxy.saved == [tmp_path / "openai_chat" / "left.yaml"]
+    assert load(proxy.saved[0]).interactions[0].response.body == b"".join(fake.chunks)
+
+
+def test_a_provider_that_breaks_off_mid_stream_is_not_saved_and_said(
+    provider: FakeProvider, tmp_path: Path
+) -> None:
+    with RecordingProxy(provider.url, tmp_path) as proxy:
+        with pytest.raises(httpx.HTTPError), _post(proxy.url("cut") + "/v1/broken") as response:
+            response.read()
+        alive = httpx.post(proxy.base_url + "/v1/fail", json=BODY, headers={"x-raf-scenario": "ok"})
+        assert alive.status_code == 429  # the proxy goes on
+    assert proxy.saved == [tmp_path / "unknown" / "ok.yaml"]
+    assert any("cut" in line and "broke off" in line for line in proxy.problems)
+
+
+def test_a_key_the_model_streams_over_two_reads_is_not_written(tmp_path: Path) -> None:
+    key = "sk-proj-" + "Strm42" * 8
+    chunks = sse_chunks(["my key is ", key[:15], key[15:], " ok"])
+    with (
+        FakeProvider(chunks=chunks) as fake,
+        RecordingProxy(fake.url, tmp_path) as proxy,
+        _post(proxy.url("streamed") + "/v1/chat/completions") as response,
+    ):
+        assert response.read() == b"".join(chunks)  # the client gets it as it came
+    written = proxy.saved[0].read_bytes()
+    assert key[:15].encode() not in written
+    assert key[15:].encode() not in written
+    interaction = load(proxy.saved[0]).interactions[0]
+    assert interaction.timing is not None
+    assert sum(size for size, _ in interaction.timing) == len(interaction.response.body)
