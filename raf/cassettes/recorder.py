@@ -202,8 +202,10 @@ def fingerprint(method: str, path: str, body: bytes | str | None) -> str:
     sorted; written ``sha256:<64 hex digits>``):
 
     - ``method`` in upper case;
-    - ``path``: the provider path (``/v1/chat/completions``), without the scheme, host and
-      ``/s/<scenario>`` prefix, its secrets (:func:`raf.cassettes.scrub.scrub_uri`) removed;
+    - ``path``: the path the provider gets (``/v1/chat/completions``, after the upstream's
+      own path when it has one: ``/openai/v1/chat/completions``), without the scheme, the
+      host and the proxy's ``/s/<scenario>`` prefix, its secrets
+      (:func:`raf.cassettes.scrub.scrub_uri`) removed;
     - ``query``: the query parameters, sorted, without those that carry a credential
       (``key``, ``api_key``, ``access_token``...: docs/secrets.md);
     - ``body``: a JSON body parsed, without the members named as credentials (at any depth)

@@ -334,7 +334,11 @@ class RecordingProxy:
         if isinstance(state, Refuse):
             return _refusal(state.status, state.message)
         where = f"{dialect}/{routed.scenario}"
-        decision = state.episodes.decide(fingerprint(request.method, routed.path, body))
+        # the path as the provider gets it (the upstream's own path included), as a
+        # recorded request's URI has it
+        goes_to = urlsplit(upstream_uri(self.upstream, routed.path))
+        target = goes_to.path + (f"?{goes_to.query}" if goes_to.query else "")
+        decision = state.episodes.decide(fingerprint(request.method, target, body))
         if isinstance(decision, Refuse):
             self._say(f"{request.method} {routed.path} -> {where}: refused ({self.mode})")
             return _refusal(decision.status, decision.message)

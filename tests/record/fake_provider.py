@@ -127,6 +127,7 @@ class FakeProvider:
         async def run() -> None:
             app = web.Application()
             app.router.add_post("/v1/chat/completions", self._stream)
+            app.router.add_post("/gateway/v1/chat/completions", self._stream)
             app.router.add_post("/v1beta/models/{name}", self._stream)
             app.router.add_post("/v1/fail", self._fail)
             app.router.add_post("/v1/echo", self._echo)

@@ -270,6 +270,21 @@ def test_mode_new_episodes_replays_what_matches_and_appends_the_rest(
     assert "Something else" in str(cassette.interactions[1].request.body)
 
 
+def test_an_upstream_with_a_path_records_and_replays_under_it(
+    provider: FakeProvider, tmp_path: Path
+) -> None:
+    gateway = provider.url + "/gateway/"
+    for mode in ("all", "none"):
+        proxy = RecordingProxy(gateway, tmp_path, mode=mode)
+        with proxy, _post(proxy.url("gw") + "/v1/chat/completions") as response:
+            assert response.status_code == 200
+            assert response.read() == b"".join(provider.chunks)
+    assert len(provider.requests) == 1  # none replayed it
+    assert provider.requests[0]["path"] == "/gateway/v1/chat/completions"
+    [interaction] = load(tmp_path / "openai_chat" / "gw.yaml").interactions
+    assert interaction.request.uri == provider.url + "/gateway/v1/chat/completions"
+
+
 def test_mode_all_rewrites_a_scenario_and_keeps_its_rounds_in_order(
     provider: FakeProvider, tmp_path: Path
 ) -> None:
