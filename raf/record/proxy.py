@@ -315,7 +315,7 @@ class RecordingProxy:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # no exception escapes the server
-            self._problem(f"{request.method} {request.path}: {_reason(exc)}")
+            self._problem(f"{request.method} {scrub_uri(request.path)}: {_reason(exc)}")
             if sent:  # its head is sent: the response ends as it is
                 return sent[0]
             return _refusal(500, f"raf record: internal error: {_reason(exc)}")
@@ -325,6 +325,7 @@ class RecordingProxy:
     ) -> web.StreamResponse:
         routed = route(request.raw_path, request.headers.items(), self.scenario)
         if isinstance(routed, Refuse):
+            self._say(f"{request.method} {scrub_uri(request.raw_path)}: {routed.message}")
             return _refusal(routed.status, f"raf record: {routed.message}")
         body = await request.read()
         # A scenario's first request in the session fixes its dialect: its later requests
@@ -340,10 +341,14 @@ class RecordingProxy:
         target = goes_to.path + (f"?{goes_to.query}" if goes_to.query else "")
         decision = state.episodes.decide(fingerprint(request.method, target, body))
         if isinstance(decision, Refuse):
-            self._say(f"{request.method} {routed.path} -> {where}: refused ({self.mode})")
+            self._say(
+                f"{request.method} {scrub_uri(routed.path)} -> {where}: refused ({self.mode})"
+            )
             return _refusal(decision.status, decision.message)
         if isinstance(decision, Replay):
-            self._say(f"{request.method} {routed.path} -> {where}: replayed #{decision.index}")
+            self._say(
+                f"{request.method} {scrub_uri(routed.path)} -> {where}: replayed #{decision.index}"
+            )
             return await self._replay(request, decision.interaction, sent)
         assert isinstance(decision, Forward)
         return await self._forward(
@@ -421,7 +426,7 @@ class RecordingProxy:
             )
         except (TimeoutError, aiohttp.ClientError, OSError, ValueError) as exc:
             message = f"cannot reach {scrub_uri(self.upstream)}: {_reason(exc)}"
-            self._say(f"{request.method} {routed.path} -> {where}: {message}")
+            self._say(f"{request.method} {scrub_uri(routed.path)} -> {where}: {message}")
             return _refusal(502, f"raf record: {message}")
         async with upstream:
             raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in upstream.raw_headers]
@@ -450,8 +455,8 @@ class RecordingProxy:
             if complete:
                 await self._save(state, recorder.interaction())
                 self._say(
-                    f"{request.method} {routed.path} -> {where}: recorded {upstream.status}, "
-                    f"{recorder.size} bytes in {len(recorder.timing)} reads"
+                    f"{request.method} {scrub_uri(routed.path)} -> {where}: recorded "
+                    f"{upstream.status}, {recorder.size} bytes in {len(recorder.timing)} reads"
                 )
             if listening and not complete:  # the client sees the cut as it came
                 response.force_close()

@@ -19,6 +19,7 @@ from tests.record.fake_provider import FakeProvider
 
 RAF = [sys.executable, "-m", "raf"]
 KEY = "sk-proj-" + "Cli123" * 8
+GOOGLE_KEY = "AIza" + "Cli4" * 9
 
 
 @contextmanager
@@ -58,11 +59,15 @@ def test_record_prints_its_url_records_and_lists_what_it_saved_on_sigint(
             )
             assert answer.status_code == 200
             assert answer.content == b"".join(fake.chunks)
+            refused = httpx.post(url + f"/v1/chat/completions?key={GOOGLE_KEY}", json={})
+            assert refused.status_code == 400  # no scenario named
         finally:
             process.send_signal(signal.SIGINT)
             out, err = processes.communicate(process)
     assert process.returncode == 0
     assert "Traceback" not in err
+    assert "/v1/chat/completions?key=REDACTED: no scenario" in out
+    assert GOOGLE_KEY not in out + err
     saved = out_dir / "openai_chat" / "cli_case.yaml"
     assert "1 cassette(s) saved" in out
     assert str(saved) in out
