@@ -143,7 +143,7 @@ class RecordingProxy:
         scenario: str | None = None,
         dialect: str | None = None,
         max_age: str | None = None,
-        on_expiry: Literal["warn", "fail"] = "warn",
+        on_expiry: str = "warn",
         host: str = "127.0.0.1",
         port: int = 0,
         report: Callable[[str], None] | None = None,
@@ -163,7 +163,7 @@ class RecordingProxy:
         self.scenario = scenario
         self.dialect = dialect
         self.max_age = max_age
-        self.on_expiry: Literal["warn", "fail"] = on_expiry
+        self.on_expiry: Literal["warn", "fail"] = "fail" if on_expiry == "fail" else "warn"
         self.host = host
         self.port = port
         self.problems: list[str] = []
