@@ -62,7 +62,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("agent", frozenset({"agent"})),
     Layer("shared", frozenset({"shared"})),
     Layer("data", frozenset({"cassettes", "quirks"})),
-    Layer("shells", frozenset({"serve", "conformance", "clients", "kit"}), independent=True),
+    Layer(
+        "shells", frozenset({"serve", "conformance", "clients", "kit", "record"}), independent=True
+    ),
     Layer(
         "composition",
         frozenset({"__main__", "cli", "client_matrix", "testing", "schema", "examples", "fuzz"}),

@@ -16,8 +16,9 @@ import httpx
 import msgspec
 
 from raf.cassettes.format import Headers, Interaction, Request, Response
+from raf.cassettes.recorder import fingerprint
 
-__all__ = ["TimedReads", "interaction_from_httpx"]
+__all__ = ["TimedReads", "fingerprint", "interaction_from_httpx"]
 
 
 class TimedReads:

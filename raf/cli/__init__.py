@@ -48,6 +48,7 @@ from raf.cli import (
     cost,
     fuzz,
     kit,
+    record,
     schema,
     serve,
     stream,
@@ -123,6 +124,7 @@ def _build_parser() -> argparse.ArgumentParser:
         fuzz,
         cost,
         serve,
+        record,
         clients,
         cassette,
         schema,
@@ -155,6 +157,8 @@ def _dispatch(args: argparse.Namespace, out: TextIO) -> int:
         return cassette.run(args, out)
     if args.command == "serve":
         return serve.run(args, out)
+    if args.command == "record":
+        return record.run(args, out)
     if args.command == "clients":
         return clients.run(args, out)
     if args.command == "chat":
