@@ -6,22 +6,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
-from raf.cassettes.format import (
-    Cassette,
-    Interaction,
-    Recorded,
-    Request,
-    Response,
-    ScenarioInfo,
-    is_file_name,
-)
+from raf.cassettes.format import is_file_name
 from raf.cassettes.persister import load, save
 from raf.testing.recording import scenario_of
 
@@ -79,6 +71,7 @@ class Provider:
     def __init__(self) -> None:
         self.hits = 0
         self.auth: list[str] = []
+        self.stream = STREAM
         provider = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -88,9 +81,9 @@ class Provider:
                 provider.auth.append(self.headers.get("authorization", ""))
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(STREAM)))
+                self.send_header("content-length", str(len(provider.stream)))
                 self.end_headers()
-                self.wfile.write(STREAM)
+                self.wfile.write(provider.stream)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -231,27 +224,39 @@ def test_without_a_dialect_the_recorded_cassette_is_found(
     )
 
 
+def test_the_drift_recipe_re_records_into_a_scratch_folder(
+    pytester: pytest.Pytester, provider: Provider
+) -> None:
+    """docs/recording.md's scheduled job, its pytest half: the committed cassettes stay as
+    they are, the fresh ones show what the provider sends now (here: usage added)."""
+    suite(pytester, provider)
+    run(pytester, "--raf-record-mode", "once").assert_outcomes(passed=1)
+    committed = (pytester.path / CASSETTE).read_bytes()
+    provider.stream = STREAM.replace(
+        b'"finish_reason":"stop"}]}', b'"finish_reason":"stop"}],"usage":{"total_tokens":3}}'
+    )
+    fresh = run(pytester, "--raf-record-mode", "all", "--raf-cassette-dir", "fresh")
+    fresh.assert_outcomes(passed=1)
+    fresh.stdout.fnmatch_lines(["recorded fresh/openai_chat/test_app-test_hello.yaml"])
+    assert (pytester.path / CASSETTE).read_bytes() == committed
+    again = load(pytester.path / "fresh" / "openai_chat" / "test_app-test_hello.yaml")
+    assert b'"usage":{"total_tokens":3}' in again.interactions[0].response.body
+    assert b"usage" not in load(pytester.path / CASSETTE).interactions[0].response.body
+
+
 def expired(pytester: pytest.Pytester, provider: Provider, on_expiry: str) -> None:
-    """A cassette of test_hello recorded long ago, current for one day."""
-    header = Recorded(
-        date="2026-01-05T10:00:00Z",
-        provider=provider.url,
-        max_age="1d",
-        on_expiry=on_expiry,  # type: ignore[arg-type]
-    )
-    save(
-        Cassette(
-            interactions=[
-                Interaction(
-                    request=Request(uri=f"{provider.url}/v1/chat/completions"),
-                    response=Response(headers={"content-type": ["text/event-stream"]}, body=STREAM),
-                )
-            ],
-            info=ScenarioInfo(scenario="test_app-test_hello", recorded=header),
-        ),
-        pytester.path / CASSETTE,
-    )
+    """test_hello's cassette, recorded, then dated long ago and made current for a day."""
+    run(pytester, "--raf-record-mode", "once").assert_outcomes(passed=1)
     provider.stop()
+    path = pytester.path / CASSETTE
+    cassette = load(path)
+    assert cassette.info is not None
+    assert cassette.info.recorded is not None
+    header = msgspec.structs.replace(
+        cassette.info.recorded, date="2026-01-05T10:00:00Z", max_age="1d", on_expiry=on_expiry
+    )
+    cassette.info = msgspec.structs.replace(cassette.info, recorded=header)
+    save(cassette, path)
 
 
 def test_replaying_an_expired_cassette_warns(pytester: pytest.Pytester, provider: Provider) -> None:
@@ -335,4 +340,3 @@ def test_a_long_test_name_still_names_one_file() -> None:
     assert is_file_name(first)
     assert is_file_name(second)
     assert first != second
-    assert datetime.now(UTC).year > 2000  # the clock the expiry tests rely on is sane
