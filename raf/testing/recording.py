@@ -311,15 +311,19 @@ def recording(item: pytest.Item) -> Iterator[Recording]:
     mode = cast(Mode, item.config.getoption("raf_record_mode", "none"))
     folder = cassette_folder(item.config, Path(item.path))
     scenario = settings.scenario or scenario_of(item.nodeid)
-    with RecordingProxy(
-        settings.upstream,
-        folder,
-        mode=mode,
-        scenario=scenario,
-        dialect=settings.dialect,
-        max_age=settings.max_age,
-        on_expiry=settings.on_expiry,
-    ) as proxy:
+    try:
+        proxy = RecordingProxy(
+            settings.upstream,
+            folder,
+            mode=mode,
+            scenario=scenario,
+            dialect=settings.dialect,
+            max_age=settings.max_age,
+            on_expiry=settings.on_expiry,
+        )
+    except ValueError as exc:  # what the proxy refuses that the marker let through
+        pytest.fail(f"raf: {item.nodeid}: @pytest.mark.{MARKER}: {exc}", pytrace=False)
+    with proxy:
         yield Recording(
             proxy, item=item, settings=settings, scenario=scenario, folder=folder, mode=mode
         )
