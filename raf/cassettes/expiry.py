@@ -73,7 +73,10 @@ def parse_date(text: str) -> datetime:
         ) from None
     if when.tzinfo is None:
         raise ValueError(f"date {text!r} has no time zone: write it in UTC, ending in Z")
-    return when.astimezone(UTC)
+    try:
+        return when.astimezone(UTC)
+    except OverflowError:  # 0001-01-01T00:00:00+01:00 is before the first instant there is
+        raise ValueError(f"date {text!r} is out of range once in UTC") from None
 
 
 def age_text(age: timedelta) -> str:

@@ -78,6 +78,9 @@ def test_dates_are_iso_8601_with_a_time_zone() -> None:
         parse_date("2026-10-01T09:30:00")
     with pytest.raises(ValueError, match="ISO 8601"):
         parse_date("last tuesday")
+    for edge in ("0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"):
+        with pytest.raises(ValueError, match="out of range"):
+            parse_date(edge)
 
 
 def test_the_verdict_says_how_old_against_which_limit() -> None:
@@ -123,6 +126,30 @@ def test_a_bad_or_future_date_is_its_own_finding() -> None:
     ((where, severity, message),) = problems(recorded(date="2027-01-01T00:00:00Z"), NOW)
     assert (where, severity) == ("raf.recorded.date", "warning")
     assert "later than now" in message
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "{date: '0001-01-01T00:00:00+01:00', max_age: 1d}",
+        "{date: '2026-10-01T09:30:00Z', max_age: 999999w}",
+        "{date: 20261001, max_age: 30d}",
+        "{date: '2026-10-01T09:30:00Z', max_age: [30d]}",
+        "{date: '2026-10-01T09:30:00Z', max_age: 30d, on_expiry: explode}",
+        "[2026-10-01]",
+    ],
+)
+def test_a_malformed_recorded_header_is_reported_never_raised(
+    tmp_path: Path, header: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "odd.yaml", None)
+    text = path.read_text().replace("raf:\n", f"raf:\n  recorded: {header}\n", 1)
+    path.write_text(text)
+    findings = lint_file(path, now=NOW)
+    assert all(f.severity in ("error", "warning") for f in findings)
+    assert main(["cassette", "lint", str(path)]) in (0, 1)
+    assert main(["cassette", "show", str(path)]) in (0, 2)
+    assert "internal error" not in capsys.readouterr().err
 
 
 def test_lint_warns_about_an_expired_recording_and_exits_0(
