@@ -108,7 +108,9 @@ def raf_server(_raf_server_running: Any) -> Any:
 
 # -- recording -----------------------------------------------------------------------------
 
-_RECORDED: pytest.StashKey[list[Path]] = pytest.StashKey()
+RECORDED = "raf_recorded"
+"""The name of the user property (one per cassette) a test that recorded carries: pytest's
+JUnit XML lists them, and the end of the run (also under pytest-xdist)."""
 
 
 @pytest.fixture
@@ -120,19 +122,25 @@ def raf_recording(request: pytest.FixtureRequest) -> Any:
     node = cast(pytest.Item, request.node)
     with recording(node) as proxy:
         yield proxy
-    saved = proxy.saved
-    if saved:
-        request.config.stash.setdefault(_RECORDED, []).extend(saved)
+    node.user_properties.extend((RECORDED, str(path)) for path in proxy.saved)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """List the cassettes ``raf_recording`` wrote during the run."""
-    saved = config.stash.get(_RECORDED, [])
+    saved = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "teardown"
+        for name, value in getattr(report, "user_properties", ())
+        if name == RECORDED
+    ]
     if not saved:
         return
     terminalreporter.section("raf recordings")
     started = Path(config.invocation_params.dir)
-    for path in saved:
+    for value in saved:
+        path = Path(value)
         shown = path.relative_to(started) if path.is_relative_to(started) else path
         terminalreporter.write_line(f"recorded {shown}")
     terminalreporter.write_line(

@@ -190,6 +190,17 @@ def test_mode_all_records_again_and_new_episodes_keeps_what_it_has(
     assert provider.hits == 2
 
 
+def test_recordings_are_listed_under_xdist_and_in_junit_xml(
+    pytester: pytest.Pytester, provider: Provider
+) -> None:
+    suite(pytester, provider)
+    result = run(pytester, "--raf-record-mode", "once", "-n", "2", "--junitxml", "junit.xml")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*raf recordings*", f"recorded {CASSETTE}"])
+    junit = (pytester.path / "junit.xml").read_text()
+    assert f'<property name="raf_recorded" value="{pytester.path / CASSETTE}"' in junit
+
+
 def test_the_cassette_folder_is_an_option(pytester: pytest.Pytester, provider: Provider) -> None:
     suite(pytester, provider)
     where = ["--raf-cassette-dir", "recorded"]
