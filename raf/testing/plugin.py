@@ -57,6 +57,7 @@ __all__ = [
     "RafNotice",
     "pytest_addoption",
     "pytest_collection_modifyitems",
+    "pytest_terminal_summary",
     "raf_recording",
     "raf_reference",
     "raf_replay",
@@ -205,6 +206,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="KIND=SEVERITY",
         help="change the severity of one kind of difference, e.g. detail=error (repeatable)",
     )
+    group.addoption(
+        "--raf-baseline",
+        type=Path,
+        metavar="FILE",
+        help="known failures (raf conform --write-baseline): the cases they cover are strict "
+        "xfails, failing only with a baseline difference; one that passes is an XPASS(strict)",
+    )
     recording = parser.getgroup("raf-record", "raf recording (the raf_recording fixture)")
     recording.addoption(
         "--raf-record-mode",
@@ -220,13 +228,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="where raf_recording reads and writes cassettes, as DIR/<dialect>/<scenario>.yaml "
         "(default: a cassettes folder beside each test module)",
-    )
-    group.addoption(
-        "--raf-baseline",
-        type=Path,
-        metavar="FILE",
-        help="known failures (raf conform --write-baseline): the cases they cover are strict "
-        "xfails, failing only with a baseline difference; one that passes is an XPASS(strict)",
     )
 
 
