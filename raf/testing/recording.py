@@ -42,6 +42,7 @@ import pytest
 __all__ = [
     "DEFAULT_UPSTREAM",
     "MARKER",
+    "MARKER_HELP",
     "MODES",
     "RafCassetteExpired",
     "RecordSettings",
