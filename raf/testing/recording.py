@@ -231,7 +231,9 @@ class Recording:
 
     @property
     def saved(self) -> list[Path]:
-        """The cassettes the proxy has written so far."""
+        """The cassettes the proxy has written so far. A cassette is written once its
+        response has ended, which may be a moment after the client has read the last byte:
+        the list is complete after the test (the end of the run lists them)."""
         return [Path(path) for path in self._proxy.saved]
 
     def _existing(self, scenario: str) -> list[Path]:

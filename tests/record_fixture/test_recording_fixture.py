@@ -201,6 +201,36 @@ def test_recordings_are_listed_under_xdist_and_in_junit_xml(
     assert f'<property name="raf_recorded" value="{pytester.path / CASSETTE}"' in junit
 
 
+TWO_SCENARIOS = """
+import httpx
+import pytest
+
+
+@pytest.mark.raf_record(upstream="UPSTREAM", dialect="openai_chat")
+def test_two(raf_recording):
+    for scenario in ("first", "second"):
+        response = httpx.post(raf_recording.url(scenario) + "/v1/chat/completions", json={})
+        assert response.status_code == 200
+"""
+
+
+def test_a_test_records_several_scenarios(pytester: pytest.Pytester, provider: Provider) -> None:
+    pytester.makeconftest(INNER_CONFTEST)
+    pytester.makepyfile(test_two=TWO_SCENARIOS.replace("UPSTREAM", provider.url))
+    recorded = run(pytester, "--raf-record-mode", "once")
+    recorded.assert_outcomes(passed=1)
+    lines = recorded.stdout.lines
+    assert sorted(line for line in lines if line.startswith("recorded ")) == [
+        "recorded cassettes/openai_chat/first.yaml",
+        "recorded cassettes/openai_chat/second.yaml",
+    ]
+    (pytester.path / "cassettes" / "openai_chat" / "second.yaml").unlink()
+    provider.stop()
+    missing = run(pytester)
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines(["*raf: no cassette for scenario 'second'*"])
+
+
 def test_the_cassette_folder_is_an_option(pytester: pytest.Pytester, provider: Provider) -> None:
     suite(pytester, provider)
     where = ["--raf-cassette-dir", "recorded"]
