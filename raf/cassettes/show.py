@@ -179,13 +179,11 @@ def recorded_lines(recorded: Recorded, now: datetime) -> list[str]:
     (:mod:`raf.cassettes.expiry`)."""
     try:
         age = now - parse_date(recorded.date)
-        when = (
-            f"{recorded.date}, {age_text(age)} ago"
-            if age.total_seconds() >= 0
-            else (f"{recorded.date}, later than now")
-        )
     except ValueError as exc:
         when = f"{recorded.date} ({exc})"
+    else:
+        later = age.total_seconds() < 0
+        when = f"{recorded.date}, {'later than now' if later else age_text(age) + ' ago'}"
     lines = [f"recorded     {when}"]
     for label, value in (
         ("provider", recorded.provider),
