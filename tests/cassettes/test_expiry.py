@@ -228,6 +228,8 @@ def test_show_prints_the_recorded_header(
     assert fresh[0] == "recorded     2026-10-01T09:30:00Z, 24 hours ago"
     assert fresh[-1] == "max_age      30d, on expiry warn: current"
     assert recorded_lines(recorded(), NOW)[-1] == "max_age      none (the recording never expires)"
+    ahead = recorded_lines(recorded("2027-01-01T00:00:00Z"), NOW)
+    assert ahead[0] == "recorded     2027-01-01T00:00:00Z, later than now"
     path = write(tmp_path / "shown.yaml", header)
     assert main(["cassette", "show", "--no-color", str(path)]) == 0
     out = capsys.readouterr().out
