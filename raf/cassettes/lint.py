@@ -19,13 +19,17 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
+from raf.cassettes.expiry import problems as recorded_problems
 from raf.cassettes.files import find_files, read_limited
-from raf.cassettes.format import Cassette
+from raf.cassettes.format import Cassette, Recorded
 from raf.cassettes.secrets import document_findings, shorten, text_hits
 from raf.cassettes.serializer import LintView, read_for_lint
 from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
@@ -76,19 +80,26 @@ def cassette_files(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return find_files(paths, CASSETTE_SUFFIXES)
 
 
-def lint_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Finding]:
-    """Lint every cassette file found under ``paths`` (see :func:`cassette_files`).
+def lint_paths(
+    paths: Iterable[str | os.PathLike[str]], *, now: datetime | None = None
+) -> list[Finding]:
+    """Lint every cassette file found under ``paths`` (see :func:`cassette_files`), judging
+    expiry at ``now`` (see :func:`lint_file`).
 
     Raises:
         CassetteNotFound: a path does not exist.
     """
-    return [finding for file in cassette_files(paths) for finding in lint_file(file)]
+    return [finding for file in cassette_files(paths) for finding in lint_file(file, now=now)]
 
 
-def lint_file(path: str | os.PathLike[str]) -> list[Finding]:
+def lint_file(path: str | os.PathLike[str], *, now: datetime | None = None) -> list[Finding]:
     """Every problem of one cassette file. Never raises for what the file holds: a file that
     cannot be read, or is refused (not a regular file, too large, anchors, aliases, tags,
-    nesting, node count), is one error finding."""
+    nesting, node count), is one error finding.
+
+    The ``recorded`` header is judged at ``now`` (an aware datetime; default: the current
+    UTC time): a recording older than its ``max_age`` is a warning, or an error with
+    ``on_expiry: fail`` (:mod:`raf.cassettes.expiry`)."""
     source = str(path)
     try:
         text = read_limited(path, MAX_CASSETTE_BYTES)
@@ -106,6 +117,7 @@ def lint_file(path: str | os.PathLike[str]) -> list[Finding]:
         for where, severity, message in _check(view.document, source)
     ]
     findings += _outside_values(view, source)
+    findings += _recorded(view, source, now)
     return sorted(findings, key=lambda f: (f.line, f.where))
 
 
@@ -134,6 +146,25 @@ def _outside_values(view: LintView, source: str) -> Iterator[Finding]:
                 f"{hit.kind} in {where}, which no reader of the cassette sees "
                 f"({shorten(hit.secret)})",
             )
+
+
+def _recorded(view: LintView, source: str, now: datetime | None) -> list[Finding]:
+    """The expiry of a ``raf.recorded`` header and what is wrong with its ``date`` and
+    ``max_age`` (:func:`raf.cassettes.expiry.problems`); nothing when there is no such header
+    or it is malformed (the structure check reports that)."""
+    block = view.document.get("raf") if isinstance(view.document, dict) else None
+    header = block.get("recorded") if isinstance(block, dict) else None
+    if header is None:
+        return []
+    try:
+        recorded = msgspec.convert(header, Recorded)
+    except msgspec.ValidationError:
+        return []
+    at = now if now is not None else datetime.now(UTC)
+    return [
+        Finding(source, _line_of(view.lines, where), where, severity, message)
+        for where, severity, message in recorded_problems(recorded, at)
+    ]
 
 
 def _line_of(lines: dict[str, int], where: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import msgspec
@@ -20,7 +21,8 @@ from rich.table import Table
 
 from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
-from raf.cassettes.format import Cassette, Interaction
+from raf.cassettes.expiry import age_text, parse_date, parse_max_age, verdict
+from raf.cassettes.format import Cassette, Interaction, Recorded
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
 from raf.dialects.base import Accelerator, Dialect
@@ -31,7 +33,7 @@ from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, http_error
 from raf.quirks import Quirk, QuirkCatalogueError, catalogue
 
-__all__ = ["Step", "quirk_lines", "render", "timeline"]
+__all__ = ["Step", "quirk_lines", "recorded_lines", "render", "timeline"]
 
 
 @dataclass
@@ -170,6 +172,45 @@ def quirk_lines(quirks: Iterable[str]) -> list[str]:
     ]
 
 
+def recorded_lines(recorded: Recorded, now: datetime) -> list[str]:
+    """The ``recorded`` header as lines: when (and how long before ``now``), from which
+    provider, the model, the raf that recorded it, the request's fingerprint, and its
+    ``max_age``: whether the recording is current or expired at ``now``
+    (:mod:`raf.cassettes.expiry`)."""
+    try:
+        age = now - parse_date(recorded.date)
+    except ValueError as exc:
+        when = f"{recorded.date} ({exc})"
+    else:
+        later = age.total_seconds() < 0
+        when = f"{recorded.date}, {'later than now' if later else age_text(age) + ' ago'}"
+    lines = [f"recorded     {when}"]
+    for label, value in (
+        ("provider", recorded.provider),
+        ("model", recorded.model),
+        ("raf version", recorded.raf_version),
+        ("fingerprint", recorded.fingerprint),
+    ):
+        if value:
+            lines.append(f"{label:<12} {value}")
+    if recorded.max_age is None:
+        lines.append("max_age      none (the recording never expires)")
+        return lines
+    try:
+        parse_max_age(recorded.max_age)
+    except ValueError as exc:
+        lines.append(f"max_age      {exc}")
+        return lines
+    expired = verdict(recorded, now)
+    state = (
+        f"EXPIRED ({'fails' if expired.action == 'fail' else 'warns in'} raf cassette lint)"
+        if expired is not None
+        else "current"
+    )
+    lines.append(f"max_age      {recorded.max_age}, on expiry {recorded.on_expiry}: {state}")
+    return lines
+
+
 def render(console: Console, cassette: Cassette) -> int:
     """Print the timeline of every interaction and its aggregated response; for an
     interaction whose body does not decode from its ``content-encoding``, why. Returns the
@@ -183,6 +224,9 @@ def render(console: Console, cassette: Cassette) -> int:
         )
         for line in quirk_lines(cassette.info.quirks):
             console.print(f"  {escape(line)}", soft_wrap=True)
+        if cassette.info.recorded is not None:
+            for line in recorded_lines(cassette.info.recorded, datetime.now(UTC)):
+                console.print(f"  {escape(line)}", soft_wrap=True)
     for number, interaction in enumerate(cassette.interactions):
         request = interaction.request
         console.print(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -11,6 +12,7 @@ import yaml
 
 from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
+from raf.cassettes.expiry import parse_date
 from raf.cassettes.files import find_files
 from raf.cassettes.format import Cassette, ScenarioInfo
 from raf.cassettes.importers import (
@@ -72,6 +74,13 @@ def add_parser(sub: Any) -> None:
         "in bodies and URIs). Prints file:line: findings; exits 1 on any error.",
     )
     linter.add_argument("paths", nargs="+", metavar="PATH", help="cassette files or folders")
+    linter.add_argument(
+        "--now",
+        metavar="DATE",
+        help="judge the expiry of recorded cassettes (their max_age) as of DATE, ISO 8601 in "
+        "UTC (2027-01-15T00:00:00Z), instead of the current time: what will have expired by "
+        "then, or a reproducible lint in CI",
+    )
     shower = cassette_sub.add_parser(
         "show",
         help="print a cassette's timeline: events, updates, contents, response",
@@ -106,11 +115,12 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.cassette_command == "lint":
+        now = _now(args)
         try:
             files = cassette_files(args.paths)
         except CassetteError as exc:
             raise _InputError(str(exc)) from exc
-        findings = [finding for file in files for finding in lint_file(file)]
+        findings = [finding for file in files for finding in lint_file(file, now=now)]
         errors = [f for f in findings if f.severity == "error"]
         for finding in findings:
             out.write(f"{finding}\n")
@@ -134,6 +144,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.cassette_command == "expect":
         return _run_expect(args, out)
     return _run_import(args, out)
+
+
+def _now(args: argparse.Namespace) -> datetime | None:
+    """The instant ``--now`` names (``None`` without it: the current time)."""
+    if args.now is None:
+        return None
+    try:
+        return parse_date(args.now)
+    except ValueError as exc:
+        raise _InputError(f"--now: {exc}") from None
 
 
 _DRAFT_NOTE = """\

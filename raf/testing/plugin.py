@@ -13,6 +13,14 @@ Fixtures:
   faults=["cut-500"])`` and read what it sent in ``raf_server.journal.entries()``. Its order
   of interactions and its journal start empty for every test.
 
+Recording (:mod:`raf.testing.recording`): ``raf_recording`` is a recording proxy for the
+test, configured by its ``@pytest.mark.raf_record(upstream=..., scenario=..., dialect=...,
+max_age=..., on_expiry=...)`` marker: point the client under test at
+``raf_recording.base_url``. ``--raf-record-mode none|once|new_episodes|all`` (default
+``none``: replay only, never the network) and ``--raf-cassette-dir DIR`` (default: a
+``cassettes`` folder beside the test module) say what it does; the cassettes a run recorded
+are listed at the end of the run.
+
 The conformance suite as pytest items: ``pytest --raf-impl 'node my_client.js'`` adds one
 item per case (``openai_chat/plain_text#0@bytes``), so ``-k``, ``-x``, ``--junitxml`` and
 pytest-xdist's ``-n auto`` work as usual (each xdist worker starts its own copy of the
@@ -35,11 +43,12 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from raf.model.response import AgentResponse
+from raf.testing.recording import MARKER_HELP, MODES
 
 __all__ = [
     "RafCase",
@@ -48,6 +57,8 @@ __all__ = [
     "RafNotice",
     "pytest_addoption",
     "pytest_collection_modifyitems",
+    "pytest_terminal_summary",
+    "raf_recording",
     "raf_reference",
     "raf_replay",
     "raf_server",
@@ -94,6 +105,48 @@ def raf_server(_raf_server_running: Any) -> Any:
     server.config.order.reset()
     server.journal.clear()
     return server
+
+
+# -- recording -----------------------------------------------------------------------------
+
+RECORDED = "raf_recorded"
+"""The name of the user property (one per cassette) a test that recorded carries: pytest's
+JUnit XML lists them, and the end of the run (also under pytest-xdist)."""
+
+
+@pytest.fixture
+def raf_recording(request: pytest.FixtureRequest) -> Any:
+    """A recording proxy for this test (:class:`raf.testing.recording.Recording`): replays
+    its cassette or records it, by ``--raf-record-mode`` and the ``raf_record`` marker."""
+    from raf.testing.recording import recording  # noqa: PLC0415 - aiohttp only when used
+
+    node = cast(pytest.Item, request.node)
+    with recording(node) as proxy:
+        yield proxy
+    node.user_properties.extend((RECORDED, str(path)) for path in proxy.saved)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """List the cassettes ``raf_recording`` wrote during the run."""
+    saved = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "teardown"
+        for name, value in getattr(report, "user_properties", ())
+        if name == RECORDED
+    ]
+    if not saved:
+        return
+    terminalreporter.section("raf recordings")
+    started = Path(config.invocation_params.dir)
+    for value in saved:
+        path = Path(value)
+        shown = path.relative_to(started) if path.is_relative_to(started) else path
+        terminalreporter.write_line(f"recorded {shown}")
+    terminalreporter.write_line(
+        "review them (raf cassette show, raf cassette lint) before committing them"
+    )
 
 
 # -- the conformance suite as pytest items ----------------------------------------------------
@@ -159,6 +212,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="known failures (raf conform --write-baseline): the cases they cover are strict "
         "xfails, failing only with a baseline difference; one that passes is an XPASS(strict)",
+    )
+    recording = parser.getgroup("raf-record", "raf recording (the raf_recording fixture)")
+    recording.addoption(
+        "--raf-record-mode",
+        default="none",
+        choices=MODES,
+        help="what raf_recording does: none replays cassettes and never touches the network "
+        "(default); once records the scenarios that have no cassette; new_episodes records the "
+        "requests a cassette lacks; all records everything again",
+    )
+    recording.addoption(
+        "--raf-cassette-dir",
+        type=Path,
+        metavar="DIR",
+        help="where raf_recording reads and writes cassettes, as DIR/<dialect>/<scenario>.yaml "
+        "(default: a cassettes folder beside each test module)",
     )
 
 
@@ -366,7 +435,8 @@ def _judging(config: pytest.Config) -> tuple[Policy, Baseline | None]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the marker the conformance items carry."""
+    """Register the marker the conformance items carry, and the recording marker."""
     config.addinivalue_line(
         "markers", "raf_conformance: a case of raf's conformance suite (--raf-impl)"
     )
+    config.addinivalue_line("markers", MARKER_HELP)
