@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 import msgspec
 
+from raf.cassettes.expiry import parse_max_age
 from raf.cassettes.format import NAME_RULE, Headers, Interaction, Recorded, Request, Response
 from raf.cassettes.format import is_file_name as _is_file_name
 from raf.cassettes.importers import guess_dialect
@@ -91,14 +92,19 @@ VOLATILE_MEMBERS: Final = frozenset(
 """Top-level members of a JSON request body that :func:`fingerprint` leaves out: they name
 who asked or how the answer is delivered, not what was asked, and change between runs."""
 
-_MAX_AGE = re.compile(r"[1-9][0-9]{0,5}[hdw]")
 _GEMINI_MODEL = re.compile(r"/models/([^/:?#]+)")
 
 
 def is_max_age(text: object) -> bool:
-    """Whether ``text`` is a ``max_age``: a whole number of hours, days or weeks (``12h``,
-    ``30d``, ``2w``)."""
-    return isinstance(text, str) and _MAX_AGE.fullmatch(text) is not None
+    """Whether ``text`` is a ``max_age`` (:data:`raf.cassettes.expiry.MAX_AGE_FORMS`:
+    ``90m``, ``12h``, ``30d``, ``2w``)."""
+    if not isinstance(text, str):
+        return False
+    try:
+        parse_max_age(text)
+    except ValueError:
+        return False
+    return True
 
 
 # -- what a request is called ---------------------------------------------------------------

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any, TextIO
 
+from raf.cassettes.expiry import MAX_AGE_FORMS
 from raf.cassettes.format import NAME_RULE, is_file_name
 from raf.cassettes.recorder import MODES, is_max_age
 from raf.cli._shell import _InputError, _reason, _warn
@@ -64,7 +65,7 @@ def add_parser(sub: Any) -> None:
         "--max-age",
         type=_max_age,
         metavar="AGE",
-        help="how long a recording stays current (30d, 12h, 2w), in each cassette's header",
+        help="how long a recording stays current (90m, 12h, 30d, 2w), in each cassette's header",
     )
     record.add_argument(
         "--on-expiry",
@@ -88,7 +89,7 @@ def _port(text: str) -> int:
 
 def _max_age(text: str) -> str:
     if not is_max_age(text):
-        raise argparse.ArgumentTypeError(f"not a max age (a number and h, d or w: 30d): {text!r}")
+        raise argparse.ArgumentTypeError(f"not a max age ({MAX_AGE_FORMS}): {text!r}")
     return text
 
 

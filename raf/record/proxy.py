@@ -31,6 +31,7 @@ import msgspec
 from aiohttp import web
 
 import raf
+from raf.cassettes.expiry import MAX_AGE_FORMS
 from raf.cassettes.format import NAME_RULE, Cassette, Interaction, ScenarioInfo, is_file_name
 from raf.cassettes.persister import load, save
 from raf.cassettes.recorder import (
@@ -155,7 +156,7 @@ class RecordingProxy:
             if name is not None and not is_file_name(name):
                 raise ValueError(f"{what} {name!r} is not a name: {NAME_RULE}")
         if max_age is not None and not is_max_age(max_age):
-            raise ValueError(f"not a max age: {max_age!r} (a number and h, d or w: 30d)")
+            raise ValueError(f"not a max age: {max_age!r} ({MAX_AGE_FORMS})")
         if on_expiry not in ("warn", "fail"):
             raise ValueError(f"on_expiry is warn or fail, not {on_expiry!r}")
         self.folder = Path(folder)

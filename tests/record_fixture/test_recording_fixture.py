@@ -31,18 +31,6 @@ STREAM = (
     b"data: [DONE]\n\n"
 )
 
-# The recording proxy is raf.record's where it is installed, else the stand-in of this folder.
-INNER_CONFTEST = """
-import sys
-
-try:
-    import raf.record
-except ModuleNotFoundError:
-    from tests.record_fixture import _fake_proxy
-
-    sys.modules["raf.record"] = _fake_proxy
-"""
-
 TEST_MODULE = """
 import httpx
 import pytest
@@ -114,7 +102,6 @@ def provider() -> Iterator[Provider]:
 def suite(
     pytester: pytest.Pytester, provider: Provider, marker: str = 'dialect="openai_chat"'
 ) -> Path:
-    pytester.makeconftest(INNER_CONFTEST)
     source = TEST_MODULE.replace("UPSTREAM", provider.url).replace("MARKER", marker)
     return pytester.makepyfile(test_app=source.replace("SECRET", SECRET))
 
@@ -215,7 +202,6 @@ def test_two(raf_recording):
 
 
 def test_a_test_records_several_scenarios(pytester: pytest.Pytester, provider: Provider) -> None:
-    pytester.makeconftest(INNER_CONFTEST)
     pytester.makepyfile(test_two=TWO_SCENARIOS.replace("UPSTREAM", provider.url))
     recorded = run(pytester, "--raf-record-mode", "once")
     recorded.assert_outcomes(passed=1)
