@@ -295,6 +295,9 @@ class Cassette(msgspec.Struct, kw_only=True):
                         expect.pop(name, None)
                 if expect.pop("reviewed", True) is False:  # a draft says so first
                     document["raf"]["expect"] = {"reviewed": False, **expect}
+            recorded = document["raf"].get("recorded")
+            if recorded is not None:  # only what the recording says
+                document["raf"]["recorded"] = _without_defaults(recorded)
         document["interactions"] = [
             {
                 "request": {
