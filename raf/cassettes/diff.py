@@ -165,8 +165,16 @@ KINDS: Final[tuple[Kind, ...]] = (
     Kind(
         "field_type_changed",
         "error",
-        "the JSON types a field had differ (`integer` for whole numbers, `number` otherwise)",
+        "a field has a JSON type in NEW it never had in OLD (`integer` for whole numbers, "
+        "`number` otherwise; `null` counts)",
         "a typed client fails to decode the event",
+    ),
+    Kind(
+        "field_type_narrowed",
+        "notice",
+        "a field no longer has some of the JSON types it had in OLD, and has no new one (a "
+        "field that was sometimes `null` and is not any more)",
+        "a reader that accepted every type of OLD accepts NEW",
     ),
     # -- what raf did not read -------------------------------------------------------------
     Kind(
@@ -275,10 +283,8 @@ IGNORED_HEADERS: Final[tuple[str, ...]] = (
     "cf-ray",
     "server-timing",
     "via",
-    "*-request-id",
-    "request-id",
-    "*-trace-id",
     "*-id",
+    "*-requestid",
     "x-ratelimit-*",
     "anthropic-ratelimit-*",
     "*-processing-ms",
@@ -634,9 +640,7 @@ def _kind_of(event: WireEvent) -> str:
     payload = event.payload
     if isinstance(payload, dict):
         kind = payload.get("object")
-        if isinstance(kind, str):
-            return kind
-        return "(untyped)"
+        return kind if isinstance(kind, str) and kind else "(untyped)"
     if event.data.strip() == _DONE:
         return _DONE
     return "(not JSON)" if payload is None else "(untyped)"
@@ -786,7 +790,7 @@ def _fields(where: str, old: Sequence[WireEvent], new: Sequence[WireEvent]) -> I
             if before[path] != after[path]:
                 was, now = "|".join(sorted(before[path])), "|".join(sorted(after[path]))
                 yield _change(
-                    "field_type_changed",
+                    "field_type_narrowed" if after[path] < before[path] else "field_type_changed",
                     f"{where} {kind} {path}",
                     was,
                     now,

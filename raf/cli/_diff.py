@@ -29,7 +29,7 @@ def run_diff(args: argparse.Namespace, out: TextIO) -> int:
     target: Path | None = None
     if args.json is not None and args.json != "-":
         target = Path(args.json)
-        _check_output(target)
+        _check_output(target, (args.old, args.new))
     old, new = _load(args.old, "OLD"), _load(args.new, "NEW")
     try:
         drift = diff(old, new, interaction=args.interaction)
@@ -82,7 +82,11 @@ def _load(path: str, which: str) -> Cassette:
         raise _InputError(f"{which}: {exc}") from exc
 
 
-def _check_output(path: Path) -> None:
+def _check_output(path: Path, inputs: tuple[str, str]) -> None:
+    """Refuse a ``--json`` file that cannot be written, or that is OLD or NEW."""
+    for given in inputs:
+        if _same(given, path):
+            raise _InputError(f"--json {path}: is {given}, a cassette compared (name another file)")
     owned = owned_by_raf(path)
     if owned is not None:
         raise _InputError(f"--json {owned}")
@@ -93,3 +97,12 @@ def _check_output(path: Path) -> None:
     parent = path.parent if str(path.parent) else Path()
     if not parent.is_dir():
         raise _InputError(f"--json {path}: no folder {parent} to write it in")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise _InputError(f"--json {path}: not writable")
+
+
+def _same(given: str, path: Path) -> bool:
+    try:
+        return os.path.samefile(given, path)
+    except (OSError, ValueError):  # either missing, a link loop...: not the same file
+        return False

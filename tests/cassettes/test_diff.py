@@ -299,6 +299,8 @@ def test_json_output_to_a_file_and_to_standard_output(
         (["{old}", "{bad}"], "NEW: "),
         (["{old}", "{old}", "--interaction", "3"], "--interaction: no interaction 3"),
         (["{old}", "{old}", "--json", "{tmp}"], "is a folder"),
+        (["{old}", "{other}", "--json", "{other}"], "a cassette compared"),
+        (["{old}", "{other}", "--json", "{tmp}/no/such/folder.json"], "no folder"),
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -307,8 +309,11 @@ def test_usage_errors_exit_2_with_one_line(
     old = _saved(tmp_path, recording(OPENAI), "old.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("not: [a cassette\n")
-    args = [a.format(old=old, bad=bad, tmp=tmp_path) for a in argv]
+    other = _saved(tmp_path, recording(OPENAI), "other.yaml")
+    before = Path(other).read_bytes()
+    args = [a.format(old=old, bad=bad, tmp=tmp_path, other=other) for a in argv]
     assert main(["cassette", "diff", *args]) == 2
+    assert Path(other).read_bytes() == before
     err = capsys.readouterr().err
     assert err.startswith("raf: ")
     assert says in err
@@ -380,6 +385,22 @@ def test_crlf_line_endings_are_a_framing_change_and_no_meaning_change() -> None:
     ]
 
 
+def test_every_bundled_recording_against_itself_and_with_crlf_line_endings() -> None:
+    """Diffing is deterministic (a recording has no change against itself), and CRLF line
+    endings change the framing of any format, never raf's reading."""
+    paths = sorted(bundled().cassettes.rglob("*.yaml"))
+    assert len(paths) > 100
+    for path in paths:
+        old, new = load(path), load(path)
+        assert diff(old, new).changes == (), path
+        for interaction in new.interactions:
+            if not interaction.response.coded:
+                body = interaction.response.body
+                interaction.response.body = body.replace(b"\n", b"\r\n")
+        found = kinds(diff(old, new))
+        assert set(found) <= {"line_endings_changed"}, (path, found)
+
+
 @pytest.mark.parametrize(
     ("edit", "kind"),
     [
@@ -415,7 +436,7 @@ def test_status_headers_and_content_type() -> None:
     assert one(diff(old, new), "status_changed", "response.status").severity == "error"
 
 
-def test_a_field_whose_type_changes_is_an_error() -> None:
+def test_a_field_whose_type_changes_is_an_error_and_one_that_narrows_a_notice() -> None:
     def stringly(payload: dict[str, Any]) -> dict[str, Any]:
         payload["created"] = str(payload["created"])
         return payload
@@ -423,6 +444,24 @@ def test_a_field_whose_type_changes_is_an_error() -> None:
     drift = diff(recording(OPENAI), rewritten(OPENAI, stringly))
     change = one(drift, "field_type_changed", "chat.completion.chunk created")
     assert (change.severity, change.old, change.new) == ("error", "integer", "string")
+
+    def usage_only_once(payload: dict[str, Any]) -> dict[str, Any]:
+        if payload.get("usage") is None:
+            payload["usage"] = {"prompt_tokens": 0}  # never null any more
+        return payload
+
+    narrowed = one(
+        diff(recording(OPENAI), rewritten(OPENAI, usage_only_once)),
+        "field_type_narrowed",
+        "chat.completion.chunk usage",
+    )
+    assert (narrowed.severity, narrowed.old, narrowed.new) == ("notice", "null|object", "object")
+    widened = one(
+        diff(rewritten(OPENAI, usage_only_once), recording(OPENAI)),
+        "field_type_changed",
+        "chat.completion.chunk usage",
+    )
+    assert widened.severity == "error"
 
 
 def test_removed_event_types_counts_and_order() -> None:
