@@ -914,7 +914,9 @@ def _unread(
             of = f" of {item.event_type} events" if item.event_type else ""
             yield _change(
                 "unread_field",
-                f"{where} {item.event_type or 'event'} {item.path}",
+                f"{where} {item.event_type} {item.path}"
+                if item.event_type
+                else f"{where} {item.path}",
                 None,
                 item.count,
                 f"raf does not read field {item.path}{of} ({item.count} event(s))",
