@@ -38,6 +38,7 @@ import msgspec
 from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
+from raf.cassettes.importers import guess_dialect
 from raf.cassettes.inventory import WireEvent, json_type, unread, wire_events
 from raf.collect import collect_agent_response
 from raf.errors import RafError
@@ -445,7 +446,13 @@ def diff(old: Cassette, new: Cassette, *, interaction: int | None = None) -> Dri
 
 
 def _dialect(cassette: Cassette) -> str:
-    return cassette.info.dialect if cassette.info is not None else "openai_chat"
+    """The cassette's format: its ``raf.dialect``; for a plain vcrpy cassette, the format its
+    request URI speaks, else ``openai_chat``."""
+    if cassette.info is not None:
+        return cassette.info.dialect
+    uri = cassette.interactions[-1].request.uri if cassette.interactions else ""
+    guessed = guess_dialect(uri)
+    return guessed if guessed in dialects.names() else "openai_chat"
 
 
 def _change(kind: str, where: str, old: Any, new: Any, message: str) -> Change:
@@ -859,7 +866,10 @@ def _meaning(where: str, old: dict[str, Any], new: dict[str, Any]) -> Iterator[C
             how = " (lost)"
         elif after and not before:
             how = " (new)"
-        if isinstance(before, dict) and isinstance(after, dict):
+        calls = _calls(before, after)
+        if calls is not None:
+            what = calls
+        elif isinstance(before, dict) and isinstance(after, dict):
             what = ", ".join(
                 f"{key} {_short(before.get(key), 30)} -> {_short(after.get(key), 30)}"
                 for key in sorted(set(before) | set(after))
@@ -874,6 +884,25 @@ def _meaning(where: str, old: dict[str, Any], new: dict[str, Any]) -> Iterator[C
             now,
             f"raf reads {name}: {what}",
         )
+
+
+def _calls(before: Any, after: Any) -> str | None:
+    """For two lists of calls: their names, or where the names agree, the first call whose
+    arguments (or outcome) differ; else ``None``."""
+    if not (isinstance(before, list) and isinstance(after, list)):
+        return None
+    if not all(isinstance(c, dict) and "name" in c for c in before + after):
+        return None
+    names = [[str(c["name"]) for c in side] for side in (before, after)]
+    if names[0] != names[1]:
+        return f"[{', '.join(names[0])}] -> [{', '.join(names[1])}]"
+    for number, (was, now) in enumerate(zip(before, after, strict=True)):
+        if was != now:
+            keys = sorted(k for k in set(was) | set(now) if was.get(k) != now.get(k))
+            return f"call {number} ({was['name']}): " + ", ".join(
+                f"{key} {_short(was.get(key), 60)} -> {_short(now.get(key), 60)}" for key in keys
+            )
+    return None
 
 
 def _value(value: Any) -> Any:

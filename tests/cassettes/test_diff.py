@@ -385,6 +385,41 @@ def test_different_dialects_are_an_error_change_not_a_crash(
 # -- what is and is not a change -------------------------------------------------------------
 
 
+def test_tool_calls_are_named_by_name_and_by_the_arguments_that_differ() -> None:
+    name = "openai_chat/single_tool_call.yaml"
+
+    def rename(payload: dict[str, Any]) -> dict[str, Any]:
+        for choice in payload.get("choices") or ():
+            for call in choice["delta"].get("tool_calls") or ():
+                if call.get("function", {}).get("name"):
+                    call["function"]["name"] = "get_forecast"
+        return payload
+
+    def paris_to_lyon(payload: dict[str, Any]) -> dict[str, Any]:
+        for choice in payload.get("choices") or ():
+            for call in choice["delta"].get("tool_calls") or ():
+                arguments = call.get("function", {}).get("arguments")
+                if arguments:
+                    call["function"]["arguments"] = arguments.replace("Paris", "Lyon")
+        return payload
+
+    renamed = one(diff(recording(name), rewritten(name, rename)), "meaning_changed", "tool_calls")
+    assert renamed.message == "raf reads tool_calls: [get_weather] -> [get_forecast]"
+    argued = one(
+        diff(recording(name), rewritten(name, paris_to_lyon)), "meaning_changed", "tool_calls"
+    )
+    assert argued.message.startswith("raf reads tool_calls: call 0 (get_weather): arguments {")
+    assert '"location":"Lyon, France"' in argued.message
+
+
+def test_a_plain_vcrpy_cassette_is_read_in_the_format_its_request_uri_speaks() -> None:
+    old, new = recording(ANTHROPIC), rewritten(ANTHROPIC, _rename_anthropic)
+    old.info = new.info = None
+    drift = diff(old, new)
+    assert "dialect_changed" not in kinds(drift)
+    assert one(drift, "meaning_changed", "response.text").old == "Paris is the capital of France."
+
+
 def test_a_re_chunked_recording_shows_only_chunking_and_timing_notices() -> None:
     old, new = recording(OPENAI), recording(OPENAI)
     size = len(old.interactions[0].response.body)
