@@ -95,6 +95,14 @@ KINDS: Final[tuple[Kind, ...]] = (
         "a replay of NEW answers a different number of requests than the scenario makes",
     ),
     Kind(
+        "request_changed",
+        "notice",
+        "the requests differ (the top-level fields of their JSON bodies, the method or the "
+        "path): the other changes may come from the request, not the provider",
+        "a re-recording may ask for another model on purpose; the diff says so, so that a "
+        "reader does not blame the provider for it",
+    ),
+    Kind(
         "status_changed",
         "error",
         "the response's HTTP status differs",
@@ -475,6 +483,7 @@ def _json(value: Any) -> str:
 def _interaction(
     where: str, old: Interaction, new: Interaction, old_dialect: str, new_dialect: str
 ) -> Iterator[Change]:
+    yield from _request(where, old, new)
     yield from _status(where, old, new)
     yield from _headers(where, old, new)
     old_body, old_problem = _content(old)
@@ -509,6 +518,38 @@ def _content(interaction: Interaction) -> tuple[bytes | None, str | None]:
         return interaction.response.content(), None
     except BodyNotDecoded as exc:
         return None, str(exc)
+
+
+def _request_parts(interaction: Interaction) -> dict[str, Any]:
+    """The method, the path (no host, no query: keys live there) and the top-level fields
+    of the JSON body of a request."""
+    request = interaction.request
+    parts: dict[str, Any] = {
+        "method": request.method.upper(),
+        "path": "/" + request.uri.split("://", 1)[-1].partition("/")[2].split("?", 1)[0],
+    }
+    body = request.body
+    if body:
+        try:
+            parsed = msgspec.json.decode(body)
+        except (msgspec.DecodeError, ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            parts.update({f"body.{key}": value for key, value in parsed.items()})
+    return parts
+
+
+def _request(where: str, old: Interaction, new: Interaction) -> Iterator[Change]:
+    before, after = _request_parts(old), _request_parts(new)
+    differ = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    if differ:
+        yield _change(
+            "request_changed",
+            f"{where} request",
+            {k: _value(before.get(k)) for k in differ},
+            {k: _value(after.get(k)) for k in differ},
+            "the requests differ in " + ", ".join(differ),
+        )
 
 
 def _status(where: str, old: Interaction, new: Interaction) -> Iterator[Change]:

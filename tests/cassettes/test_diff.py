@@ -412,6 +412,18 @@ def test_tool_calls_are_named_by_name_and_by_the_arguments_that_differ() -> None
     assert '"location":"Lyon, France"' in argued.message
 
 
+def test_a_different_request_is_a_notice_naming_what_differs() -> None:
+    old, new = recording(OPENAI), recording(OPENAI)
+    request = json.loads(new.interactions[0].request.body or "{}")
+    request["model"] = "gpt-5"
+    new.interactions[0].request.body = json.dumps(request, indent=2)  # layout: not a change
+    new.interactions[0].request.uri += "?api-version=1"  # the query: not a change
+    change = one(diff(old, new), "request_changed", "request")
+    assert change.severity == "notice"
+    assert change.message == "the requests differ in body.model"
+    assert (change.old, change.new) == ({"body.model": "gpt-5-mini"}, {"body.model": "gpt-5"})
+
+
 def test_a_plain_vcrpy_cassette_is_read_in_the_format_its_request_uri_speaks() -> None:
     old, new = recording(ANTHROPIC), rewritten(ANTHROPIC, _rename_anthropic)
     old.info = new.info = None
