@@ -105,15 +105,14 @@ def add_parser(sub: Any) -> None:
         help="the wire format to read it as (default: the cassette's raf.dialect, else its "
         "folder's name or its request URI)",
     )
-
     differ = cassette_sub.add_parser(
         "diff",
         help="what changed between two recordings of one scenario, by severity",
         description="Compare two recordings of one scenario (OLD, then NEW) interaction by "
-        "interaction: status and headers, framing (line endings, comments, event names, BOM, "
-        "[DONE], content-type), event types and their fields, raf's reading of each (text, "
-        "tool calls, finish reason, usage, errors), what raf does not read in NEW, chunking "
-        "and timing. Each change is a notice, a warning or an error (docs/recording.md). "
+        "interaction: the request, status and headers, framing (line endings, comments, event "
+        "names, BOM, [DONE], content-type), event types and their fields, raf's reading of "
+        "each (text, tool calls, finish reason, usage, errors), what raf does not read in NEW, "
+        "chunking and timing. Each change is a notice, a warning or an error (docs/recording.md). "
         "Exits 1 when a change is at least as severe as --fail-on, else 0.",
     )
     differ.add_argument("old", metavar="OLD", help="the cassette recorded before")
