@@ -279,6 +279,36 @@ def test_the_command_names_each_change_and_exits_by_severity(
     # does not read (raf.cassettes.inventory)
 
 
+@pytest.mark.parametrize("name", [OPENAI, ANTHROPIC])
+@pytest.mark.parametrize(
+    ("story", "expected"),
+    [
+        ("renamed", ("error meaning_changed interactions[0]: raf reads text:", 1, 1)),
+        ("moved", ("error meaning_changed interactions[0]: raf reads usage:", 1, 1)),
+        ("new event", ("notice event_type_added interactions[0]: event type ", 0, 1)),
+    ],
+)
+def test_the_command_shows_each_story_with_its_severity_and_exit_status(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    story: str,
+    expected: tuple[str, int, int],
+) -> None:
+    """The line naming the change, the exit status by default (--fail-on error) and under
+    --fail-on warning (a new event type raf notices it skips is a warning)."""
+    line, status, status_on_warning = expected
+    old = _saved(tmp_path, recording(name), "old.yaml")
+    new = _saved(tmp_path, _edited(story, name), "new.yaml")
+    assert main(["cassette", "diff", old, new, "--no-color"]) == status
+    out = capsys.readouterr().out
+    assert line in out
+    shown = [out.find(f"{title} (") for title in ("errors", "warnings", "notices")]
+    present = [at for at in shown if at >= 0]
+    assert present == sorted(present)  # the most severe first
+    assert main(["cassette", "diff", old, new, "--fail-on", "warning"]) == status_on_warning
+
+
 def test_the_exit_status_follows_fail_on(tmp_path: Path) -> None:
     old = _saved(tmp_path, recording(ANTHROPIC), "old.yaml")
     new = _saved(
