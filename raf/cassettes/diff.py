@@ -223,8 +223,8 @@ KINDS: Final[tuple[Kind, ...]] = (
         "bom_changed",
         "warning",
         "a byte order mark starts one body and not the other",
-        "SSE strips it, but readers that do not see `\\ufeffdata:` as an unknown field and "
-        "lose the first event",
+        "SSE strips it, but a reader that does not sees `\\ufeffdata:` as an unknown field "
+        "and loses the first event",
     ),
     Kind(
         "done_marker_changed",
