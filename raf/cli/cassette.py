@@ -1,4 +1,4 @@
-"""``raf cassette import|lint|show|expect``."""
+"""``raf cassette import|lint|show|expect|diff``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import yaml
 
 from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
+from raf.cassettes.diff import SEVERITIES
 from raf.cassettes.expiry import parse_date
 from raf.cassettes.files import find_files
 from raf.cassettes.format import Cassette, ScenarioInfo
@@ -26,7 +27,9 @@ from raf.cassettes.lint import cassette_files, lint_file
 from raf.cassettes.persister import load as load_cassette
 from raf.cassettes.persister import save as save_cassette
 from raf.cassettes.show import render
+from raf.cli._diff import run_diff
 from raf.cli._shell import (
+    _at_least,
     _Console,
     _InputError,
     _reason,
@@ -111,6 +114,34 @@ def add_parser(sub: Any) -> None:
         help="the wire format to read it as (default: the cassette's raf.dialect, else its "
         "folder's name or its request URI)",
     )
+    differ = cassette_sub.add_parser(
+        "diff",
+        help="what changed between two recordings of one scenario, by severity",
+        description="Compare two recordings of one scenario (OLD, then NEW) interaction by "
+        "interaction: the request, status and headers, framing (line endings, comments, event "
+        "names, BOM, [DONE], content-type), event types and their fields, raf's reading of "
+        "each (text, tool calls, finish reason, usage, errors), what raf does not read in NEW, "
+        "chunking and timing. Each change is a notice, a warning or an error (docs/recording.md). "
+        "Exits 1 when a change is at least as severe as --fail-on, else 0.",
+    )
+    differ.add_argument("old", metavar="OLD", help="the cassette recorded before")
+    differ.add_argument("new", metavar="NEW", help="the cassette recorded since")
+    differ.add_argument(
+        "--interaction",
+        type=_at_least(0),
+        metavar="N",
+        help="compare only the interactions at index N (from 0)",
+    )
+    differ.add_argument(
+        "--json", metavar="FILE", help="write the changes as JSON to FILE (- for standard output)"
+    )
+    differ.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default="error",
+        help="the least severe change that makes the exit status 1 (default: error)",
+    )
+    differ.add_argument("--no-color", action="store_true", help="never use colour")
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -143,6 +174,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     if args.cassette_command == "expect":
         return _run_expect(args, out)
+    if args.cassette_command == "diff":
+        return run_diff(args, out)
     return _run_import(args, out)
 
 
