@@ -1,0 +1,407 @@
+"""What raf did not read of a recording (raf.cassettes.inventory.unread) and the field tables
+it measures against (raf/formats/<name>/fields.py).
+
+The tables are kept honest against the dialects: over every bundled cassette, removing every
+field a table says raf does not read (and every event it skips) leaves raf's reading of the
+stream unchanged, and every event type the cassettes hold is classified.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from raf import dialects, formats
+from raf.cassettes import persister
+from raf.cassettes.coding import BodyNotDecoded
+from raf.cassettes.inventory import Unread, field_table, unread, wire_events
+from raf.model.canonical import to_canonical
+from raf.pipeline import UpdateDecoder
+from raf.shared.bundled import bundled
+
+FORMATS = (
+    "openai_chat",
+    "openai_responses",
+    "openai_completions",
+    "anthropic_messages",
+    "gemini",
+    "ollama_chat",
+)
+
+
+def _bodies() -> list[tuple[str, str, bytes]]:
+    out = []
+    for path in sorted(bundled().cassettes.rglob("*.yaml")):
+        cassette = persister.load(path)
+        assert cassette.info is not None
+        for n, interaction in enumerate(cassette.interactions):
+            response = interaction.response
+            if not 200 <= response.status < 300:
+                continue
+            try:
+                body = response.content()
+            except BodyNotDecoded:
+                continue
+            out.append((f"{path.parent.name}/{path.stem}[{n}]", cassette.info.dialect, body))
+    return out
+
+
+BODIES = _bodies()
+
+
+_QUOTE = re.compile(r"""['"]?\{.*""", re.S)
+
+
+def _reading(dialect: str, body: bytes) -> list[Any]:
+    """The updates raf makes of a body, without the ``raw`` quotes of errors and the quotes
+    of a frame in their messages (they quote the frame's data as it came, which removing
+    fields changes)."""
+    decoder = UpdateDecoder(dialect)
+    made = decoder.feed(body) + decoder.close()
+    out = []
+    for update in made:
+        value = to_canonical(update)
+        if isinstance(value, dict):
+            value.pop("raw", None)
+            if isinstance(value.get("message"), str):
+                value["message"] = _QUOTE.sub("<frame>", value["message"])
+        out.append(value)
+    return out
+
+
+def _reframed(dialect: str, frames: list[tuple[str, str]]) -> bytes:
+    """Frames written again in the dialect's framing (SSE for ``sse`` and ``auto``)."""
+    framing = dialects.create(dialect).framing
+    if framing == "json_lines":
+        return b"".join(data.encode() + b"\n" for _, data in frames)
+    out = []
+    for name, data in frames:
+        head = "" if name == "message" else f"event: {name}\n"
+        lines = "".join(f"data: {line}\n" for line in data.split("\n"))
+        out.append(f"{head}{lines}\n")
+    return "".join(out).encode()
+
+
+def _remove(value: Any, keys: list[str]) -> None:
+    """Remove the field at ``keys`` (``[]`` steps into every item of an array)."""
+    if not keys:
+        return
+    key, rest = keys[0], keys[1:]
+    if key.endswith("[]"):
+        inner = value.get(key[:-2]) if isinstance(value, dict) else None
+        items: list[Any] = [inner] if key != "[]" else [value]
+        for item in items:
+            if isinstance(item, list):
+                for element in item:
+                    _remove(element, rest)
+        return
+    if isinstance(value, dict):
+        if rest:
+            _remove(value.get(key), rest)
+        else:
+            value.pop(key, None)
+
+
+def _steps(path: str) -> list[str]:
+    """``a[][].b`` -> ``a[]``, ``[]``, ``b``: a step per key, one more per array of arrays."""
+    steps: list[str] = []
+    for part in path.split("."):
+        key = part.removesuffix("[]" * part.count("[]")) if "[]" in part else part
+        depth = part.count("[]")
+        steps.append(key + ("[]" if depth else ""))
+        steps.extend(["[]"] * max(depth - 1, 0))
+    return steps
+
+
+def _stripped(dialect: str, body: bytes, seen: Unread) -> bytes:
+    unread_types = {e.type for e in seen.events if e.why == "skipped"}
+    by_type: dict[str | None, list[str]] = {}
+    for f in seen.fields:
+        by_type.setdefault(f.event_type, []).append(f.path)
+    frames = []
+    for event in wire_events(dialect, body):
+        payload = event.payload
+        if isinstance(payload, dict):
+            if event.type in unread_types:
+                continue
+            payload = json.loads(event.data)
+            for path in by_type.get(event.type, ()):
+                _remove(payload, _steps(path))
+            frames.append((event.name, json.dumps(payload)))
+        else:
+            frames.append((event.name, event.data))
+    return _reframed(dialect, frames)
+
+
+def _as_frames(dialect: str, body: bytes) -> bytes:
+    return _reframed(dialect, [(e.name, e.data) for e in wire_events(dialect, body)])
+
+
+@pytest.mark.parametrize(("where", "dialect", "body"), BODIES, ids=[b[0] for b in BODIES])
+def test_removing_what_raf_does_not_read_changes_nothing(
+    where: str, dialect: str, body: bytes
+) -> None:
+    seen = unread(dialect, body)
+    same = _as_frames(dialect, body)
+    assert _reading(dialect, _stripped(dialect, body, seen)) == _reading(dialect, same), where
+
+
+def test_every_bundled_event_type_is_classified() -> None:
+    """Each event type of the bundled cassettes is read, skipped on purpose, or (in a
+    cassette about a stream raf does not recognise) unrecognised; and the tables list every
+    type the bundled cassettes read."""
+    types: dict[str, set[str | None]] = {name: set() for name in FORMATS}
+    for where, dialect, body in BODIES:
+        table = field_table(dialect)
+        assert table is not None, dialect
+        seen = unread(dialect, body)
+        for event in wire_events(dialect, body):
+            if isinstance(event.payload, dict):
+                types[dialect].add(event.type)
+                why = table.why(event.type)
+                if why is not None:
+                    assert any(e.type == event.type and e.why == why for e in seen.events), where
+    assert types["anthropic_messages"] >= {"message_start", "content_block_delta", "ping"}
+    assert None in types["openai_chat"]
+    assert None in types["gemini"]
+
+
+def test_every_builtin_format_has_a_table() -> None:
+    assert set(FORMATS) <= set(formats.names())
+    for name in formats.names():
+        assert field_table(name) is not None, name
+
+
+# -- made-up event types and fields, per format ---------------------------------------------
+
+_SSE = "data: {}\n\n"
+
+_MADE_UP: dict[str, tuple[bytes, str, str | None, str]] = {
+    # format: (body, the new event type, the event type of the new field, the field's path)
+    "openai_chat": (
+        (
+            _SSE.format(
+                '{"id":"c","object":"chat.completion.chunk","model":"m","choices":'
+                '[{"index":0,"delta":{"content":"hi","sparkle":{"x":1}}}]}'
+            )
+            + _SSE.format(
+                '{"id":"c","object":"chat.completion.chunk","model":"m","choices":'
+                '[{"index":0,"delta":{"content":"!","sparkle":2},'
+                '"finish_reason":"stop"}]}'
+            )
+            + _SSE.format('{"type":"new.thing","x":1}')
+            + "data: [DONE]\n\n"
+        ).encode(),
+        "new.thing",
+        None,
+        "choices[].delta.sparkle",
+    ),
+    "openai_completions": (
+        (
+            _SSE.format(
+                '{"id":"c","object":"text_completion","model":"m","choices":'
+                '[{"index":0,"text":"hi","sparkle":1}]}'
+            )
+            + _SSE.format(
+                '{"id":"c","object":"text_completion","model":"m","choices":'
+                '[{"index":0,"text":"!","finish_reason":"stop","sparkle":1}]}'
+            )
+            + _SSE.format('{"object":"new.thing"}')
+            + "data: [DONE]\n\n"
+        ).encode(),
+        "new.thing",
+        None,
+        "choices[].sparkle",
+    ),
+    "anthropic_messages": (
+        (
+            "event: message_start\n"
+            + _SSE.format(
+                '{"type":"message_start","message":{"id":"m1","model":"c",'
+                '"usage":{"input_tokens":1,"output_tokens":1}}}'
+            )
+            + "event: content_block_start\n"
+            + _SSE.format(
+                '{"type":"content_block_start","index":0,'
+                '"content_block":{"type":"text","text":"","sparkle":1}}'
+            )
+            + _SSE.format(
+                '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}'
+            )
+            + _SSE.format('{"type":"new.thing"}')
+            + _SSE.format(
+                '{"type":"content_block_start","index":1,'
+                '"content_block":{"type":"text","text":"","sparkle":2}}'
+            )
+            + _SSE.format(
+                '{"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+                '"usage":{"output_tokens":2}}'
+            )
+            + _SSE.format('{"type":"message_stop"}')
+        ).encode(),
+        "new.thing",
+        "content_block_start",
+        "content_block.sparkle",
+    ),
+    "openai_responses": (
+        (
+            _SSE.format('{"type":"response.created","response":{"id":"r","model":"m"}}')
+            + _SSE.format(
+                '{"type":"response.output_text.delta","item_id":"i","output_index":0,'
+                '"content_index":0,"delta":"hi","sparkle":1}'
+            )
+            + _SSE.format('{"type":"new.thing"}')
+            + _SSE.format(
+                '{"type":"response.output_text.delta","item_id":"i","output_index":0,'
+                '"content_index":0,"delta":"!","sparkle":{"a":[1]}}'
+            )
+            + _SSE.format('{"type":"response.completed","response":{"id":"r","model":"m"}}')
+        ).encode(),
+        "new.thing",
+        "response.output_text.delta",
+        "sparkle",
+    ),
+    "gemini": (
+        (
+            _SSE.format(
+                '{"candidates":[{"content":{"parts":[{"text":"hi","sparkle":1}]},'
+                '"index":0}],"responseId":"r"}'
+            )
+            + _SSE.format('{"newThing":{"x":1}}')
+            + _SSE.format(
+                '{"candidates":[{"content":{"parts":[{"text":"!","sparkle":2}]},'
+                '"finishReason":"STOP"}],"responseId":"r"}'
+            )
+        ).encode(),
+        "{newThing}",
+        None,
+        "candidates[].content.parts[].sparkle",
+    ),
+    "ollama_chat": (
+        (
+            b'{"model":"m","message":{"content":"hi","sparkle":1},"done":false}\n'
+            b'{"newThing":1}\n'
+            b'{"model":"m","message":{"content":"!","sparkle":[1]},"done":true}\n'
+        ),
+        "{newThing}",
+        None,
+        "message.sparkle",
+    ),
+}
+
+
+@pytest.mark.parametrize("dialect", FORMATS)
+def test_a_made_up_event_type_and_field_are_named(dialect: str) -> None:
+    body, new_type, field_type, path = _MADE_UP[dialect]
+    seen = unread(dialect, body)
+    assert [(e.type, e.count, e.why) for e in seen.unrecognised_events] == [
+        (new_type, 1, "unrecognised")
+    ]
+    first = next(e.index for e in wire_events(dialect, body) if e.type == new_type)
+    assert seen.unrecognised_events[0].first == first
+    assert [(f.path, f.event_type, f.count) for f in seen.unknown_fields] == [(path, field_type, 2)]
+    as_json = json.loads(json.dumps(seen.to_json()))
+    assert {"type": new_type, "count": 1, "first": first, "why": "unrecognised"} in as_json[
+        "events"
+    ]
+    assert {"path": path, "event_type": field_type, "count": 2, "known": False} in as_json["fields"]
+
+
+def test_known_fields_are_known_and_skipped_events_skipped() -> None:
+    body = (
+        b'event: ping\ndata: {"type":"ping"}\n\n'
+        b'event: message_start\ndata: {"type":"message_start","message":{"id":"m","model":"c",'
+        b'"role":"assistant","usage":{"input_tokens":1}}}\n\n'
+    )
+    seen = unread("anthropic_messages", body)
+    assert [(e.type, e.why, e.first) for e in seen.events] == [("ping", "skipped", 0)]
+    assert seen.unrecognised_events == ()
+    assert [(f.path, f.known) for f in seen.fields] == [("message.role", True)]
+    assert seen.unknown_fields == ()
+
+
+# -- never raises, linear --------------------------------------------------------------------
+
+_ODD = [
+    b"",
+    b"not json at all",
+    b"\xff\xfe\x00garbage",
+    b"[1, 2, 3]",
+    b"[" * 100_000,
+    b"data: " + b"[" * 50_000 + b"\n\n",
+    b"data: " + b'{"a":' * 50_000 + b"1" + b"}" * 50_000 + b"\n\n",
+    b'data: {"choices": ' + b"[" * 20_000 + b"]" * 20_000 + b"}\n\n",
+    b'{"message": {"content": ' + b"[" * 20_000 + b"]" * 20_000 + b"}}\n",
+    b'data: {"type": 5}\n\ndata: null\n\ndata: "x"\n\n',
+    b"data: [DONE]\n\n" * 1000,
+    b'data: {"choices":[{"delta":{"x":1}}]}\n\n' * 20_000,
+]
+
+
+@pytest.mark.parametrize("dialect", [*FORMATS, "no_such_format"])
+@pytest.mark.parametrize("body", _ODD, ids=range(len(_ODD)))
+def test_odd_bodies_never_raise(dialect: str, body: bytes) -> None:
+    assert isinstance(unread(dialect, body), Unread)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dialect=st.sampled_from(FORMATS), body=st.binary(max_size=400))
+def test_any_bytes_never_raise(dialect: str, body: bytes) -> None:
+    assert isinstance(unread(dialect, body), Unread)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "choices",
+                    "delta",
+                    "type",
+                    "message",
+                    "x",
+                    "error",
+                    "candidates",
+                    "content",
+                    "parts",
+                    "response",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(dialect=st.sampled_from(FORMATS), values=st.lists(_JSON, max_size=5))
+def test_any_json_events_never_raise(dialect: str, values: list[Any]) -> None:
+    sse = "".join(f"data: {json.dumps(v)}\n\n" for v in values).encode()
+    lines = "".join(f"{json.dumps(v)}\n" for v in values).encode()
+    assert isinstance(unread(dialect, sse), Unread)
+    assert isinstance(unread(dialect, lines), Unread)
+
+
+def test_a_long_stream_is_counted_whole() -> None:
+    """Every event is counted, however many (the reading is one pass over the body)."""
+    one = b'data: {"choices":[{"delta":{"content":"x","new":{"a":[1,2]}}}],"created":1}\n\n'
+    small = unread("openai_chat", one * 100)
+    large = unread("openai_chat", one * 10_000)
+    assert [f.count for f in small.fields] == [100, 100]
+    assert [f.count for f in large.fields] == [10_000, 10_000]
+
+
+def test_every_bundled_cassette_is_covered() -> None:
+    dialects_seen = {dialect for _, dialect, _ in BODIES}
+    assert dialects_seen == set(FORMATS)
+    assert Path(bundled().cassettes).is_dir()
