@@ -31,7 +31,9 @@ __all__ = [
     "event_type",
     "field_table",
     "json_type",
+    "summary",
     "unread",
+    "unread_lines",
     "wire_events",
 ]
 
@@ -326,3 +328,53 @@ def _unread_paths(root: _Node, payload: dict[str, Any]) -> Iterator[tuple[str, b
                 yield path, True
             elif child.how == _READ:
                 stack.append((child, path, item))
+
+
+def _events(count: int) -> str:
+    return f"{count} event" + ("" if count == 1 else "s")
+
+
+def unread_lines(seen: Unread, *, known: int = 6) -> list[str]:
+    """What raf did not read, one line each, for people: each event type not read (with why
+    and how many), each unknown field (with the type of the events that had it), and the
+    known fields left aside on one line (the ``known`` most frequent, then how many more).
+    Empty when raf read everything."""
+    lines = [
+        f"event type {e.type}: {e.why}, {_events(e.count)} (first #{e.first})"
+        if e.why == "unrecognised"
+        else f"event type {e.type}: {e.why}, {_events(e.count)}"
+        for e in seen.events
+    ]
+    lines += [
+        f"unknown field {f.path}"
+        + ("" if f.event_type is None else f" in {f.event_type}")
+        + f": {_events(f.count)}"
+        for f in seen.unknown_fields
+    ]
+    left: dict[str, int] = {}
+    for f in seen.fields:
+        if f.known:
+            left[f.path] = left.get(f.path, 0) + f.count
+    if left:
+        ranked = sorted(left.items(), key=lambda kv: (-kv[1], kv[0]))
+        shown = ", ".join(f"{path} ({count})" for path, count in ranked[:known])
+        more = len(ranked) - known
+        lines.append(
+            f"known fields left aside: {shown}" + (f", and {more} more" if more > 0 else "")
+        )
+    return lines
+
+
+def summary(seen: Unread) -> str:
+    """One short line (``2 unrecognised event types, 1 unknown field, 5 known fields left
+    aside``), or ``""`` when raf read everything."""
+    unrecognised = len(seen.unrecognised_events)
+    unknown = len(seen.unknown_fields)
+    counted = (
+        (unrecognised, "unrecognised event type", "unrecognised event types"),
+        (len(seen.events) - unrecognised, "skipped event type", "skipped event types"),
+        (unknown, "unknown field", "unknown fields"),
+        (len(seen.fields) - unknown, "known field left aside", "known fields left aside"),
+    )
+    parts = [f"{n} {one if n == 1 else many}" for n, one, many in counted if n]
+    return ", ".join(parts)

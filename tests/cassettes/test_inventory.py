@@ -13,14 +13,18 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from raf import dialects, formats
 from raf.cassettes import persister
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.inventory import Unread, field_table, unread, wire_events
+from raf.cassettes.lint import lint_file
+from raf.cassettes.show import render
 from raf.model.canonical import to_canonical
 from raf.pipeline import UpdateDecoder
 from raf.shared.bundled import bundled
@@ -405,3 +409,95 @@ def test_every_bundled_cassette_is_covered() -> None:
     dialects_seen = {dialect for _, dialect, _ in BODIES}
     assert dialects_seen == set(FORMATS)
     assert Path(bundled().cassettes).is_dir()
+
+
+# -- show and lint ---------------------------------------------------------------------------
+
+_BASE = "anthropic_messages/data_only_events_without_event_names"
+_NEW_EVENT = b'event: content_block_flourish\ndata: {"type":"content_block_flourish"}\n\n'
+
+
+def _with_new_event(tmp_path: Path, notices: tuple[str, ...] = ()) -> Path:
+    """A bundled cassette with an event of a new type (twice) and a new field inserted."""
+    cassette = persister.load(bundled().cassettes / f"{_BASE}.yaml")
+    response = cassette.interactions[0].response
+    body = response.content().replace(
+        b'"type":"content_block_stop"', b'"type":"content_block_stop","flourish":1'
+    )
+    response.body = _NEW_EVENT + _NEW_EVENT + body
+    cassette.interactions[0].timing = None
+    assert cassette.info is not None and cassette.info.expect is not None
+    if notices:
+        expect = msgspec.structs.replace(cassette.info.expect, notices=notices)
+        cassette.info = msgspec.structs.replace(cassette.info, expect=expect)
+    return persister.save(cassette, tmp_path / "new_event.yaml")
+
+
+def test_lint_warns_about_a_new_event_type_by_name(tmp_path: Path) -> None:
+    findings = lint_file(_with_new_event(tmp_path))
+    assert [(f.severity, f.where, f.message) for f in findings] == [
+        (
+            "warning",
+            "interactions[0].response.body",
+            "event type content_block_flourish: raf does not read it (2 events, the first is #0)",
+        )
+    ]
+
+
+def test_lint_is_quiet_when_the_cassette_is_about_unrecognised_chunks(tmp_path: Path) -> None:
+    path = _with_new_event(tmp_path, notices=("unrecognised_chunks",))
+    assert [f for f in lint_file(path) if "raf does not read" in f.message] == []
+
+
+def test_lint_does_not_warn_about_skipped_events_or_unknown_fields(tmp_path: Path) -> None:
+    cassette = persister.load(bundled().cassettes / f"{_BASE}.yaml")
+    response = cassette.interactions[0].response
+    response.body = b'event: ping\ndata: {"type":"ping"}\n\n' + response.content().replace(
+        b'"type":"content_block_stop"', b'"type":"content_block_stop","flourish":1'
+    )
+    cassette.interactions[0].timing = None
+    path = persister.save(cassette, tmp_path / "quiet.yaml")
+    assert lint_file(path) == []
+
+
+def test_show_lists_what_raf_did_not_read(tmp_path: Path) -> None:
+    console = Console(record=True, width=300, color_system=None)
+    render(console, persister.load(_with_new_event(tmp_path)))
+    shown = console.export_text().split("not read by raf:", 1)[1]
+    assert "event type content_block_flourish: unrecognised, 2 events (first #0)" in shown
+    assert "unknown field flourish in content_block_stop: 1 event" in shown
+
+
+def test_show_lists_known_fields_briefly() -> None:
+    console = Console(record=True, width=300, color_system=None)
+    render(console, persister.load(bundled().cassettes / "openai_chat/deepseek_reasoning_then_content.yaml"))
+    shown = console.export_text().split("not read by raf:", 1)[1]
+    assert "known fields left aside: " in shown
+    assert "system_fingerprint (" in shown
+    assert "unknown field" not in shown
+
+
+def test_show_says_nothing_when_raf_read_everything(tmp_path: Path) -> None:
+    cassette = persister.load(bundled().cassettes / "ollama_chat/text_with_usage.yaml")
+    for interaction in cassette.interactions:
+        lines = [
+            json.loads(line)
+            for line in interaction.response.content().decode().splitlines()
+            if line.strip()
+        ]
+        for line in lines:
+            for key in (
+                "created_at",
+                "total_duration",
+                "load_duration",
+                "eval_duration",
+                "prompt_eval_duration",
+            ):
+                line.pop(key, None)
+            if isinstance(line.get("message"), dict):
+                line["message"].pop("role", None)
+        interaction.response.body = "".join(json.dumps(x) + "\n" for x in lines).encode()
+        interaction.timing = None
+    console = Console(record=True, width=300, color_system=None)
+    render(console, cassette)
+    assert "not read by raf" not in console.export_text()
