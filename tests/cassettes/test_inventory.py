@@ -426,7 +426,8 @@ def _with_new_event(tmp_path: Path, notices: tuple[str, ...] = ()) -> Path:
     )
     response.body = _NEW_EVENT + _NEW_EVENT + body
     cassette.interactions[0].timing = None
-    assert cassette.info is not None and cassette.info.expect is not None
+    assert cassette.info is not None
+    assert cassette.info.expect is not None
     if notices:
         expect = msgspec.structs.replace(cassette.info.expect, notices=notices)
         cassette.info = msgspec.structs.replace(cassette.info, expect=expect)
@@ -470,7 +471,10 @@ def test_show_lists_what_raf_did_not_read(tmp_path: Path) -> None:
 
 def test_show_lists_known_fields_briefly() -> None:
     console = Console(record=True, width=300, color_system=None)
-    render(console, persister.load(bundled().cassettes / "openai_chat/deepseek_reasoning_then_content.yaml"))
+    render(
+        console,
+        persister.load(bundled().cassettes / "openai_chat/deepseek_reasoning_then_content.yaml"),
+    )
     shown = console.export_text().split("not read by raf:", 1)[1]
     assert "known fields left aside: " in shown
     assert "system_fingerprint (" in shown
