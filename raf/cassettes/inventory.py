@@ -13,7 +13,7 @@ Field paths are dotted, with ``[]`` for the items of an array: ``choices[].delta
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ __all__ = [
     "event_type",
     "field_table",
     "json_type",
+    "merge",
     "summary",
     "unread",
     "unread_lines",
@@ -332,6 +333,35 @@ def _unread_paths(root: _Node, payload: dict[str, Any]) -> Iterator[tuple[str, b
 
 def _events(count: int) -> str:
     return f"{count} event" + ("" if count == 1 else "s")
+
+
+def merge(parts: Iterable[Unread]) -> Unread:
+    """What raf did not read of several streams (a cassette's interactions) as one: counts
+    added; an event type's ``first`` is its index in the first stream that had it."""
+    events: dict[tuple[str, str], list[int]] = {}
+    fields: dict[tuple[str | None, str, bool], int] = {}
+    for part in parts:
+        for e in part.events:
+            seen = events.get((e.type, e.why))
+            if seen is None:
+                events[e.type, e.why] = [e.count, e.first]
+            else:
+                seen[0] += e.count
+        for f in part.fields:
+            key = (f.event_type, f.path, f.known)
+            fields[key] = fields.get(key, 0) + f.count
+    return Unread(
+        tuple(
+            UnreadEvent(kind, count, first, why)  # type: ignore[arg-type]
+            for (kind, why), (count, first) in events.items()
+        ),
+        tuple(
+            UnreadField(path, kind, count, known)
+            for (kind, path, known), count in sorted(
+                fields.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])
+            )
+        ),
+    )
 
 
 def unread_lines(seen: Unread, *, known: int = 6) -> list[str]:
