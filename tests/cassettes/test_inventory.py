@@ -22,7 +22,16 @@ from rich.console import Console
 from raf import dialects, formats
 from raf.cassettes import persister
 from raf.cassettes.coding import BodyNotDecoded
-from raf.cassettes.inventory import Unread, field_table, unread, wire_events
+from raf.cassettes.inventory import (
+    BEGIN,
+    END,
+    Unread,
+    field_table,
+    render_doc,
+    unread,
+    wire_events,
+)
+from raf.cassettes.inventory import main as inventory_main
 from raf.cassettes.lint import lint_file
 from raf.cassettes.show import render
 from raf.model.canonical import to_canonical
@@ -330,6 +339,23 @@ def test_known_fields_are_known_and_skipped_events_skipped() -> None:
     assert seen.unknown_fields == ()
 
 
+def test_a_new_responses_event_type_is_unrecognised_though_the_dialect_passes_it_over() -> None:
+    """The Responses dialect skips any ``response.*`` type it has no handler for; the table
+    tells the documented families from a new type."""
+    body = (
+        b'data: {"type":"response.created","response":{"id":"r","model":"m"}}\n\n'
+        b'data: {"type":"response.web_search_call.searching","item_id":"w"}\n\n'
+        b'data: {"type":"response.output_audio.delta","delta":"AAAA"}\n\n'
+        b'data: {"type":"response.output_audio.delta","delta":"BBBB"}\n\n'
+        b'data: {"type":"response.completed","response":{"id":"r","model":"m"}}\n\n'
+    )
+    seen = unread("openai_responses", body)
+    assert [(e.type, e.why, e.count, e.first) for e in seen.events] == [
+        ("response.web_search_call.searching", "skipped", 1, 1),
+        ("response.output_audio.delta", "unrecognised", 2, 2),
+    ]
+
+
 # -- never raises, linear --------------------------------------------------------------------
 
 _ODD = [
@@ -409,6 +435,29 @@ def test_every_bundled_cassette_is_covered() -> None:
     dialects_seen = {dialect for _, dialect, _ in BODIES}
     assert dialects_seen == set(FORMATS)
     assert Path(bundled().cassettes).is_dir()
+
+
+# -- the documentation -----------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "_recording_unread.md"
+
+
+def test_the_documented_tables_are_current() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert render_doc(text) == text, "run: python -m raf.cassettes.inventory " + str(DOC)
+    assert "| `content_block_delta` | `type`, `index`, `delta`" in text
+
+
+def test_the_doc_renderer_refuses_a_file_without_its_block(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no block"):
+        render_doc("# nothing here\n")
+    stale = tmp_path / "stale.md"
+    stale.write_text(f"x\n{BEGIN}\nold\n{END}\n", encoding="utf-8")
+    assert inventory_main(["--check", str(stale)]) == 1
+    assert "old" in stale.read_text(encoding="utf-8")
+    assert inventory_main([str(stale)]) == 0
+    assert inventory_main(["--check", str(stale)]) == 0
+    assert "#### `openai_chat`" in stale.read_text(encoding="utf-8")
 
 
 # -- show and lint ---------------------------------------------------------------------------

@@ -64,5 +64,5 @@ TABLE = FieldTable(
         "error": EventFields(whole_event=True),
     },
     skipped=frozenset({"ping"}),
-    note="the payload's `type` (else the SSE event name); `ping` is skipped",
+    note="the payload's `type` (else the SSE event name)",
 )

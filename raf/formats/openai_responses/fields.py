@@ -1,9 +1,11 @@
 """What ``openai_responses`` reads of each Responses API event (:mod:`raf.formats.fields`).
 
 Event types: the payload's ``type`` (else the SSE event name), as the dialect dispatches. The
-format's own events the dialect has no use for (any other ``response.*`` or ``codex.*`` type:
-``response.content_part.added``, ``response.web_search_call.searching``,
-``codex.rate_limits``...) are skipped on purpose; an ``error`` event is read whole.
+dialect skips every ``response.*`` or ``codex.*`` type it has no handler for; the table names
+the documented ones it skips on purpose (``response.content_part.*``,
+``response.web_search_call.*``, ``codex.*``...), so that a ``response.*`` type of none of
+those families is reported as unrecognised: a new event type, which the dialect passes over
+silently. An ``error`` event is read whole.
 """
 
 from __future__ import annotations
@@ -96,9 +98,25 @@ TABLE = FieldTable(
         "response.custom_tool_call_input.delta": _delta("delta"),
         "response.custom_tool_call_input.done": _delta("input"),
     },
-    skipped_prefixes=("response.", "codex."),
+    # The dialect skips every other response.* and codex.* type; the table names the
+    # documented families it skips, so that a type of none of them is reported (a new one).
+    skipped=frozenset({"response.rate_limits.updated", "response.keep_alive"}),
+    skipped_prefixes=(
+        "response.content_part.",
+        "response.reasoning_summary_part.",
+        "response.output_text.annotation.",
+        "response.web_search_call.",
+        "response.file_search_call.",
+        "response.code_interpreter_call",
+        "response.image_generation_call.",
+        "response.mcp_",
+        "response.shell_call_command.",
+        "response.shell_call_output_content.",
+        "codex.",
+    ),
     note=(
-        "the payload's `type` (else the SSE event name); other `response.*` and `codex.*` "
-        "types are skipped"
+        "the payload's `type` (else the SSE event name). The dialect passes over every "
+        "`response.*` and `codex.*` type it has no use for; the table names the documented "
+        "ones, so that a `response.*` type outside them is reported as unrecognised (new)"
     ),
 )
