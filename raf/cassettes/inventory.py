@@ -24,7 +24,7 @@ import msgspec
 
 from raf import dialects, formats, framing
 from raf.errors import RafError
-from raf.formats.fields import EventFields, FieldTable, split_path
+from raf.formats.fields import EventFields, FieldTable, shape_name, split_path
 
 __all__ = [
     "Unread",
@@ -255,7 +255,7 @@ def _unread(dialect: str, body: bytes) -> Unread:
         kind = event.type
         why = table.why(kind)
         if why is not None:
-            name = "(none)" if kind is None else kind
+            name = shape_name(payload) if kind is None else kind  # untyped: named by its keys
             seen = events.get(name)
             if seen is None:
                 events[name] = [1, event.index, why]

@@ -185,6 +185,44 @@ def test_every_bundled_event_type_is_classified() -> None:
     assert None in types["gemini"]
 
 
+def test_bundled_cassettes_hold_no_unrecognised_event_type_but_where_they_are_about_it() -> None:
+    """An unrecognised event type in a bundled recording is one the cassette expects raf to
+    report (``unrecognised_chunks`` or ``unrecognised_format``): nothing else is new."""
+    for path in sorted(bundled().cassettes.rglob("*.yaml")):
+        cassette = persister.load(path)
+        assert cassette.info is not None
+        expect = cassette.info.expect
+        about = expect is not None and bool(
+            {"unrecognised_chunks", "unrecognised_format"} & {*expect.errors, *expect.notices}
+        )
+        for interaction in cassette.interactions:
+            if not 200 <= interaction.response.status < 300:
+                continue
+            try:
+                body = interaction.response.content()
+            except BodyNotDecoded:
+                continue
+            seen = unread(cassette.info.dialect, body)
+            if not about:
+                assert seen.unrecognised_events == (), path
+
+
+@pytest.mark.parametrize("dialect", ["anthropic_messages", "openai_responses"])
+def test_typed_tables_follow_the_dialects_handlers(dialect: str) -> None:
+    """Every type a typed dialect has a handler for is read by its table (or skipped, for a
+    handler that does nothing: ``ping``), every type it ignores is skipped, and every type
+    the table reads has a handler."""
+    made = dialects.create(dialect)
+    table = field_table(dialect)
+    assert table is not None
+    handlers = set(type(made).handlers)  # type: ignore[attr-defined]
+    for kind in handlers:
+        assert kind in table.events or table.why(kind) == "skipped", kind
+    for kind in type(made).ignored:  # type: ignore[attr-defined]
+        assert table.why(kind) == "skipped", kind
+    assert set(table.events) <= handlers
+
+
 def test_every_builtin_format_has_a_table() -> None:
     assert set(FORMATS) <= set(formats.names())
     for name in formats.names():
@@ -354,6 +392,12 @@ def test_a_new_responses_event_type_is_unrecognised_though_the_dialect_passes_it
         ("response.web_search_call.searching", "skipped", 1, 1),
         ("response.output_audio.delta", "unrecognised", 2, 2),
     ]
+
+
+def test_an_untyped_object_in_a_typed_format_is_named_by_its_keys() -> None:
+    body = b'data: {"delta": {"text": "x"}, "index": 0}\n\n'
+    (event,) = unread("anthropic_messages", body).unrecognised_events
+    assert (event.type, event.count) == ("{delta,index}", 1)
 
 
 # -- never raises, linear --------------------------------------------------------------------
