@@ -22,18 +22,11 @@ from rich.console import Console
 from raf import dialects, formats
 from raf.cassettes import persister
 from raf.cassettes.coding import BodyNotDecoded
-from raf.cassettes.inventory import (
-    BEGIN,
-    END,
-    Unread,
-    field_table,
-    render_doc,
-    unread,
-    wire_events,
-)
-from raf.cassettes.inventory import main as inventory_main
+from raf.cassettes.inventory import Unread, field_table, unread, wire_events
 from raf.cassettes.lint import lint_file
 from raf.cassettes.show import render
+from raf.cassettes.unread_doc import BEGIN, END, render_doc
+from raf.cassettes.unread_doc import main as doc_main
 from raf.model.canonical import to_canonical
 from raf.pipeline import UpdateDecoder
 from raf.shared.bundled import bundled
@@ -488,7 +481,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "_recording_unread.md"
 
 def test_the_documented_tables_are_current() -> None:
     text = DOC.read_text(encoding="utf-8")
-    assert render_doc(text) == text, "run: python -m raf.cassettes.inventory " + str(DOC)
+    assert render_doc(text) == text, "run: python -m raf.cassettes.unread_doc " + str(DOC)
     assert "| `content_block_delta` | `type`, `index`, `delta`" in text
 
 
@@ -497,10 +490,10 @@ def test_the_doc_renderer_refuses_a_file_without_its_block(tmp_path: Path) -> No
         render_doc("# nothing here\n")
     stale = tmp_path / "stale.md"
     stale.write_text(f"x\n{BEGIN}\nold\n{END}\n", encoding="utf-8")
-    assert inventory_main(["--check", str(stale)]) == 1
+    assert doc_main(["--check", str(stale)]) == 1
     assert "old" in stale.read_text(encoding="utf-8")
-    assert inventory_main([str(stale)]) == 0
-    assert inventory_main(["--check", str(stale)]) == 0
+    assert doc_main([str(stale)]) == 0
+    assert doc_main(["--check", str(stale)]) == 0
     assert "#### `openai_chat`" in stale.read_text(encoding="utf-8")
 
 
