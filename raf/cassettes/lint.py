@@ -30,6 +30,7 @@ from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.expiry import problems as recorded_problems
 from raf.cassettes.files import find_files, read_limited
 from raf.cassettes.format import Cassette, Recorded
+from raf.cassettes.inventory import unread
 from raf.cassettes.secrets import document_findings, shorten, text_hits
 from raf.cassettes.serializer import LintView, read_for_lint
 from raf.errors import CassetteFormatError, CassetteNotFound, FileRefused
@@ -225,6 +226,43 @@ def _check(document: Any, source: str) -> Iterator[tuple[str, str, str]]:
                 f"interactions[{n}].response.headers",
                 "warning",
                 (f"the body looks like an event stream but content-type is {content_type!r}"),
+            )
+    yield from _unrecognised_events(cassette)
+
+
+UNRECOGNISED_EXPECTED = frozenset({"unrecognised_chunks", "unrecognised_format"})
+"""The error and notice codes of an expectation that say the recording is about chunks raf
+does not recognise: its unrecognised event types are then no warning."""
+
+
+def _unrecognised_events(cassette: Cassette) -> Iterator[tuple[str, str, str]]:
+    """A warning for each event type raf does not read in a response (a new event type of
+    the provider: :func:`raf.cassettes.inventory.unread`), unless the cassette's expectation
+    lists ``unrecognised_chunks`` or ``unrecognised_format``. Skipped event types and unknown
+    fields are not warned about (``raf cassette show`` lists them)."""
+    info = cassette.info
+    if info is None or info.dialect not in dialects.names():
+        return
+    expect = info.expect
+    if expect is not None and not UNRECOGNISED_EXPECTED.isdisjoint(
+        (*expect.errors, *expect.notices)
+    ):
+        return
+    for n, interaction in enumerate(cassette.interactions):
+        response = interaction.response
+        if not 200 <= response.status < 300:
+            continue
+        try:
+            body = response.content()
+        except BodyNotDecoded:
+            continue
+        for event in unread(info.dialect, body).unrecognised_events:
+            events = f"{event.count} event" + ("" if event.count == 1 else "s")
+            yield (
+                f"interactions[{n}].response.body",
+                "warning",
+                f"event type {event.type}: raf does not read it ({events}, the first is "
+                f"#{event.first})",
             )
 
 

@@ -23,6 +23,8 @@ from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.expiry import age_text, parse_date, parse_max_age, verdict
 from raf.cassettes.format import Cassette, Interaction, Recorded
+from raf.cassettes.inventory import unread as unread_of
+from raf.cassettes.inventory import unread_lines
 from raf.collect import collect_agent_response
 from raf.converter import AgentResponseConverter
 from raf.dialects.base import Accelerator, Dialect
@@ -33,7 +35,7 @@ from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, http_error
 from raf.quirks import Quirk, QuirkCatalogueError, catalogue
 
-__all__ = ["Step", "quirk_lines", "recorded_lines", "render", "timeline"]
+__all__ = ["Step", "not_read_lines", "quirk_lines", "recorded_lines", "render", "timeline"]
 
 
 @dataclass
@@ -211,10 +213,34 @@ def recorded_lines(recorded: Recorded, now: datetime) -> list[str]:
     return lines
 
 
+def not_read_lines(interaction: Interaction, dialect: str) -> list[str]:
+    """What raf did not read of an interaction's response (:mod:`raf.cassettes.inventory`):
+    event types it did not read, unknown fields, known fields left aside. Nothing for an
+    error response (its body is read whole, as the error) or a body that does not decode."""
+    response = interaction.response
+    if not 200 <= response.status < 300:
+        return []
+    try:
+        body = response.content()
+    except BodyNotDecoded:
+        return []
+    return unread_lines(unread_of(dialect, body))
+
+
+def _not_read(console: Console, interaction: Interaction, dialect: str) -> None:
+    lines = not_read_lines(interaction, dialect)
+    if not lines:
+        return
+    console.print("  [bold]not read by raf[/bold]:")
+    for line in lines:
+        style = "yellow" if ": unrecognised" in line or line.startswith("unknown") else "dim"
+        console.print(f"    [{style}]{escape(line)}[/{style}]", soft_wrap=True)
+
+
 def render(console: Console, cassette: Cassette) -> int:
-    """Print the timeline of every interaction and its aggregated response; for an
-    interaction whose body does not decode from its ``content-encoding``, why. Returns the
-    number of such interactions."""
+    """Print the timeline of every interaction, its aggregated response and what raf did not
+    read of it (:func:`not_read_lines`); for an interaction whose body does not decode from
+    its ``content-encoding``, why. Returns the number of such interactions."""
     unread = 0
     dialect = cassette.info.dialect if cassette.info else "openai_chat"
     if cassette.info is not None:
@@ -318,4 +344,5 @@ def render(console: Console, cassette: Cassette) -> int:
                 escape(f"{notice.error_code}: {_short(notice.message, 200)}"),
             )
         console.print(table)
+        _not_read(console, interaction, dialect)
     return unread

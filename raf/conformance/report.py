@@ -19,6 +19,7 @@ from rich.table import Table
 from raf.conformance.baseline import Baseline
 from raf.conformance.cases import Suite
 from raf.conformance.implementation import Implementation
+from raf.conformance.reports.unread import noteworthy, unread_by_cassette
 from raf.conformance.runner import CaseResult, Difference, RunReport, run_suite
 from raf.conformance.severity import MARKS, Policy
 
@@ -256,6 +257,7 @@ def print_summary(
             console.print(f"  {escape(line)}", soft_wrap=True)
     _print_failures(console, report, scenarios, rerun)
     _print_notices(console, scenarios, report.policy)
+    _print_not_read(console, report)
     _print_baseline(console, report, scenarios)
     if unblessed:
         console.print(
@@ -314,6 +316,30 @@ def _print_notices(
             first = False
         console.print(f"[bold]{escape(dialect)}/{escape(scenario)}[/bold]", soft_wrap=True)
         _print_groups(console, results, found)
+
+
+_NOT_READ_SHOWN = 5
+"""Event types and fields named per cassette in the terminal (the JSON report has all)."""
+
+
+def _print_not_read(console: Console, report: RunReport) -> None:
+    """The cassettes holding an event type raf does not recognise or a field it does not
+    know, one line each (what raf leaves aside on purpose is in the JSON report and in
+    ``raf cassette show``)."""
+    found = noteworthy(unread_by_cassette(report.results))
+    if not found:
+        return
+    console.print(
+        "\n[bold yellow]Not read by raf[/bold yellow] (event types and fields of the "
+        "recordings that raf does not know: raf cassette show FILE lists them)"
+    )
+    for entry in found:
+        names = [f"event type {e.type} ({e.count})" for e in entry.unread.unrecognised_events] + [
+            f"field {f.path} ({f.count})" for f in entry.unread.unknown_fields
+        ]
+        more = len(names) - _NOT_READ_SHOWN
+        shown = ", ".join(names[:_NOT_READ_SHOWN]) + (f", and {more} more" if more > 0 else "")
+        console.print(f"  {escape(entry.name)}: {escape(shown)}", soft_wrap=True)
 
 
 def _print_baseline(

@@ -52,7 +52,11 @@ def leaky() -> Cassette:
                         "set-cookie": ["__cf_bm=xyz"],
                         "openai-organization": ["acme-corp"],
                     },
-                    body=f'data: {{"echo": "{KEY}"}}\n\n'.encode(),
+                    # A chunk raf reads (its dialect is openai_chat), the key in its text.
+                    body=(
+                        f'data: {{"choices": [{{"index": 0, "delta": {{"content": "{KEY}"}}}}]}}'
+                        "\n\n"
+                    ).encode(),
                 ),
             )
         ],

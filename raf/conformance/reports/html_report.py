@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from raf.conformance.reports.unread import noteworthy, unread_by_cassette
 from raf.conformance.runner import CaseResult, RunReport
 
 __all__ = ["escape", "render_html", "write_html"]
@@ -412,6 +413,43 @@ def _table(report: RunReport) -> str:
     )
 
 
+def _not_read(report: RunReport) -> str:
+    """The cassettes with an event type raf does not recognise or a field it does not know,
+    one row each (the JSON report has every cassette, with what raf leaves aside on purpose)."""
+    entries = unread_by_cassette(report.results)
+    found = noteworthy(entries)
+    if not found:
+        return ""
+    rows = []
+    for entry in found:
+        seen = entry.unread
+        events = ", ".join(f"{e.type} ({e.count:,})" for e in seen.unrecognised_events)
+        fields = ", ".join(
+            f"{f.path}"
+            + (f" in {f.event_type}" if f.event_type is not None else "")
+            + f" ({f.count:,})"
+            for f in seen.unknown_fields
+        )
+        rows.append(
+            f'<tr data-dialect="{escape(entry.dialect)}" data-scenario="{escape(entry.scenario)}"'
+            f' data-unrecognised="{len(seen.unrecognised_events)}"'
+            f' data-unknown="{len(seen.unknown_fields)}">'
+            f"<td>{escape(entry.dialect)}</td><td>{escape(entry.scenario)}</td>"
+            f"<td><code>{escape(events)}</code></td><td><code>{escape(fields)}</code></td></tr>"
+        )
+    return (
+        '<section id="not-read" aria-labelledby="not-read-h">'
+        f'<h2 id="not-read-h">Not read by raf ({len(found):,} of {len(entries):,} '
+        "cassettes)</h2><p>Event types and fields of the recordings that raf does not know "
+        "(<code>raf cassette show FILE</code> lists them, with the fields raf leaves aside on "
+        "purpose).</p>"
+        '<div class="scroll"><table id="not-read-table"><thead><tr><th scope="col">Format</th>'
+        '<th scope="col">Scenario</th><th scope="col">Unrecognised event types</th>'
+        '<th scope="col">Unknown fields</th></tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
+
+
 def _case(index: int, result: CaseResult, budget: _Budget) -> str:
     opened = " open" if result.status in ("fail", "error") or result.stale else ""
     reason = result.reason or "(no reason given)"
@@ -740,6 +778,7 @@ def render_html(report: RunReport) -> str:
         + '\n<div id="filters" role="toolbar" aria-label="filters" hidden></div>\n'
         + _table(report)
         + "\n"
+        + _not_read(report)
         + _cases(report)
         + "\n</main>\n"
         f"<footer>Protocol {escape(report.protocol)}. Diffs and stderr are cut at {MAX_LINES} "

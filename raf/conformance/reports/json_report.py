@@ -20,11 +20,20 @@ each status, and one entry per case::
                 "differences": [{"where": "usage.reasoning_tokens",
                                  "field": "usage.reasoning_tokens", "level": "response",
                                  "kind": "detail", "severity": "notice", "fails": false,
-                                 "known": false, "expected": "...", "actual": "0"}]}, ...]}
+                                 "known": false, "expected": "...", "actual": "0"}]}, ...],
+     "cassettes": [{"dialect": "openai_chat", "scenario": "plain_text",
+                    "cassette": "cassettes/openai_chat/plain_text.yaml",
+                    "unread": {"events": [{"type": "new.thing", "count": 1, "first": 3,
+                                           "why": "unrecognised"}],
+                               "fields": [{"path": "created", "event_type": null,
+                                           "count": 12, "known": true}]}}, ...]}
 
 ``ok`` is true for a passed, known or skipped case with no stale baseline entry; ``reason`` is
 one line naming the first failing difference, ``diff`` every difference; ``differences`` has
-each with its kind and severity (docs/conformance.md).
+each with its kind and severity (docs/conformance.md). ``cassettes`` has, for each cassette
+the cases came from, what raf did not read of its responses
+(:meth:`raf.cassettes.inventory.Unread.to_json`: event types it did not read, ``unrecognised``
+or ``skipped``, and fields it left aside, ``known`` or not), read once per cassette.
 """
 
 from __future__ import annotations
@@ -34,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from raf.conformance.baseline import Entry
+from raf.conformance.reports.unread import unread_by_cassette
 from raf.conformance.runner import Difference, RunReport
 from raf.conformance.severity import KINDS
 from raf.model.canonical import encode_json
@@ -112,6 +122,15 @@ def report_document(report: RunReport) -> dict[str, Any]:
                 "differences": [_difference(d) for d in r.differences],
             }
             for r in report.results
+        ],
+        "cassettes": [
+            {
+                "dialect": entry.dialect,
+                "scenario": entry.scenario,
+                "cassette": entry.cassette,
+                "unread": entry.unread.to_json(),
+            }
+            for entry in unread_by_cassette(report.results)
         ],
     }
 
