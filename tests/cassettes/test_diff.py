@@ -29,7 +29,7 @@ from tests.hostile import REGULAR, SPECIAL, Hostile, build_cassettes
 
 OPENAI = "openai_chat/text_with_usage_chunk.yaml"
 ANTHROPIC = "anthropic_messages/plain_text.yaml"
-FRAGMENT = Path(__file__).resolve().parents[2] / "docs" / "_recording_diff.md"
+FRAGMENT = Path(__file__).resolve().parents[2] / "docs" / "recording.md"
 
 
 def recording(name: str) -> Cassette:
@@ -718,7 +718,7 @@ def test_the_kinds_table_has_one_row_per_kind_and_unique_names() -> None:
 def test_the_doc_fragment_table_is_current() -> None:
     text = FRAGMENT.read_text(encoding="utf-8")
     assert render_table(text) == text, (
-        "docs/_recording_diff.md: the table of kinds is stale; rewrite it with "
+        "docs/recording.md: the table of kinds is stale; rewrite it with "
         "raf.cassettes.diff.render_table"
     )
 

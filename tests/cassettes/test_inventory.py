@@ -476,7 +476,7 @@ def test_every_bundled_cassette_is_covered() -> None:
 
 # -- the documentation -----------------------------------------------------------------------
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "_recording_unread.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "recording.md"
 
 
 def test_the_documented_tables_are_current() -> None:
