@@ -30,6 +30,8 @@ TOUR = (
     "my_parser.py",
     "clients/node/client.js",
     "clients/node/raf-kit.mjs",
+    "drift/committed.yaml",
+    "drift/fresh.yaml",
 )
 """The files the tour uses, relative to ``examples/``."""
 

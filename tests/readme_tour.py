@@ -86,12 +86,20 @@ NOT_RUN = {
     "raf conform --impl 'python my_client.py' --baseline known.yaml": "the reader's own client",
     "raf conform --impl 'python my_client.py' --lf -x": "the reader's own client",
     "raf fuzz --impl 'python my_client.py' --time 60 -o fuzz_cassettes": "the reader's own client",
+    "raf record --upstream https://api.openai.com -o cassettes --max-age 90d": (
+        "the reader's own provider and key (tests/record runs it against a local provider)"
+    ),
     "raf conform --impl 'python my_client.py' --cassettes fuzz_cassettes": (
         "the reader's own client"
     ),
 }
 """Tour commands not run as written, and why; every ``curl`` line is also not run (it names
 the port ``raf serve`` printed, which differs on every run)."""
+
+EXIT_STATUS = {
+    "raf cassette diff examples/drift/committed.yaml examples/drift/fresh.yaml": 1,
+}
+"""Tour commands whose exit status is not 0, as the README says."""
 
 SAME_OUTPUT_AS = {
     "raf pipeline examples/openai_chat_parallel_tools.sse --chunk-size 1": (

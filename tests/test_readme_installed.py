@@ -118,7 +118,8 @@ def test_the_tour_runs_from_another_folder_after_a_plain_pip_install(tmp_path: P
         if "examples/clients/node/client.js" in command.text:
             node()  # skips without Node.js, fails under RAF_REQUIRE_NODE=1 (CI)
         result = _shell(command.text, elsewhere, env)
-        assert result.returncode == 0, (command.text, result.stdout[-3000:], result.stderr)
+        status = readme_tour.EXIT_STATUS.get(command.text, 0)
+        assert result.returncode == status, (command.text, result.stdout[-3000:], result.stderr)
         assert "Traceback" not in result.stderr
         outputs[command.text] = result.stdout
         if command.shown:
@@ -153,6 +154,7 @@ def test_the_tour_runs_from_another_folder_after_a_plain_pip_install(tmp_path: P
 def test_every_command_of_the_tour_is_run_or_excused() -> None:
     texts = [command.text for command in readme_tour.commands()]
     assert set(readme_tour.NOT_RUN) <= set(texts)  # no excuse for a command that is gone
+    assert set(readme_tour.EXIT_STATUS) <= set(texts)
     assert set(texts) >= readme_tour.SERVERS
     assert set(readme_tour.SAME_OUTPUT_AS) | set(readme_tour.SAME_OUTPUT_AS.values()) <= set(texts)
     shown = [c for c in readme_tour.commands() if c.shown]
