@@ -52,6 +52,7 @@ __all__ = [
     "model_of",
     "recorded_header",
     "replay_cuts",
+    "request_body_text",
     "request_fingerprint",
     "route",
     "upstream_uri",
@@ -311,7 +312,9 @@ def _grouped(headers: Iterable[tuple[str, str]], dropped: frozenset[str]) -> Hea
     return out
 
 
-def _request_body(content: bytes) -> str | bytes | None:
+def request_body_text(content: bytes) -> str | bytes | None:
+    """A request body as a cassette keeps it: JSON pretty-printed (it reads well in the
+    cassette), other UTF-8 text as it is, anything else as bytes; ``None`` when empty."""
     if not content:
         return None
     try:
@@ -340,7 +343,7 @@ class Recorder:
             method=method.upper(),
             uri=uri,
             headers=_grouped(forwarded_headers(headers), frozenset()),
-            body=_request_body(body),
+            body=request_body_text(body),
         )
         self._response: Response | None = None
         self._chunks: list[bytes] = []

@@ -13,10 +13,9 @@ import time
 from collections.abc import Iterable, Iterator
 
 import httpx
-import msgspec
 
 from raf.cassettes.format import Headers, Interaction, Request, Response
-from raf.cassettes.recorder import fingerprint
+from raf.cassettes.recorder import fingerprint, request_body_text
 
 __all__ = ["TimedReads", "fingerprint", "interaction_from_httpx"]
 
@@ -54,19 +53,6 @@ def _headers(headers: httpx.Headers) -> Headers:
     return out
 
 
-def _request_body(content: bytes) -> str | bytes | None:
-    if not content:
-        return None
-    try:
-        # A JSON body is stored pretty-printed, so that it reads well in the cassette.
-        return msgspec.json.format(content, indent=2).decode("utf-8")
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        try:
-            return content.decode("utf-8")
-        except UnicodeDecodeError:
-            return content
-
-
 def interaction_from_httpx(
     response: httpx.Response,
     body: bytes,
@@ -95,7 +81,7 @@ def interaction_from_httpx(
             method=request.method,
             uri=str(request.url),
             headers=_headers(request.headers),
-            body=_request_body(request.content),
+            body=request_body_text(request.content),
         ),
         response=Response(
             status=response.status_code,
