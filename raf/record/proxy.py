@@ -16,7 +16,6 @@ import contextlib
 import re
 import socket
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +57,7 @@ from raf.cassettes.recorder import (
 from raf.cassettes.scrub import scrub_text, scrub_uri
 from raf.errors import CassetteNotFound, RafError
 from raf.limits import SERVE_MAX_BODY_BYTES
+from raf.shared import loop_thread
 
 __all__ = ["RecordingProxy", "check_upstream"]
 
@@ -174,10 +174,7 @@ class RecordingProxy:
         self._saved: list[Path] = []
         self._scenarios: dict[tuple[str, str], _Scenario] = {}
         self._dialects: dict[str, str] = {}
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._failure: BaseException | None = None
+        self._thread: loop_thread.LoopThread | None = None
         self._session: aiohttp.ClientSession | None = None
         self._clock: Callable[[], float] = time.perf_counter
         self._now: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -214,44 +211,18 @@ class RecordingProxy:
             return self.base_url
         if self.folder.exists() and not self.folder.is_dir():
             raise ValueError(f"the output folder {self.folder} is not a folder")
-        sock = _bind(self.host, self.port)
+        sock = loop_thread.bind(self.host, self.port)
         self.port = sock.getsockname()[1]
-        started = threading.Event()
-
-        def main() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            self._stop = asyncio.Event()
-            try:
-                loop.run_until_complete(self._run(sock, started.set))
-            except BaseException as exc:  # reported by start(), never lost in the thread
-                self._failure = exc
-            finally:
-                started.set()
-                pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-                for task in pending:
-                    task.cancel()
-                if pending:
-                    loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-                loop.close()
-
-        self._thread = threading.Thread(target=main, name=f"raf-record-{self.port}", daemon=True)
-        self._thread.start()
-        started.wait()
-        if self._failure is not None:
-            raise RuntimeError(f"raf record could not start: {self._failure}")
+        thread = loop_thread.LoopThread(f"raf-record-{self.port}", "raf record")
+        thread.start(lambda stop, ready: self._run(sock, stop, ready))
+        self._thread = thread
         return self.base_url
 
     def stop(self) -> None:
         """Stop accepting, let exchanges in progress end (2 s at most), close."""
         thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=_SHUTDOWN_TIMEOUT + 10)
+        if thread is not None:
+            thread.stop(timeout=_SHUTDOWN_TIMEOUT + 10)
 
     def __enter__(self) -> RecordingProxy:
         self.start()
@@ -265,7 +236,9 @@ class RecordingProxy:
     ) -> None:
         self.stop()
 
-    async def _run(self, sock: socket.socket, ready: Callable[[], None]) -> None:
+    async def _run(
+        self, sock: socket.socket, stop: asyncio.Event, ready: Callable[[], None]
+    ) -> None:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self._loop_problem)
         app = web.Application(client_max_size=SERVE_MAX_BODY_BYTES)
@@ -282,8 +255,7 @@ class RecordingProxy:
         try:
             await web.SockSite(runner, sock).start()
             ready()
-            assert self._stop is not None
-            await self._stop.wait()
+            await stop.wait()
         finally:
             await runner.cleanup()
             await self._session.close()
@@ -496,18 +468,3 @@ class RecordingProxy:
                 return
             if path not in self._saved:
                 self._saved.append(path)
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on ``host:port`` (``OSError`` when it cannot be had)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
-    return sock

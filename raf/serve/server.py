@@ -23,7 +23,6 @@ import select
 import signal
 import socket
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -36,6 +35,7 @@ from raf.serve.app import ServeConfig, make_app
 from raf.serve.connections import Connections, waiting_for
 from raf.serve.journal import Journal
 from raf.serve.verdicts import DEFAULT_MODE, Mode
+from raf.shared import loop_thread
 from raf.shared.case_paths import case_path
 
 __all__ = ["DEFAULT_HOST", "ReplayServer", "bind", "serve_forever"]
@@ -157,17 +157,7 @@ def _gate(server: web.Server, config: ServeConfig, loop: asyncio.AbstractEventLo
 
 def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
     """A listening TCP socket on ``host:port`` (``OSError`` when it cannot be had)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(_BACKLOG)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
-    return sock
+    return loop_thread.bind(host, port, backlog=_BACKLOG)
 
 
 async def _run(
@@ -197,16 +187,6 @@ async def _run(
     finally:
         await runner.cleanup()
         config.journal.close()
-
-
-def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel what is still running on ``loop`` (streams past the shutdown timeout) and let
-    it unwind, so that nothing is destroyed pending."""
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 class ReplayServer:
@@ -262,10 +242,7 @@ class ReplayServer:
             self.config.body_timeout = body_timeout
         self.host = host
         self.port = port
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._failure: BaseException | None = None
+        self._thread: loop_thread.LoopThread | None = None
 
     @property
     def journal(self) -> Journal:
@@ -304,38 +281,16 @@ class ReplayServer:
             return self.url
         sock = bind(self.host, self.port)
         self.port = sock.getsockname()[1]
-        started = threading.Event()
-
-        def main() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            self._stop = asyncio.Event()
-            try:
-                loop.run_until_complete(_run(self.config, sock, self._stop, started.set))
-            except BaseException as exc:  # reported by start(), never lost in the thread
-                self._failure = exc
-            finally:
-                started.set()
-                _cancel_pending(loop)
-                loop.close()
-
-        self._thread = threading.Thread(target=main, name=f"raf-serve-{self.port}", daemon=True)
-        self._thread.start()
-        started.wait()
-        if self._failure is not None:
-            raise RuntimeError(f"raf serve could not start: {self._failure}")
+        thread = loop_thread.LoopThread(f"raf-serve-{self.port}", "raf serve")
+        thread.start(lambda stop, ready: _run(self.config, sock, stop, ready))
+        self._thread = thread
         return self.url
 
     def stop(self) -> None:
         """Stop accepting, let responses in progress end (2 s at most), close."""
         thread, self._thread = self._thread, None
-        if thread is None:
-            return
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                loop.call_soon_threadsafe(stop.set)
-        thread.join(timeout=_SHUTDOWN_TIMEOUT + 5)
+        if thread is not None:
+            thread.stop(timeout=_SHUTDOWN_TIMEOUT + 5)
 
     def __enter__(self) -> ReplayServer:
         self.start()
