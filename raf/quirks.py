@@ -29,6 +29,7 @@ import yaml
 
 from raf import formats
 from raf.shared.bundled import bundled
+from raf.shared.doc_block import DocBlock, rewrite_files
 
 __all__ = [
     "FIELDS",
@@ -234,12 +235,10 @@ def catalogue() -> Mapping[str, Quirk]:
 
 # -- the table of docs/fuzzing.md ------------------------------------------------------------
 
-BEGIN: Final = "<!-- quirks: table -->"
-"""The line before the generated table."""
-END: Final = "<!-- /quirks -->"
-"""The line after it."""
-
-_BLOCK = re.compile(re.escape(BEGIN) + r"\n(?P<body>.*?)" + re.escape(END), re.S)
+BLOCK: Final = DocBlock("quirks: table", "the quirk table")
+"""The generated table's place in a document."""
+BEGIN: Final = BLOCK.begin
+END: Final = BLOCK.end
 
 
 def _cell(text: str) -> str:
@@ -287,19 +286,7 @@ def render(text: str, quirks: Mapping[str, Quirk] | None = None) -> str:
     Raises:
         ValueError: ``text`` has no such block, or more than one.
     """
-    found = list(_BLOCK.finditer(text))
-    if len(found) != 1:
-        problem = "no" if not found else f"{len(found)}"
-        raise ValueError(
-            f"{problem} block {BEGIN} ... {END} (the table goes between the two markers, "
-            "each on a line of its own; exactly one block)"
-        )
-    match = found[0]
-    body = table(catalogue() if quirks is None else quirks)
-    return f"{text[: match.start('body')]}{body}{text[match.end('body') :]}"
-
-
-_USAGE = "usage: python -m raf.quirks [--check] FILE..."
+    return BLOCK.fill(text, table(catalogue() if quirks is None else quirks))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -307,35 +294,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     current). Exit 0 when done (or current), 1 when ``--check`` found a stale table, 2 for a
     usage error, a file without the block, or a catalogue that does not load; nothing but
     the named files is written, and a file with a problem is left as it was."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    files = [arg for arg in args if arg != "--check"]
-    if not files or any(arg.startswith("-") for arg in files):
-        print(_USAGE, file=sys.stderr)
-        return 2
     try:
         quirks = catalogue()
     except QuirkCatalogueError as exc:
         print(f"error: the quirk catalogue: {exc}", file=sys.stderr)
         return 2
-    stale = 0
-    for arg in files:
-        path = Path(arg)
-        try:
-            text = path.read_text(encoding="utf-8")
-            new = render(text, quirks)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            print(f"error: {path}: {exc}", file=sys.stderr)
-            return 2
-        if new == text:
-            continue
-        if check:
-            print(f"{path}: the quirk table is not current (run: python -m raf.quirks {path})")
-            stale += 1
-            continue
-        path.write_text(new, encoding="utf-8")
-        print(f"{path}: rewritten")
-    return 1 if stale else 0
+    return rewrite_files(
+        argv, module="raf.quirks", what=BLOCK.what, render=lambda text: render(text, quirks)
+    )
 
 
 if __name__ == "__main__":

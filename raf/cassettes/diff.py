@@ -44,6 +44,7 @@ from raf.collect import collect_agent_response
 from raf.errors import RafError
 from raf.model.canonical import to_canonical
 from raf.pipeline import Pipeline, http_error, run
+from raf.shared.doc_block import DocBlock, rewrite_files
 
 __all__ = [
     "BEGIN",
@@ -1066,12 +1067,10 @@ def _triple(values: Sequence[float]) -> str:
 
 # -- the table of docs/recording.md ----------------------------------------------------------
 
-BEGIN: Final = "<!-- diff: kinds -->"
-"""The line before the generated table of kinds."""
-END: Final = "<!-- /diff -->"
-"""The line after it."""
-
-_BLOCK = re.compile(re.escape(BEGIN) + r"\n(?P<body>.*?)" + re.escape(END), re.S)
+BLOCK: Final = DocBlock("diff: kinds", "the table of kinds")
+"""The generated table's place in a document."""
+BEGIN: Final = BLOCK.begin
+END: Final = BLOCK.end
 
 
 def table() -> str:
@@ -1090,8 +1089,15 @@ def render_table(text: str) -> str:
     Raises:
         ValueError: ``text`` has no such block, or more than one.
     """
-    found = list(_BLOCK.finditer(text))
-    if len(found) != 1:
-        raise ValueError(f"{len(found)} blocks {BEGIN} ... {END}: exactly one is needed")
-    match = found[0]
-    return f"{text[: match.start('body')]}{table()}{text[match.end('body') :]}"
+    return BLOCK.fill(text, table())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m raf.cassettes.diff [--check] FILE...``: rewrite the table of kinds of
+    each file (``--check``: only say whether it is current); exit statuses as
+    :func:`raf.shared.doc_block.rewrite_files`."""
+    return rewrite_files(argv, module="raf.cassettes.diff", what=BLOCK.what, render=render_table)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,24 +9,20 @@ from :func:`raf.cassettes.inventory.field_table` of each format (``raf/formats/*
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Final
 
 from raf import formats
 from raf.cassettes.inventory import field_table
 from raf.formats.fields import EventFields
+from raf.shared.doc_block import DocBlock, rewrite_files
 
 __all__ = ["BEGIN", "END", "doc_tables", "main", "render_doc"]
 
-BEGIN: Final = "<!-- unread: tables -->"
-"""The line before the generated tables."""
-END: Final = "<!-- /unread -->"
-"""The line after them."""
-
-_BLOCK = re.compile(re.escape(BEGIN) + r"\n(?P<body>.*?)" + re.escape(END), re.S)
+BLOCK: Final = DocBlock("unread: tables", "the field tables")
+"""The generated tables' place in a document."""
+BEGIN: Final = BLOCK.begin
+END: Final = BLOCK.end
 
 
 def _paths(paths: Iterable[str]) -> str:
@@ -75,51 +71,16 @@ def render_doc(text: str) -> str:
     Raises:
         ValueError: ``text`` has no such block, or more than one.
     """
-    found = list(_BLOCK.finditer(text))
-    if len(found) != 1:
-        problem = "no" if not found else f"{len(found)}"
-        raise ValueError(
-            f"{problem} block {BEGIN} ... {END} (the tables go between the two markers, each "
-            "on a line of its own; exactly one block)"
-        )
-    match = found[0]
-    return f"{text[: match.start('body')]}{doc_tables()}{text[match.end('body') :]}"
-
-
-_USAGE = "usage: python -m raf.cassettes.unread_doc [--check] FILE..."
+    return BLOCK.fill(text, doc_tables())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Rewrite the field tables of each file in ``argv`` (``--check``: only say whether they
     are current). Exit 0 when done (or current), 1 when ``--check`` found stale tables, 2 for
     a usage error or a file without the block (left as it was)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    files = [arg for arg in args if arg != "--check"]
-    if not files or any(arg.startswith("-") for arg in files):
-        print(_USAGE, file=sys.stderr)
-        return 2
-    stale = 0
-    for arg in files:
-        path = Path(arg)
-        try:
-            text = path.read_text(encoding="utf-8")
-            new = render_doc(text)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            print(f"error: {path}: {exc}", file=sys.stderr)
-            return 2
-        if new == text:
-            continue
-        if check:
-            print(
-                f"{path}: the field tables are not current (run: python -m "
-                f"raf.cassettes.inventory {path})"
-            )
-            stale += 1
-            continue
-        path.write_text(new, encoding="utf-8")
-        print(f"{path}: rewritten")
-    return 1 if stale else 0
+    return rewrite_files(
+        argv, module="raf.cassettes.unread_doc", what=BLOCK.what, render=render_doc
+    )
 
 
 if __name__ == "__main__":

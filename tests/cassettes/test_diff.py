@@ -29,7 +29,7 @@ from tests.hostile import REGULAR, SPECIAL, Hostile, build_cassettes
 
 OPENAI = "openai_chat/text_with_usage_chunk.yaml"
 ANTHROPIC = "anthropic_messages/plain_text.yaml"
-FRAGMENT = Path(__file__).resolve().parents[2] / "docs" / "recording.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "recording.md"
 
 
 def recording(name: str) -> Cassette:
@@ -715,11 +715,11 @@ def test_the_kinds_table_has_one_row_per_kind_and_unique_names() -> None:
     assert [row.split("|")[1].strip() for row in rows] == [f"`{n}`" for n in names]
 
 
-def test_the_doc_fragment_table_is_current() -> None:
-    text = FRAGMENT.read_text(encoding="utf-8")
+def test_the_documented_table_is_current() -> None:
+    text = DOC.read_text(encoding="utf-8")
     assert render_table(text) == text, (
         "docs/recording.md: the table of kinds is stale; rewrite it with "
-        "raf.cassettes.diff.render_table"
+        "python -m raf.cassettes.diff docs/recording.md"
     )
 
 
