@@ -209,6 +209,7 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
     steps = _steps()
     record_step, compare_step = steps[RECORD_STEP], steps[COMPARE_STEP]
     assert compare_step.get("if") == "always()"  # the comparison runs after a failed recording
+    assert "env" not in compare_step  # the key is given to the recording step only
 
     repo, scratch, shims = tmp_path / "repo", tmp_path / "steps", tmp_path / "bin"
     repo.mkdir()
@@ -237,6 +238,12 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
         "NO_COLOR": "1",
     }
     compare_env = {k: v for k, v in env.items() if k != "OPENAI_API_KEY"}
+    outputs: list[str] = []  # what the job's log shows
+
+    def step(script: str, step_env: dict[str, str]) -> tuple[int, str]:
+        status, out = _run(bash, script, repo, scratch, step_env)
+        outputs.append(out)
+        return status, out
 
     fields = {"haiku": "content"}
     with FakeProvider(delay=0.02, answer=_answer(fields)) as fake:
@@ -252,8 +259,12 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
         record = _replace(record, f"127.0.0.1:{PORT}/", f"127.0.0.1:{port}/")
         compare = compare_step["run"]
 
+        # The log of an earlier run is there (each run below leaves one too): the step
+        # must wait for this run's proxy, not read that line and send to nothing.
+        (repo / "record.log").write_text("raf record: listening on http://127.0.0.1:9 (old)\n")
+
         # (1) The first recording, committed.
-        status, out = _run(bash, record, repo, scratch, env)
+        status, out = step(record, env)
         assert status == 0, out
         assert "raf record: listening on" in out  # what the recipe's `until grep` waits for
         assert "2 cassette(s) saved" in out, out  # the log the recipe shows lists them
@@ -262,9 +273,9 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
         committed = _tree(repo / "cassettes")
         assert sorted(committed) == ["openai_chat/haiku.yaml", "openai_chat/weather_tools.yaml"]
         # The job runs again, the provider has not changed: nothing fails it.
-        status, out = _run(bash, record, repo, scratch, env)
+        status, out = step(record, env)
         assert status == 0, out
-        status, out = _run(bash, compare, repo, scratch, compare_env)
+        status, out = step(compare, compare_env)
         assert status == 0, out
         for name in ("openai_chat_haiku.yaml.json", "openai_chat_weather_tools.yaml.json"):
             report = json.loads((repo / "drift" / name).read_text(encoding="utf-8"))
@@ -275,10 +286,10 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
         # (fresh/ is left from the last run, as a cache could restore it: --mode all
         # records over it.)
         fields["haiku"] = "text"
-        status, out = _run(bash, record, repo, scratch, env)
+        status, out = step(record, env)
         assert status == 0, out
-        status, out = _run(bash, compare, repo, scratch, compare_env)
-        assert status != 0, out
+        status, out = step(compare, compare_env)
+        assert status == 1, out
         haiku = json.loads((repo / "drift" / "openai_chat_haiku.yaml.json").read_text())
         weather = json.loads((repo / "drift" / "openai_chat_weather_tools.yaml.json").read_text())
         kinds = {(c["severity"], c["kind"]) for c in haiku["changes"]}
@@ -297,9 +308,13 @@ def test_the_documented_drift_job_passes_on_no_change_and_fails_naming_a_renamed
     assert len(fake.requests) == 6
     assert all(r["headers"]["Authorization"] == f"Bearer {KEY}" for r in fake.requests)
     secrets = [KEY.encode(), SECRET_COOKIE.split("=", 1)[1].encode()]
-    for folder in ("fresh", "cassettes", "drift"):
-        for name, data in _tree(repo / folder).items():
-            for secret in secrets:
-                assert secret not in data, f"{folder}/{name} holds a secret"
+    written = _tree(repo)  # fresh/, cassettes/, drift/, record.log
+    assert any(name.startswith("fresh/") for name in written), sorted(written)
+    for name, data in written.items():
+        for secret in secrets:
+            assert secret not in data, f"{name} holds a secret"
+    for out in outputs:
+        for secret in secrets:
+            assert secret.decode() not in out, out
     # (4) The committed recordings are as they were committed.
     assert _tree(repo / "cassettes") == committed
