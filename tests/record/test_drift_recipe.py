@@ -25,6 +25,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -183,7 +184,7 @@ def _run(
     return process.returncode, out
 
 
-def _answer(words_field: dict[str, str]) -> Any:
+def _answer(words_field: dict[str, str]) -> Callable[[bytes], list[bytes]]:
     """The fake's answers: the haiku question gets a haiku with its words at
     ``delta.<field>``, any other question a plain Chat Completions answer."""
 
