@@ -8,6 +8,7 @@ import gzip
 import json
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -19,15 +20,18 @@ ECHOED_KEY = "sk-proj-" + "Ech0ed" * 6
 GZIP_CONTENT = b'{"choices": [{"message": {"content": "compressed"}}]}'
 
 
-def sse_chunks(words: list[str], model: str = "gpt-4o-mini") -> list[bytes]:
-    """One ``data:`` event per word, a finish event and ``[DONE]``."""
+def sse_chunks(
+    words: list[str], model: str = "gpt-4o-mini", *, text_field: str = "content"
+) -> list[bytes]:
+    """One ``data:`` event per word, a finish event and ``[DONE]``; each word is at
+    ``choices[].delta.<text_field>`` (``content``, as Chat Completions has it)."""
     chunks = []
     for word in words:
         data = {
             "id": "chatcmpl-1",
             "object": "chat.completion.chunk",
             "model": model,
-            "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}],
+            "choices": [{"index": 0, "delta": {text_field: word}, "finish_reason": None}],
         }
         chunks.append(f"data: {json.dumps(data)}\n\n".encode())
     done = {
@@ -45,13 +49,17 @@ def sse_chunks(words: list[str], model: str = "gpt-4o-mini") -> list[bytes]:
 class FakeProvider:
     """Serves ``POST /v1/chat/completions`` (``chunks`` ``delay`` seconds apart; the last
     one waits for ``release`` when it is set), ``POST /v1/fail`` (a 429 with an echoed key)
-    and ``POST /v1/echo`` (JSON holding the caller's key, with a secret cookie)."""
+    and ``POST /v1/echo`` (JSON holding the caller's key, with a secret cookie).
+
+    ``answer``, when set, chooses the chunks of each streamed response from the request's
+    body (``chunks`` otherwise); it may be replaced between requests."""
 
     chunks: list[bytes] = field(default_factory=lambda: sse_chunks(["Hello", " there", "!"]))
     delay: float = 0.1
     release: threading.Event | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
+    answer: Callable[[bytes], list[bytes]] | None = None
 
     def __post_init__(self) -> None:
         self._thread: threading.Thread | None = None
@@ -63,15 +71,17 @@ class FakeProvider:
         return f"http://127.0.0.1:{self.port}"
 
     async def _stream(self, request: web.Request) -> web.StreamResponse:
-        await self._note(request)
+        body = await self._note(request)
+        answer = self.answer
+        chunks = self.chunks if answer is None else answer(body)
         response = web.StreamResponse(headers={"content-type": "text/event-stream"})
         response.headers.add("set-cookie", SECRET_COOKIE)
         response.headers.add("x-request-id", "req_123")
         await response.prepare(request)
-        for n, chunk in enumerate(self.chunks):
+        for n, chunk in enumerate(chunks):
             if n:
                 await asyncio.sleep(self.delay)
-            if n == len(self.chunks) - 1 and self.release is not None:
+            if n == len(chunks) - 1 and self.release is not None:
                 await asyncio.get_running_loop().run_in_executor(None, self.release.wait, 30)
             await response.write(chunk)
         await response.write_eof()
@@ -106,14 +116,12 @@ class FakeProvider:
         request.transport.close()
         return response
 
-    async def _note(self, request: web.Request) -> None:
+    async def _note(self, request: web.Request) -> bytes:
+        body = await request.read()
         self.requests.append(
-            {
-                "path": request.path_qs,
-                "headers": dict(request.headers),
-                "body": await request.read(),
-            }
+            {"path": request.path_qs, "headers": dict(request.headers), "body": body}
         )
+        return body
 
     def __enter__(self) -> FakeProvider:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
