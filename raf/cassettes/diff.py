@@ -39,7 +39,7 @@ from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.cassettes.importers import guess_dialect
-from raf.cassettes.inventory import WireEvent, json_type, unread, wire_events
+from raf.cassettes.inventory import Unread, WireEvent, json_type, unread, wire_events
 from raf.collect import collect_agent_response
 from raf.errors import RafError
 from raf.model.canonical import to_canonical
@@ -511,7 +511,11 @@ def _interaction(
         _reading(old, old_body, old_dialect),
         _reading(new, new_body, new_dialect),
     )
-    yield from _unread(where, old_body, new_body, old_dialect, new_dialect)
+    yield from _unread(
+        where,
+        unread(old_dialect, old_body, events=old_events),
+        unread(new_dialect, new_body, events=new_events),
+    )
 
 
 def _content(interaction: Interaction) -> tuple[bytes | None, str | None]:
@@ -759,33 +763,70 @@ def _first_seen(kinds: Iterable[str]) -> list[str]:
 _MAX_DEPTH: Final = 32
 
 
-def _paths(payload: Any) -> Iterator[tuple[str, str]]:
-    """Each field path of ``payload`` with the JSON type found there (the top-level
-    value has the empty path). Iterative; stops at a depth of :data:`_MAX_DEPTH`."""
-    stack: list[tuple[str, Any, int]] = [("", payload, 0)]
+_TYPES: Final[dict[type, str]] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+"""The JSON type of each type the JSON decoder makes (:func:`json_type` for the others)."""
+
+_CONTAINERS: Final = frozenset({"object", "array"})
+
+_Shape = dict[str | None, tuple[set[str], "_Shape"]]
+"""The fields of the events of one type, as a tree: per key (``None`` for the items of an
+array), the JSON types found there and the fields under it."""
+
+
+def _merge(shape: _Shape, payload: dict[str, Any]) -> None:
+    """Add ``payload``'s fields to ``shape``: the work is one step per value, no path text
+    (the paths are written once per type, by :func:`_flatten`). Stops at a depth of
+    :data:`_MAX_DEPTH` (the values there are counted, not entered)."""
+    stack: list[tuple[_Shape, Any, int]] = [(shape, payload, 0)]
+    types = _TYPES
     while stack:
-        path, value, depth = stack.pop()
-        yield path, json_type(value)
-        if depth >= _MAX_DEPTH:
-            continue
-        if isinstance(value, dict):
-            for key, item in value.items():
-                stack.append((f"{path}.{key}" if path else str(key), item, depth + 1))
-        elif isinstance(value, list):
-            stack.extend((f"{path}[]", item, depth + 1) for item in value)
+        node, value, depth = stack.pop()
+        items = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+        for key, item in items:
+            entry = node.get(key)
+            if entry is None:
+                entry = node[key] = (set(), {})
+            kind = types.get(type(item)) or json_type(item)
+            entry[0].add(kind)
+            if item and depth + 1 < _MAX_DEPTH and kind in _CONTAINERS:
+                stack.append((entry[1], item, depth + 1))
+
+
+def _flatten(shape: _Shape) -> dict[str, set[str]]:
+    """Each field path of ``shape`` (dotted, ``[]`` for the items of an array) and its
+    JSON types."""
+    out: dict[str, set[str]] = {}
+    stack: list[tuple[str, _Shape]] = [("", shape)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, (kinds, children) in node.items():
+            path = prefix + "[]" if key is None else f"{prefix}.{key}" if prefix else key
+            out.setdefault(path, set()).update(kinds)
+            if children:
+                stack.append((path, children))
+    return out
 
 
 def _field_table(events: Sequence[WireEvent]) -> dict[str, dict[str, set[str]]]:
     """Per event type, each field path its events carried and the JSON types it had."""
-    out: dict[str, dict[str, set[str]]] = {}
+    shapes: dict[str, _Shape] = {}
     for event in events:
         if not isinstance(event.payload, dict):
             continue
-        fields = out.setdefault(_kind_of(event), {})
-        for path, kind in _paths(event.payload):
-            if path:
-                fields.setdefault(path, set()).add(kind)
-    return out
+        kind = _kind_of(event)
+        shape = shapes.get(kind)
+        if shape is None:
+            shape = shapes[kind] = {}
+        _merge(shape, event.payload)
+    return {kind: _flatten(shape) for kind, shape in shapes.items()}
 
 
 def _outermost(paths: Iterable[str]) -> list[tuple[str, int]]:
@@ -964,10 +1005,7 @@ def _shown(value: Any) -> str:
 # -- what raf did not read -------------------------------------------------------------------
 
 
-def _unread(
-    where: str, old: bytes, new: bytes, old_dialect: str, new_dialect: str
-) -> Iterator[Change]:
-    before, after = unread(old_dialect, old), unread(new_dialect, new)
+def _unread(where: str, before: Unread, after: Unread) -> Iterator[Change]:
     known = {e.type for e in before.unrecognised_events}
     for event in after.unrecognised_events:
         if event.type not in known:

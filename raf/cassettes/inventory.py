@@ -13,7 +13,7 @@ Field paths are dotted, with ``[]`` for the items of an array: ``choices[].delta
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -222,28 +222,31 @@ class Unread:
         }
 
 
-def unread(dialect: str, body: bytes) -> Unread:
+def unread(dialect: str, body: bytes, *, events: Sequence[WireEvent] | None = None) -> Unread:
     """What raf did not read of ``body`` read as ``dialect``: the events of types it does not
     read (unrecognised or skipped, counted, with the first one's index) and, in the events it
     reads, each field its table does not say it reads (known or unknown, counted by the events
     that have it; a field is named once, not the fields under it). Frames that are not JSON
     objects are not counted (``[DONE]``, keep-alives: raf reads them, or reports them as
     errors). A dialect without a field table gives ``Unread()``. Never raises; the time is
-    linear in the size of the body."""
+    linear in the size of the body.
+
+    ``events``: the body's :func:`wire_events`, when the caller has them already (the body
+    is then not framed again)."""
     try:
-        return _unread(dialect, body)
+        return _unread(dialect, wire_events(dialect, body) if events is None else events)
     except Exception:  # a bug here must not break a show, a lint or a report
         return Unread()
 
 
-def _unread(dialect: str, body: bytes) -> Unread:
+def _unread(dialect: str, frames: Iterable[WireEvent]) -> Unread:
     table = field_table(dialect)
     if table is None:
         return Unread()
     events: dict[str, list[Any]] = {}  # type -> [count, first, why]
     fields: dict[tuple[str | None, str, bool], int] = {}
     tries: dict[str | None, _Node] = {}
-    for event in wire_events(dialect, body):
+    for event in frames:
         payload = event.payload
         if not isinstance(payload, dict):
             continue
@@ -320,14 +323,13 @@ def _unread_paths(root: _Node, payload: dict[str, Any]) -> Iterator[tuple[str, b
             continue
         children = node.children
         for key, item in value.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
             child = children.get(key)
             if child is None:
-                yield path, False
+                yield (f"{prefix}.{key}" if prefix else str(key)), False
             elif child.how == _KNOWN:
-                yield path, True
-            elif child.how == _READ:
-                stack.append((child, path, item))
+                yield (f"{prefix}.{key}" if prefix else str(key)), True
+            elif child.how == _READ and isinstance(item, dict | list):  # a leaf is read
+                stack.append((child, f"{prefix}.{key}" if prefix else str(key), item))
 
 
 def _events(count: int) -> str:
