@@ -95,6 +95,11 @@ TARGETS = {"unread": 6.0, "wire_events": 2.0, "diff": 18.0}  # stage time / run(
 LINEARITY_TARGET = 4.5
 STAGE_NAMES = tuple(TARGETS)
 CHUNKING = frozenset({"chunking_changed", "timing_changed"})
+CONTENT_TYPES = {
+    "sse": "text/event-stream",
+    "json_lines": "application/x-ndjson",
+    "json_array": "application/json",
+}
 
 STAGES: dict[str, Callable[..., Any]] = {
     "unread": inventory.unread,
@@ -114,8 +119,7 @@ def cassette(w: Workload, *, halve: bool = False) -> Cassette:
     if halve:
         reads = [size for n in reads for size in (n // 2, n - n // 2) if size]
     delay = 2.0 if halve else 1.0
-    content_type = "application/x-ndjson" if WIRES[w.format].framing == "json_lines" else None
-    headers = {"content-type": [content_type or "text/event-stream"]}
+    headers = {"content-type": [CONTENT_TYPES[WIRES[w.format].framing]]}
     request = Request(
         uri=f"http://127.0.0.1:8080/v1/{w.format}",
         headers={"content-type": ["application/json"]},

@@ -472,3 +472,29 @@ def test_the_drift_bench_sees_a_diff_that_finds_a_change_in_a_cassette_and_itsel
     monkeypatch.setitem(drift_bench.STAGES, "diff", noisy)
     with pytest.raises(drift_bench.StageError, match="1 changes of a cassette with itself"):
         drift_bench.prepare(_format_workload("anthropic_messages", "text", "spaced"))
+
+
+def test_a_stage_wrong_in_the_rounds_fails_its_targets_untimed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stage that passes the checks before timing and goes wrong after is WRONG in round 0,
+    never timed, and fails every target it is part of."""
+    workload = _format_workload("openai_responses", "text", "compact")
+    cell = drift_bench.prepare(workload)
+    monkeypatch.setitem(drift_bench.STAGES, "unread", _wrong_unread)
+    cell.comparison = harness.compare(
+        drift_bench.stage_contenders(cell), rounds=1, settings=SETTINGS
+    )
+    unread = cell.comparison.outcomes["unread"]
+    assert unread.status == "WRONG"
+    assert unread.times == []
+    assert cell.comparison.outcomes["diff"].ok
+    targets = harness.Targets()
+    drift_bench.report("openai_responses", {("compact", "text"): cell}, targets)
+    assert not targets.ok
+    failed = [d for passed, d in targets.results if not passed]
+    assert failed == [
+        "openai_responses text compact unread / run(): -, target <= 6x (WRONG: unknown field "
+        "choices[].delta.annotation)"
+    ]
+    assert "WRONG: unknown field" in capsys.readouterr().out
