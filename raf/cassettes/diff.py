@@ -809,7 +809,8 @@ def _flatten(shape: _Shape) -> dict[str, set[str]]:
         prefix, node = stack.pop()
         for key, (kinds, children) in node.items():
             path = prefix + "[]" if key is None else f"{prefix}.{key}" if prefix else key
-            out.setdefault(path, set()).update(kinds)
+            if path:  # a top-level key "" has no path of its own
+                out.setdefault(path, set()).update(kinds)
             if children:
                 stack.append((path, children))
     return out

@@ -92,3 +92,10 @@ def test_unread_of_the_events_a_caller_has_is_unread_of_the_body() -> None:
         ("x", False, 1),
         ("y", False, 1),
     }
+
+
+def test_an_empty_key_at_the_top_is_no_field_of_its_own() -> None:
+    old = chat({"": {"b": 1}})
+    new = chat({"": {"b": "one"}})
+    assert fields(diff(old, new)) == [("field_type_changed", "b", "integer", "string")]
+    assert fields(diff(chat({"": 1}), chat({"": "one"}))) == []
