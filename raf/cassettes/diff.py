@@ -39,7 +39,7 @@ from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.cassettes.importers import guess_dialect
-from raf.cassettes.inventory import Unread, WireEvent, json_type, unread, wire_events
+from raf.cassettes.inventory import Unread, WireEvent, iter_wire_events, json_type, unread
 from raf.collect import collect_agent_response
 from raf.errors import RafError
 from raf.model.canonical import to_canonical
@@ -502,20 +502,49 @@ def _interaction(
     if old_body is None or new_body is None:
         return
     yield from _framing(where, old_body, new_body, old_dialect, new_dialect)
-    old_events = wire_events(old_dialect, old_body)
-    new_events = wire_events(new_dialect, new_body)
-    yield from _events(where, old_events, new_events)
-    yield from _fields(where, old_events, new_events)
+    before, after = _survey(old_dialect, old_body), _survey(new_dialect, new_body)
+    yield from _events(where, before.kinds, after.kinds)
+    yield from _fields(where, before.fields, after.fields)
     yield from _meaning(
         where,
         _reading(old, old_body, old_dialect),
         _reading(new, new_body, new_dialect),
     )
-    yield from _unread(
-        where,
-        unread(old_dialect, old_body, events=old_events),
-        unread(new_dialect, new_body, events=new_events),
-    )
+    yield from _unread(where, before.unread, after.unread)
+
+
+@dataclass(frozen=True)
+class _Survey:
+    """What the diff compares of one body's events: the type of each, in order; per type,
+    each field path and its JSON types; what raf did not read."""
+
+    kinds: list[str]
+    fields: dict[str, dict[str, set[str]]]
+    unread: Unread
+
+
+def _survey(dialect: str, body: bytes) -> _Survey:
+    """One pass over ``body``'s wire events, none of them kept once looked at (so the
+    collector never scans a growing list of parsed payloads: linear in the body)."""
+    kinds: list[str] = []
+    shapes: dict[str, _Shape] = {}
+
+    def each() -> Iterator[WireEvent]:
+        for event in iter_wire_events(dialect, body):
+            kind = _kind_of(event)
+            kinds.append(kind)
+            if isinstance(event.payload, dict):
+                shape = shapes.get(kind)
+                if shape is None:
+                    shape = shapes[kind] = {}
+                _merge(shape, event.payload)
+            yield event
+
+    events = each()
+    seen = unread(dialect, body, events=events)
+    for _ in events:  # what unread left, had it stopped early
+        pass
+    return _Survey(kinds, {kind: _flatten(shape) for kind, shape in shapes.items()}, seen)
 
 
 def _content(interaction: Interaction) -> tuple[bytes | None, str | None]:
@@ -699,9 +728,7 @@ def _kind_of(event: WireEvent) -> str:
     return "(not JSON)" if payload is None else "(untyped)"
 
 
-def _events(where: str, old: Sequence[WireEvent], new: Sequence[WireEvent]) -> Iterator[Change]:
-    old_kinds = [_kind_of(e) for e in old]
-    new_kinds = [_kind_of(e) for e in new]
+def _events(where: str, old_kinds: list[str], new_kinds: list[str]) -> Iterator[Change]:
     a, b = Counter(old_kinds), Counter(new_kinds)
     a_done, b_done = _DONE in a, _DONE in b
     if a_done != b_done:
@@ -816,20 +843,6 @@ def _flatten(shape: _Shape) -> dict[str, set[str]]:
     return out
 
 
-def _field_table(events: Sequence[WireEvent]) -> dict[str, dict[str, set[str]]]:
-    """Per event type, each field path its events carried and the JSON types it had."""
-    shapes: dict[str, _Shape] = {}
-    for event in events:
-        if not isinstance(event.payload, dict):
-            continue
-        kind = _kind_of(event)
-        shape = shapes.get(kind)
-        if shape is None:
-            shape = shapes[kind] = {}
-        _merge(shape, event.payload)
-    return {kind: _flatten(shape) for kind, shape in shapes.items()}
-
-
 def _outermost(paths: Iterable[str]) -> list[tuple[str, int]]:
     """The paths none of whose parents are among them, each with how many of the others
     lie under it, sorted."""
@@ -853,8 +866,9 @@ def _parents(path: str) -> Iterator[str]:
                 yield parent
 
 
-def _fields(where: str, old: Sequence[WireEvent], new: Sequence[WireEvent]) -> Iterator[Change]:
-    a, b = _field_table(old), _field_table(new)
+def _fields(
+    where: str, a: dict[str, dict[str, set[str]]], b: dict[str, dict[str, set[str]]]
+) -> Iterator[Change]:
     for kind in sorted(set(a) & set(b)):
         before, after = a[kind], b[kind]
         for path, below in _outermost(set(after) - set(before)):
