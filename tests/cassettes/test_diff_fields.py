@@ -9,7 +9,7 @@ from typing import Any
 
 from raf.cassettes.diff import Drift, diff
 from raf.cassettes.format import Cassette, Interaction, Request, Response, ScenarioInfo
-from raf.cassettes.inventory import unread, wire_events
+from raf.cassettes.inventory import iter_wire_events, unread, wire_events
 
 
 def chat(*extras: dict[str, Any]) -> Cassette:
@@ -99,3 +99,22 @@ def test_an_empty_key_at_the_top_is_no_field_of_its_own() -> None:
     new = chat({"": {"b": "one"}})
     assert fields(diff(old, new)) == [("field_type_changed", "b", "integer", "string")]
     assert fields(diff(chat({"": 1}), chat({"": "one"}))) == []
+
+
+def test_the_events_streamed_across_pieces_are_the_events_listed() -> None:
+    """A body of several of the pieces the framer is fed, frames spanning each cut."""
+    body = chat(*({"x": "y" * 1000} for _ in range(300))).interactions[0].response.body
+    assert len(body) > 4 * 65536
+    events = list(iter_wire_events("openai_chat", body))
+    assert events == wire_events("openai_chat", body)
+    assert [e.index for e in events] == list(range(302))  # 300, the finish, [DONE]
+    assert all(e.payload["x"] == "y" * 1000 for e in events[:300])
+    assert events[-1].data == "[DONE]"
+    assert unread("openai_chat", body).unknown_fields[0].count == 300
+    assert diff(chat({"x": 1}), chat({"x": 1})).changes == ()
+
+
+def test_a_framing_limit_ends_the_events_streamed_where_it_stopped() -> None:
+    body = b'data: {"a": 1}\n\ndata: {"b": 2}\n\ndata: ' + b"x" * (16 * 1024 * 1024 + 1)
+    events = list(iter_wire_events("openai_chat", body + b'\n\ndata: {"c": 3}\n\n'))
+    assert [e.payload for e in events] == [{"a": 1}, {"b": 2}]
