@@ -12,8 +12,8 @@ imported: ``text``, ``tools``, ``big200`` and ``big50``, ``escapes``; ``compact`
   framed as its format frames it, each frame's JSON parsed, each event counted and dropped
   (as ``unread`` and ``diff`` read them; ``wire_events`` is the same kept in a list, and a
   list of tens of thousands of parsed payloads costs the collector more than linear time:
-  on Chat Completions' full-size ``big`` it took 5.9x to 7.4x ``big50``'s time for 4x the
-  input, 4.3x with the collector off);
+  on Chat Completions' full-size ``big``, 5.9x to 7.4x ``big50``'s time for 4x the input,
+  4.3x with the collector off);
 * ``diff``: ``raf.cassettes.diff.diff(old, new)`` of two one-interaction cassettes around the
   same body, OLD with its network reads as bench/formats.py cuts it (4 KiB, 1 ms apart), NEW
   with each of those reads cut in two (2 ms apart): every part of the diff runs (the
@@ -43,24 +43,29 @@ style. The ratios differ most by format, through ``run()``: where raf reads the 
 through its templates without parsing them (Chat Completions, legacy Completions, Ollama's
 text lines), every stage here, which parses every frame and walks every field in Python,
 costs several times ``run()``; where a call arrives whole in one frame (Gemini, Ollama), the
-stages touch two frames and cost a fraction of it. Measured (``--quick``, 3 and 7 rounds):
+stages touch two frames and cost a fraction of it. Measured (``--quick``, 7 rounds, every
+format; and full size, 5 rounds, Chat Completions):
 
-* ``unread`` <= 6x ``run()``: measured 0.24x to 4.4x, the most on Chat Completions ``text``
-  (1,254 small chunks, a dozen fields each, every one looked up in the field table), 2.5x to
-  3.3x on its other workloads and on legacy Completions, at most 2.1x elsewhere;
+* ``unread`` <= 6x ``run()``: measured 0.23x to 4.4x, the most on Chat Completions ``text``
+  (thousands of small chunks, a dozen fields each, every one looked up in the field table),
+  2.3x to 3x on its other workloads, 2.4x to 2.6x on legacy Completions, at most 2.5x
+  elsewhere;
 * ``wire_events`` <= 2x ``run()``: framing and parsing, no more; measured 0.17x to 1.6x
   (Chat Completions ``text`` again);
-* ``diff`` <= 18x ``run()``: the diff reads both bodies through the pipeline, frames and
-  parses both, walks every field of both (the field paths and their JSON types per event
-  type) and what raf did not read of both, so it costs about twice ``run()`` + ``wire_events``
-  + ``unread`` + the field walk; measured 2.4x to 14x (Chat Completions ``text`` the most,
-  9x to 12.5x on its other workloads, 7.5x to 10x on legacy Completions, at most 7.9x
-  elsewhere). Before the field table was built once per event type, Chat Completions took
-  14x to 22x: 18x catches that;
+* ``diff`` <= 18x ``run()``: the diff reads both bodies through the pipeline, and frames,
+  parses and walks both in one pass each (the field paths and their JSON types per event
+  type, and what raf did not read): about twice ``run()`` + ``wire_events`` + ``unread`` +
+  the field walk. Measured 2.6x to 15.9x: Chat Completions 8.9x to 14.3x (15.9x on the
+  full-size ``text``), legacy Completions 9.4x to 10x, Ollama's ``text`` 9.2x, at most 7.9x
+  elsewhere. 18x leaves the worst cell room for a loaded machine; a diff that walked the
+  events again per path (as it did before it built each event type's field table in one
+  pass: 13.8x to 22.1x on Chat Completions) fails it on ``text``;
 * time(``big200``) / time(``big50``) <= 4.5 for ``unread``, ``wire_events`` and ``diff``
-  (linear is 4, quadratic 16), the bound bench/formats.py sets for the pipeline. ``diff`` on
-  Chat Completions measured 4.32 to 4.41 (ranges 4.01 to 4.50) while ``run()`` took 3.9 in
-  the same rounds: slightly more than linear (larger working sets), well short of quadratic.
+  (linear is 4, quadratic 16), the bound bench/formats.py sets for the pipeline. Measured at
+  most 4.02 at quarter size and 3.95 to 4.01 on Chat Completions' full-size ``big`` (13 MB,
+  37,391 events). Before ``unread`` and ``diff`` streamed the events (each dropped once
+  looked at) they took 4.8x to 5x there, and the list of ``wire_events`` 7x: the collector
+  scanning tens of thousands of parsed payloads kept alive.
 
 Run: ``python bench/drift.py`` (``--format F`` repeatable, ``--style compact|spaced``,
 ``--quick`` for quarter-size workloads and 3 rounds, ``--rounds N``, ``--budget S``,
