@@ -384,3 +384,117 @@ def test_a_model_that_loses_a_part_stops_the_interop_bench() -> None:
     ):
         interop_bench.prepare(workload, [lossy])
     assert interop_bench.first_difference({"a": [1, 2]}, {"a": [1, 3]}) == "a[1]: '2' (want '3')"
+
+
+# -- bench/drift.py: what raf did not read, wire events and the diff, checked ----------------
+
+drift_bench = _bench("drift")
+DRIFT_CELLS = FORMAT_CELLS + [
+    (wire, "big50", style) for wire in formats.WIRES for style in formats.STYLES
+]
+
+
+@pytest.mark.parametrize(("wire", "name", "style"), DRIFT_CELLS)
+def test_every_drift_stage_passes_its_checks_on_every_workload(
+    wire: str, name: str, style: str
+) -> None:
+    """Counted, never timed: on each of raf's own streams ``unread`` finds nothing unknown,
+    ``wire_events`` gives every frame, ``diff`` finds nothing between a cassette and itself
+    and only chunking and timing notices against its re-chunked twin (the checks
+    bench/drift.py runs before timing), and every contender it times passes them too."""
+    workload = formats.workloads(wire, style, FORMAT_SMALL)[name]
+    cell = drift_bench.prepare(workload)  # raises StageError when a stage is wrong
+    assert cell.events == drift_bench.expected_events(workload)
+    for cassette, reads in ((cell.old, len(workload.chunks)), (cell.new, None)):
+        interaction = cassette.interactions[0]
+        chunks, delays = interaction.timed_chunks()
+        assert b"".join(chunks) == workload.body
+        assert reads is None or len(chunks) == reads
+        assert set(delays) == {0.001 if reads else 0.002}
+    assert len(cell.new.interactions[0].timing) > len(cell.old.interactions[0].timing)
+    contenders = drift_bench.stage_contenders(cell)
+    assert [c.name for c in contenders] == ["run()", *drift_bench.STAGE_NAMES]
+    for contender in contenders:
+        assert contender.check(contender.run()) is None, contender.name
+
+
+def _wrong_unread(dialect: str, body: bytes, **_: Any) -> Any:
+    unknown = drift_bench.inventory.UnreadField("choices[].delta.annotation", None, 3, False)
+    return drift_bench.inventory.Unread(fields=(unknown,))
+
+
+def _wrong_events(dialect: str, body: bytes) -> Any:
+    return drift_bench.inventory.wire_events(dialect, body)[:-1]  # the last frame lost
+
+
+def _wrong_diff(old: Any, new: Any) -> Any:
+    return drift_bench.drift.Drift()  # blind to the chunking
+
+
+@pytest.mark.parametrize(
+    ("stage", "wrong", "problem"),
+    [
+        ("unread", _wrong_unread, r"unknown field choices\[\]\.delta\.annotation"),
+        ("wire_events", _wrong_events, r"\d+ events \(want \d+\)"),
+        ("diff", _wrong_diff, "no chunking_changed"),
+    ],
+)
+def test_a_wrong_stage_stops_the_drift_bench_before_timing(
+    stage: str,
+    wrong: Any,
+    problem: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(drift_bench.STAGES, stage, wrong)
+    workload = _format_workload("openai_chat", "tools", "compact")
+    with pytest.raises(
+        drift_bench.StageError, match=rf"^openai_chat tools compact: {stage}: {problem}"
+    ):
+        drift_bench.prepare(workload)
+    assert drift_bench.main(["--quick", "--format", "openai_chat", "--style", "compact"]) == 1
+    out, err = capsys.readouterr()
+    assert err.startswith(f"stage WRONG, nothing timed: openai_chat text compact: {stage}: ")
+    assert "paired rounds" in out
+    assert "targets" not in out  # nothing timed
+
+
+def test_the_drift_bench_sees_a_diff_that_finds_a_change_in_a_cassette_and_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = drift_bench.drift.diff
+
+    def noisy(old: Any, new: Any) -> Any:
+        found = real(old, new)
+        change = drift_bench.drift.Change("notice", "comments_changed", "body", 0, 1, "noise")
+        return dataclasses.replace(found, changes=(*found.changes, change))
+
+    monkeypatch.setitem(drift_bench.STAGES, "diff", noisy)
+    with pytest.raises(drift_bench.StageError, match="1 changes of a cassette with itself"):
+        drift_bench.prepare(_format_workload("anthropic_messages", "text", "spaced"))
+
+
+def test_a_stage_wrong_in_the_rounds_fails_its_targets_untimed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stage that passes the checks before timing and goes wrong after is WRONG in round 0,
+    never timed, and fails every target it is part of."""
+    workload = _format_workload("openai_responses", "text", "compact")
+    cell = drift_bench.prepare(workload)
+    monkeypatch.setitem(drift_bench.STAGES, "unread", _wrong_unread)
+    cell.comparison = harness.compare(
+        drift_bench.stage_contenders(cell), rounds=1, settings=SETTINGS
+    )
+    unread = cell.comparison.outcomes["unread"]
+    assert unread.status == "WRONG"
+    assert unread.times == []
+    assert cell.comparison.outcomes["diff"].ok
+    targets = harness.Targets()
+    drift_bench.report("openai_responses", {("compact", "text"): cell}, targets)
+    assert not targets.ok
+    failed = [d for passed, d in targets.results if not passed]
+    assert failed == [
+        "openai_responses text compact unread / run(): -, target <= 6x (WRONG: unknown field "
+        "choices[].delta.annotation)"
+    ]
+    assert "WRONG: unknown field" in capsys.readouterr().out

@@ -39,7 +39,7 @@ from raf import dialects
 from raf.cassettes.coding import BodyNotDecoded
 from raf.cassettes.format import Cassette, Interaction
 from raf.cassettes.importers import guess_dialect
-from raf.cassettes.inventory import WireEvent, json_type, unread, wire_events
+from raf.cassettes.inventory import Unread, WireEvent, iter_wire_events, json_type, unread
 from raf.collect import collect_agent_response
 from raf.errors import RafError
 from raf.model.canonical import to_canonical
@@ -502,16 +502,49 @@ def _interaction(
     if old_body is None or new_body is None:
         return
     yield from _framing(where, old_body, new_body, old_dialect, new_dialect)
-    old_events = wire_events(old_dialect, old_body)
-    new_events = wire_events(new_dialect, new_body)
-    yield from _events(where, old_events, new_events)
-    yield from _fields(where, old_events, new_events)
+    before, after = _survey(old_dialect, old_body), _survey(new_dialect, new_body)
+    yield from _events(where, before.kinds, after.kinds)
+    yield from _fields(where, before.fields, after.fields)
     yield from _meaning(
         where,
         _reading(old, old_body, old_dialect),
         _reading(new, new_body, new_dialect),
     )
-    yield from _unread(where, old_body, new_body, old_dialect, new_dialect)
+    yield from _unread(where, before.unread, after.unread)
+
+
+@dataclass(frozen=True)
+class _Survey:
+    """What the diff compares of one body's events: the type of each, in order; per type,
+    each field path and its JSON types; what raf did not read."""
+
+    kinds: list[str]
+    fields: dict[str, dict[str, set[str]]]
+    unread: Unread
+
+
+def _survey(dialect: str, body: bytes) -> _Survey:
+    """One pass over ``body``'s wire events, none of them kept once looked at (so the
+    collector never scans a growing list of parsed payloads: linear in the body)."""
+    kinds: list[str] = []
+    shapes: dict[str, _Shape] = {}
+
+    def each() -> Iterator[WireEvent]:
+        for event in iter_wire_events(dialect, body):
+            kind = _kind_of(event)
+            kinds.append(kind)
+            if isinstance(event.payload, dict):
+                shape = shapes.get(kind)
+                if shape is None:
+                    shape = shapes[kind] = {}
+                _merge(shape, event.payload)
+            yield event
+
+    events = each()
+    seen = unread(dialect, body, events=events)
+    for _ in events:  # what unread left, had it stopped early
+        pass
+    return _Survey(kinds, {kind: _flatten(shape) for kind, shape in shapes.items()}, seen)
 
 
 def _content(interaction: Interaction) -> tuple[bytes | None, str | None]:
@@ -695,9 +728,7 @@ def _kind_of(event: WireEvent) -> str:
     return "(not JSON)" if payload is None else "(untyped)"
 
 
-def _events(where: str, old: Sequence[WireEvent], new: Sequence[WireEvent]) -> Iterator[Change]:
-    old_kinds = [_kind_of(e) for e in old]
-    new_kinds = [_kind_of(e) for e in new]
+def _events(where: str, old_kinds: list[str], new_kinds: list[str]) -> Iterator[Change]:
     a, b = Counter(old_kinds), Counter(new_kinds)
     a_done, b_done = _DONE in a, _DONE in b
     if a_done != b_done:
@@ -759,32 +790,56 @@ def _first_seen(kinds: Iterable[str]) -> list[str]:
 _MAX_DEPTH: Final = 32
 
 
-def _paths(payload: Any) -> Iterator[tuple[str, str]]:
-    """Each field path of ``payload`` with the JSON type found there (the top-level
-    value has the empty path). Iterative; stops at a depth of :data:`_MAX_DEPTH`."""
-    stack: list[tuple[str, Any, int]] = [("", payload, 0)]
+_TYPES: Final[dict[type, str]] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+"""The JSON type of each type the JSON decoder makes (:func:`json_type` for the others)."""
+
+_CONTAINERS: Final = frozenset({"object", "array"})
+
+_Shape = dict[str | None, tuple[set[str], "_Shape"]]
+"""The fields of the events of one type, as a tree: per key (``None`` for the items of an
+array), the JSON types found there and the fields under it."""
+
+
+def _merge(shape: _Shape, payload: dict[str, Any]) -> None:
+    """Add ``payload``'s fields to ``shape``: the work is one step per value, no path text
+    (the paths are written once per type, by :func:`_flatten`). Stops at a depth of
+    :data:`_MAX_DEPTH` (the values there are counted, not entered)."""
+    stack: list[tuple[_Shape, Any, int]] = [(shape, payload, 0)]
+    types = _TYPES
     while stack:
-        path, value, depth = stack.pop()
-        yield path, json_type(value)
-        if depth >= _MAX_DEPTH:
-            continue
-        if isinstance(value, dict):
-            for key, item in value.items():
-                stack.append((f"{path}.{key}" if path else str(key), item, depth + 1))
-        elif isinstance(value, list):
-            stack.extend((f"{path}[]", item, depth + 1) for item in value)
+        node, value, depth = stack.pop()
+        items = value.items() if isinstance(value, dict) else ((None, item) for item in value)
+        for key, item in items:
+            entry = node.get(key)
+            if entry is None:
+                entry = node[key] = (set(), {})
+            kind = types.get(type(item)) or json_type(item)
+            entry[0].add(kind)
+            if item and depth + 1 < _MAX_DEPTH and kind in _CONTAINERS:
+                stack.append((entry[1], item, depth + 1))
 
 
-def _field_table(events: Sequence[WireEvent]) -> dict[str, dict[str, set[str]]]:
-    """Per event type, each field path its events carried and the JSON types it had."""
-    out: dict[str, dict[str, set[str]]] = {}
-    for event in events:
-        if not isinstance(event.payload, dict):
-            continue
-        fields = out.setdefault(_kind_of(event), {})
-        for path, kind in _paths(event.payload):
-            if path:
-                fields.setdefault(path, set()).add(kind)
+def _flatten(shape: _Shape) -> dict[str, set[str]]:
+    """Each field path of ``shape`` (dotted, ``[]`` for the items of an array) and its
+    JSON types."""
+    out: dict[str, set[str]] = {}
+    stack: list[tuple[str, _Shape]] = [("", shape)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, (kinds, children) in node.items():
+            path = prefix + "[]" if key is None else f"{prefix}.{key}" if prefix else key
+            if path:  # a top-level key "" has no path of its own
+                out.setdefault(path, set()).update(kinds)
+            if children:
+                stack.append((path, children))
     return out
 
 
@@ -811,8 +866,9 @@ def _parents(path: str) -> Iterator[str]:
                 yield parent
 
 
-def _fields(where: str, old: Sequence[WireEvent], new: Sequence[WireEvent]) -> Iterator[Change]:
-    a, b = _field_table(old), _field_table(new)
+def _fields(
+    where: str, a: dict[str, dict[str, set[str]]], b: dict[str, dict[str, set[str]]]
+) -> Iterator[Change]:
     for kind in sorted(set(a) & set(b)):
         before, after = a[kind], b[kind]
         for path, below in _outermost(set(after) - set(before)):
@@ -964,10 +1020,7 @@ def _shown(value: Any) -> str:
 # -- what raf did not read -------------------------------------------------------------------
 
 
-def _unread(
-    where: str, old: bytes, new: bytes, old_dialect: str, new_dialect: str
-) -> Iterator[Change]:
-    before, after = unread(old_dialect, old), unread(new_dialect, new)
+def _unread(where: str, before: Unread, after: Unread) -> Iterator[Change]:
     known = {e.type for e in before.unrecognised_events}
     for event in after.unrecognised_events:
         if event.type not in known:

@@ -30,6 +30,7 @@ __all__ = [
     "WireEvent",
     "event_type",
     "field_table",
+    "iter_wire_events",
     "json_type",
     "merge",
     "unread",
@@ -38,7 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WireEvent:
     """One frame of a stream as it came.
 
@@ -91,37 +92,55 @@ def _parse(data: str) -> Any:
         return None
 
 
+_FEED = 1 << 16
+"""The size of the pieces :func:`wire_events` feeds a body to its framer in (the framer is
+made for network reads; fed a whole body of megabytes at once it takes more than linear
+time)."""
+
+
 def wire_events(dialect: str, body: bytes) -> list[WireEvent]:
     """The frames of ``body`` read as ``dialect`` frames it, each with its JSON parsed.
 
     Never raises: an unknown dialect or a framing limit ends the list where it stopped.
     ``type`` comes from the format's field table (:func:`event_type`).
     """
+    return list(iter_wire_events(dialect, body))
+
+
+def iter_wire_events(dialect: str, body: bytes) -> Iterator[WireEvent]:
+    """:func:`wire_events` one by one, the body framed a piece at a time: a caller that does
+    not keep them holds the parsed payloads of one piece at a time, not of the whole body
+    (nor does the collector scan them again and again). Never raises."""
     try:
         made = dialects.create(dialect)
         framer = framing.create(made.framing)
     except RafError:
-        return []
-    frames = []
-    try:
-        frames.extend(framer.feed(body))
-        frames.extend(framer.close())
-    except RafError as exc:  # a size limit: the frames before it
-        frames.extend(getattr(exc, "events", ()))
-    out: list[WireEvent] = []
-    for frame in frames:
-        data = (
-            frame.data
-            if isinstance(frame.data, str)
-            else bytes(frame.data).decode("utf-8", "replace")
-        )
-        payload = _parse(data)
-        out.append(
-            WireEvent(
-                len(out), frame.event, event_type(dialect, frame.event, payload), payload, data
+        return
+    index = 0
+    start, size = 0, len(body)
+    while True:
+        stop = False
+        try:
+            if start < size:  # fed as reads: one huge feed costs the framer more
+                frames = framer.feed(body[start : start + _FEED])
+                start += _FEED
+            else:
+                frames, stop = framer.close(), True
+        except RafError as exc:  # a size limit: the frames before it
+            frames, stop = list(getattr(exc, "events", ())), True
+        for frame in frames:
+            data = (
+                frame.data
+                if isinstance(frame.data, str)
+                else bytes(frame.data).decode("utf-8", "replace")
             )
-        )
-    return out
+            payload = _parse(data)
+            yield WireEvent(
+                index, frame.event, event_type(dialect, frame.event, payload), payload, data
+            )
+            index += 1
+        if stop:
+            return
 
 
 def event_type(dialect: str, name: str, payload: Any) -> str | None:
@@ -222,28 +241,31 @@ class Unread:
         }
 
 
-def unread(dialect: str, body: bytes) -> Unread:
+def unread(dialect: str, body: bytes, *, events: Iterable[WireEvent] | None = None) -> Unread:
     """What raf did not read of ``body`` read as ``dialect``: the events of types it does not
     read (unrecognised or skipped, counted, with the first one's index) and, in the events it
     reads, each field its table does not say it reads (known or unknown, counted by the events
     that have it; a field is named once, not the fields under it). Frames that are not JSON
     objects are not counted (``[DONE]``, keep-alives: raf reads them, or reports them as
     errors). A dialect without a field table gives ``Unread()``. Never raises; the time is
-    linear in the size of the body."""
+    linear in the size of the body.
+
+    ``events``: the body's wire events (:func:`wire_events`, :func:`iter_wire_events`), when
+    the caller frames it already (the body is then not framed again); read once, in order."""
     try:
-        return _unread(dialect, body)
+        return _unread(dialect, iter_wire_events(dialect, body) if events is None else events)
     except Exception:  # a bug here must not break a show, a lint or a report
         return Unread()
 
 
-def _unread(dialect: str, body: bytes) -> Unread:
+def _unread(dialect: str, frames: Iterable[WireEvent]) -> Unread:
     table = field_table(dialect)
     if table is None:
         return Unread()
     events: dict[str, list[Any]] = {}  # type -> [count, first, why]
     fields: dict[tuple[str | None, str, bool], int] = {}
     tries: dict[str | None, _Node] = {}
-    for event in wire_events(dialect, body):
+    for event in frames:
         payload = event.payload
         if not isinstance(payload, dict):
             continue
@@ -320,14 +342,13 @@ def _unread_paths(root: _Node, payload: dict[str, Any]) -> Iterator[tuple[str, b
             continue
         children = node.children
         for key, item in value.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
             child = children.get(key)
             if child is None:
-                yield path, False
+                yield (f"{prefix}.{key}" if prefix else str(key)), False
             elif child.how == _KNOWN:
-                yield path, True
-            elif child.how == _READ:
-                stack.append((child, path, item))
+                yield (f"{prefix}.{key}" if prefix else str(key)), True
+            elif child.how == _READ and isinstance(item, dict | list):  # a leaf is read
+                stack.append((child, f"{prefix}.{key}" if prefix else str(key), item))
 
 
 def _events(count: int) -> str:

@@ -228,7 +228,7 @@ def test_unread_event_types_and_fields_new_in_new_are_warnings(
     old, new = recording(ANTHROPIC), recording(ANTHROPIC)
     new.interactions[0].response.body += b"\n"  # tell the two bodies apart
 
-    def fake(dialect: str, body: bytes) -> Unread:
+    def fake(dialect: str, body: bytes, **_: object) -> Unread:
         shared = UnreadEvent("ping", 1, 2, "skipped")
         old_event = UnreadEvent("old_thing", 1, 3, "unrecognised")
         if body == old.interactions[0].response.body:
