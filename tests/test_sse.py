@@ -127,3 +127,59 @@ def test_large_single_line_event_fed_bytewise_is_kept_whole() -> None:
     events = feed_all(decoder.feed, decoder.close, split(body, "bytewise"))
     assert len(events) == 1
     assert len(events[0].data) == 200_000
+
+
+def _window_body() -> bytes:
+    """Over 2 MiB of events whose blocks straddle the decoder's 1 MiB windows every way: a
+    CRLF cut between CR and LF, a multi-byte character cut, an event name, a comment."""
+    from raf.framing.sse import _WINDOW  # noqa: PLC0415
+
+    parts = []
+    size = 0
+    n = 0
+    while size < 2 * _WINDOW + 4096:
+        if n % 97 == 0:
+            part = f"event: tick\r\ndata: é{n}\r\n\r\n".encode()
+        elif n % 89 == 0:
+            part = f": keep-alive {n}\n\ndata: ✓{n}\n\n".encode()
+        else:
+            part = f'data: {{"n": {n}, "text": "déjà vu {n}"}}\n\n'.encode()
+        parts.append(part)
+        size += len(part)
+        n += 1
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("shift", [0, 1, 2, 7, 13])
+def test_a_chunk_larger_than_the_window_reads_as_its_pieces_do(shift: int) -> None:
+    # A whole multi-megabyte body fed at once is decoded window by window: the events are
+    # exactly those of the same bytes fed in small reads, wherever the windows cut them.
+    body = _window_body()[shift:]
+    whole = SSEDecoder()
+    at_once = whole.feed(body) + whole.close()
+    pieces = SSEDecoder()
+    reads = [body[i : i + 4093] for i in range(0, len(body), 4093)]
+    small = feed_all(pieces.feed, pieces.close, reads)
+    assert at_once == small
+    assert len(at_once) > 20_000
+    assert whole.truncated is pieces.truncated
+
+
+def test_a_limit_error_in_a_later_window_keeps_the_events_of_the_earlier_ones() -> None:
+    body = _window_body()
+    body += b"data: " + b"a" * 300 + b"\n\n"
+    decoder = SSEDecoder(max_line_bytes=200)
+    expected = SSEDecoder().feed(_window_body())
+    with pytest.raises(SSELimitExceeded) as raised:
+        decoder.feed(body)
+    assert raised.value.events == expected
+
+
+def test_a_line_past_the_limit_keeps_the_events_before_it_in_the_same_chunk() -> None:
+    decoder = SSEDecoder(max_line_bytes=20)
+    with pytest.raises(SSELimitExceeded) as raised:
+        decoder.feed(b"event: a\ndata: 1\n\ndata: 2\n\ndata: " + b"x" * 30 + b"\n\n")
+    assert raised.value.events == [
+        ServerSentEvent(event="a", data="1"),
+        ServerSentEvent(data="2"),
+    ]
