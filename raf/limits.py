@@ -15,6 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "DEFAULT_MAX_ARGUMENTS_CHARS",
+    "DEFAULT_MAX_EVENTSTREAM_HEADERS_BYTES",
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_JSON_DEPTH",
     "DEFAULT_MAX_LINE_BYTES",
@@ -57,7 +58,19 @@ memory. Code: ``sse_limit_exceeded`` (the stream is abandoned)."""
 
 DEFAULT_MAX_EVENT_BYTES = 32 * 1024 * 1024
 """Largest SSE event (the lines of one block with their terminators), in bytes (32 MiB).
-Code: ``sse_limit_exceeded`` (the stream is abandoned)."""
+Code: ``sse_limit_exceeded`` (the stream is abandoned).
+
+Also the largest AWS event stream message (``total_length``, prelude and CRCs included),
+checked from its prelude before the body arrives: above the largest message AWS services
+send (a 24 MiB payload, 128 KiB of headers and 16 bytes; Smithy says clients must not enforce
+those, so raf only bounds memory)."""
+
+DEFAULT_MAX_EVENTSTREAM_HEADERS_BYTES = 128 * 1024
+"""Largest header block of one AWS event stream message, in bytes (128 KiB, the maximum AWS
+services enforce). Bounds the memory of the decoded headers (a header can be as small as 3
+bytes on the wire and takes about 100 bytes as Python objects). Checked from the prelude.
+Past it: ``raf.framing.aws_eventstream.EventStreamError`` (``kind`` ``headers_limit``; the
+stream is abandoned)."""
 
 # -- JSON payloads (raf.safe_json: dialects, converter, argument parser) ---------------------
 

@@ -3,14 +3,15 @@
 A framing splits a response body into the frames a dialect reads, each a
 :class:`ServerSentEvent` (for JSON framings only ``data`` is set):
 
-=============  =================================================  ==========================
-name           what                                               class
-=============  =================================================  ==========================
-``sse``        Server-Sent Events (HTML Living Standard 9.2.6)     :class:`SSEDecoder`
-``json_array``  one streamed JSON array, one frame per element    :class:`JSONArrayDecoder`
-``json_lines``  one JSON value per line (NDJSON)                  :class:`JSONLinesDecoder`
-``auto``       chosen from the first byte of the body             :class:`AutoFraming`
-=============  =================================================  ==========================
+===================  =================================================  ===========================
+name                 what                                               class
+===================  =================================================  ===========================
+``sse``              Server-Sent Events (HTML Living Standard 9.2.6)    :class:`SSEDecoder`
+``json_array``       one streamed JSON array, one frame per element     :class:`JSONArrayDecoder`
+``json_lines``       one JSON value per line (NDJSON)                   :class:`JSONLinesDecoder`
+``aws_eventstream``  AWS's binary event stream (one frame per message)  :class:`EventStreamDecoder`
+``auto``             chosen from the first byte of the body             :class:`AutoFraming`
+===================  =================================================  ===========================
 
 A dialect names the framing it expects (``Dialect.framing``); :class:`raf.pipeline.UpdateDecoder`
 creates it with :func:`create`, and accepts another one for servers that frame a format
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import ClassVar, Literal, Protocol, cast, runtime_checkable
 
 from raf.errors import DialectError
+from raf.framing.aws_eventstream import EventStreamDecoder
 from raf.framing.json_values import JSONArrayDecoder, JSONLinesDecoder
 from raf.framing.sse import DataRun, EventOrRun, ServerSentEvent, SSEDecoder
 from raf.limits import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -31,6 +33,7 @@ __all__ = [
     "AutoFraming",
     "DataRun",
     "EventOrRun",
+    "EventStreamDecoder",
     "Framing",
     "FramingAccelerator",
     "JSONArrayDecoder",
@@ -52,8 +55,10 @@ class Framing(Protocol):
     """Bytes in, frames out, for one body.
 
     ``feed`` may raise :class:`raf.errors.SSELimitExceeded` (with the frames decoded before
-    the limit in ``exc.events``) and nothing else on any input; ``close`` ends the body and
-    sets ``truncated`` when it ended inside a frame (which is then discarded).
+    the limit in ``exc.events``) and nothing else on any input, except ``aws_eventstream``,
+    which may also raise :class:`raf.framing.aws_eventstream.EventStreamError` (a corrupt
+    stream; an :class:`raf.errors.SSEError` with ``events`` as well); ``close`` ends the body
+    and sets ``truncated`` when it ended inside a frame (which is then discarded).
 
     ``accelerators`` names the optional methods it offers: ``feed_runs`` (:class:`RunFraming`)
     or none. The pipeline uses a declared ``feed_runs`` when the dialect reads runs
@@ -156,6 +161,7 @@ _FRAMINGS: dict[str, Callable[..., Framing]] = {
     "sse": SSEDecoder,
     "json_array": JSONArrayDecoder,
     "json_lines": JSONLinesDecoder,
+    "aws_eventstream": EventStreamDecoder,
     "auto": AutoFraming,
 }
 
