@@ -302,3 +302,54 @@ def test_many_tiny_messages_in_one_feed_are_each_read_once(
     assert len(EventStreamDecoder().feed(body)) == 20_000
     assert counting.calls == 40_000
     assert counting.bytes == 20_000 * (8 + 4)
+
+
+def test_a_message_cut_into_pieces_grows_one_buffer_in_place() -> None:
+    """The partial message is one bytearray extended by each piece, never rebuilt: a message
+    fed one byte at a time costs what it costs whole."""
+    body = event("contentBlockDelta", b"x" * 5000)
+    decoder = EventStreamDecoder()
+    assert decoder.feed(body[:3]) == []
+    held = decoder._held
+    for i in range(3, len(body) - 1):
+        assert decoder.feed(body[i : i + 1]) == []
+        assert decoder._held is held
+    assert len(held) == len(body) - 1
+    assert [len(f.payload) for f in decoder.feed(body[-1:])] == [5000]
+
+
+# -- hostile bytes -----------------------------------------------------------------------------
+
+
+@st.composite
+def _damaged(draw: st.DrawFn) -> bytes:
+    """Valid messages, then bytes flipped, cut out or inserted anywhere (or any bytes)."""
+    if draw(st.booleans()):
+        return draw(st.binary(max_size=80))
+    body = bytearray(b"".join(m for m, _ in draw(st.lists(_messages(), min_size=1, max_size=4))))
+    for _ in range(draw(st.integers(1, 3))):
+        at = draw(st.integers(0, len(body) - 1))
+        how = draw(st.sampled_from(["flip", "cut", "insert"]))
+        if how == "flip":
+            body[at] ^= 1 << draw(st.integers(0, 7))
+        elif how == "cut":
+            del body[at : at + draw(st.integers(1, 20))]
+        else:
+            body[at:at] = draw(st.binary(min_size=1, max_size=20))
+        if not body:
+            break
+    return bytes(body)
+
+
+def _outcome(body: bytes, chunks: list[bytes], limit: int) -> tuple[list[Frame], str | None, bool]:
+    return _run(Case("drawn", "", body, limits={"max_event_bytes": limit}), chunks)
+
+
+@given(_damaged(), st.sampled_from([16, 100, 1 << 20]), st.data())
+def test_any_bytes_give_frames_or_a_typed_error_the_same_however_cut(
+    body: bytes, limit: int, data: st.DataObject
+) -> None:
+    """Only EventStreamError and SSELimitExceeded ever leave feed, and the frames, the error
+    and the truncation do not depend on where the body is cut."""
+    whole = _outcome(body, [body], limit)
+    assert _outcome(body, data.draw(network_chunkings(body)), limit) == whole
