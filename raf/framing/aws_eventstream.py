@@ -100,7 +100,7 @@ _OVERHEAD = 16  # prelude and message CRC
 _U32 = struct.Struct(">I")
 _PRELUDE_STRUCT = struct.Struct(">III")
 _U16 = struct.Struct(">H")
-# Fixed-size header values: type -> (size, struct); 0 and 1 carry no value.
+# The header types of fixed size (0 and 1 carry no value): type -> how to unpack the value.
 _FIXED = {
     2: struct.Struct(">b"),
     3: struct.Struct(">h"),
@@ -329,7 +329,7 @@ class EventStreamDecoder:
                 self._parse(view, pos, total, events)
                 pos += total
         if pos < end:
-            self._held = bytearray(data[pos:])
+            self._held = bytearray(data[pos:] if pos else data)
         return events
 
     def close(self) -> list[ServerSentEvent]:
