@@ -13,8 +13,10 @@ from raf import dialects
 from raf.dialects.sniff import sniff
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
+from raf.model.canonical import to_canonical
 from raf.model.updates import AgentResponseUpdate
-from raf.pipeline import respond
+from raf.pipeline import UpdateDecoder, respond
+from tests.conformance.reader_cohere_v2 import read_updates
 
 NAME = "cohere_v2"
 
@@ -329,3 +331,29 @@ _TYPES = st.sampled_from(
 def test_the_dialect_never_raises_nor_reports_an_internal_error(events: list[Any]) -> None:
     payloads = [{**rest, "type": kind} for kind, rest in events]
     assert "internal_error" not in codes(feed(*payloads))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(_TYPES, st.dictionaries(st.sampled_from(["index", "delta", "id"]), _JSON)),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_the_documented_reader_agrees_with_the_dialect_on_any_events(
+    events: list[Any], done: bool
+) -> None:
+    """The reader written from docs/dialects.md alone gives the dialect's updates (messages
+    aside) on event sequences of every kind, well-formed or not."""
+    stream = b"".join(frame({**rest, "type": kind}) for kind, rest in events)
+    stream += b"data: [DONE]\n\n" if done else b""
+    decoder = UpdateDecoder(NAME)
+    ours = [
+        {**u, "message": ""} if u.get("type") == "error" else u
+        for u in to_canonical(decoder.feed(stream) + decoder.close())
+    ]
+    assert ours == [
+        {**u, "message": ""} if u.get("type") == "error" else u
+        for u in read_updates(200, "OK", stream)
+    ]

@@ -148,7 +148,7 @@ def _arguments(call: dict[str, Any] | None, frame: Frame) -> str | None:
 def _tool_call_start(dialect: CohereV2Dialect, payload: dict[str, Any], frame: Frame) -> None:
     index = _index(payload, frame)
     if index is None:
-        index = len(dialect.calls)
+        index = 0
         while index in dialect.calls:
             index += 1
     if index in dialect.calls:
