@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from raf.formats.cohere_v2 import dialect
+from raf.formats.cohere_v2 import dialect, request
 from raf.formats.format import Endpoint, Format
 
 __all__ = ["FORMAT", "error_document"]
@@ -27,5 +27,7 @@ FORMAT = Format(
     request_fields=("model", "messages", "tools", "stream"),
     recorded_uri=r"/v2/chat$",
     placeholder_uri="https://recorded.invalid/v2/chat",
+    build_request=request.build_request,
+    read_request=request.read_request,
 )
 """The ``cohere_v2`` format."""
