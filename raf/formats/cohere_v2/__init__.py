@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from raf.formats.cohere_v2 import dialect, request
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -29,5 +29,16 @@ FORMAT = Format(
     placeholder_uri="https://recorded.invalid/v2/chat",
     build_request=request.build_request,
     read_request=request.read_request,
+    http=HttpApi(
+        base_url="https://api.cohere.com",
+        path="/v2/chat",
+        # Cohere's tool_choice takes REQUIRED or NONE, not the other formats' values.
+        options={
+            "top_p": "p",
+            "stop": "stop_sequences",
+            "tool_choice": None,
+            "parallel_tool_calls": None,
+        },
+    ),
 )
 """The ``cohere_v2`` format."""
