@@ -4,18 +4,22 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raf import dialects
+from raf import dialects, formats
+from raf.cassettes import load
 from raf.dialects.sniff import sniff
 from raf.formats.cohere_v2 import strategies
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.canonical import to_canonical
+from raf.model.messages import ChatMessage, MessageRole
+from raf.model.request import Conversation
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from tests.conformance.reader_cohere_v2 import read_updates
@@ -23,6 +27,7 @@ from tests.conformance.test_golden_review import without_messages
 from tests.properties.support import summary
 
 NAME = "cohere_v2"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def frame(payload: Any, event: str | None = None) -> bytes:
@@ -378,3 +383,40 @@ def test_drawn_streams_of_each_profile_aggregate_to_the_ground_truth(
         [u for chunk in stream.chunks for u in decoder.feed(chunk)] + decoder.close()
     )
     assert without_messages(read_updates(200, "OK", stream.body)) == without_messages(ours)
+
+
+def test_the_follow_up_sends_the_tool_plan_calls_and_citations_back_as_cohere_takes_them() -> None:
+    fmt = formats.get(NAME)
+    assert fmt.build_request is not None
+    assert fmt.read_request is not None
+    first = load(ROOT / "cassettes" / NAME / "tool_plan_then_parallel_calls.yaml").interactions[0]
+    asked = fmt.read_request(json.loads(first.request.body or "{}"))
+    turn = respond([first.response.body], NAME).turn_transcript
+    results = tuple(
+        ChatMessage(role=MessageRole.TOOL, content="sunny", tool_call_id=call.id)
+        for call in respond([first.response.body], NAME).tool_calls
+    )
+    body = fmt.build_request(
+        Conversation(
+            messages=(*asked.messages, *turn, *results), tools=asked.tools, options=asked.options
+        )
+    )
+    assistant, *tools = body["messages"][1:]
+    assert assistant["tool_plan"].startswith("I will use the weather tool")
+    assert "content" not in assistant  # a turn of only a plan and calls has no text
+    assert [c["id"] for c in assistant["tool_calls"]] == [
+        "weather_e8p4pn45zt0t",
+        "cityAttractions_pyxssbwnq9fq",
+    ]
+    assert json.loads(assistant["tool_calls"][0]["function"]["arguments"]) == {
+        "location": "San Francisco"
+    }
+    assert [(t["role"], t["tool_call_id"]) for t in tools] == [
+        ("tool", "weather_e8p4pn45zt0t"),
+        ("tool", "cityAttractions_pyxssbwnq9fq"),
+    ]
+    cited = load(ROOT / "cassettes" / NAME / "citation_after_text.yaml").interactions[0]
+    (answer,) = respond([cited.response.body], NAME).turn_transcript
+    (wire,) = fmt.build_request(Conversation(messages=(answer,)))["messages"]
+    assert wire["content"] == "The key benefits are automation of tasks."
+    assert [c["text"] for c in wire["citations"]] == ["automation of tasks"]

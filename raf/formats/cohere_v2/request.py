@@ -17,8 +17,10 @@ text as one ``content`` string; an assistant message's reasoning as its ``tool_p
 calls tools (the plan Cohere streamed before the calls) and as ``thinking`` content items
 before its text otherwise (then the content is a list); its calls whole with their arguments
 as JSON text; each result its own ``tool`` message; ``max_tokens`` as ``max_tokens``;
-``stream: true`` when the options stream. Read: a message of another shape (content items
-other than text and thinking, ``citations``, a member of a wrong type) is kept whole.
+``stream: true`` when the options stream. The citations an answer streamed (``RawItem``s, raw blocks
+of the turn) go back as the assistant message's ``citations``, as they came. Read: a message
+of another shape (content items other than text and thinking, a member of a wrong type) is
+kept whole.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from raf.formats.conversation import (
     put_options,
     raw_message,
     text_of,
+    whole_raw,
 )
 from raf.model import blocks
 from raf.model.blocks import Block
@@ -55,7 +58,7 @@ _ROLES: Final = {
 _MEMBERS: Final = {
     "system": {"role", "content"},
     "user": {"role", "content"},
-    "assistant": {"role", "content", "tool_plan", "tool_calls"},
+    "assistant": {"role", "content", "tool_plan", "tool_calls", "citations"},
     "tool": {"role", "content", "tool_call_id"},
 }
 
@@ -77,8 +80,11 @@ def _messages(messages: tuple[ChatMessage, ...]) -> list[Any]:
     out: list[Any] = []
     for chat in messages:
         held = blocks_of(chat)
-        if len(held) == 1 and isinstance(held[0], blocks.Raw):
-            out.append(held[0].value)  # a whole message kept as it came
+        lone = len(held) == 1 and isinstance(held[0], blocks.Raw)
+        # A lone raw block is a whole message, but in an assistant message without a role
+        # (a citation the turn streamed, and nothing else).
+        if lone and (chat.role is not MessageRole.ASSISTANT or whole_raw(held, ("role",))):
+            out.append(held[0].value)  # type: ignore[union-attr]
             continue
         results = [b for b in held if isinstance(b, blocks.ToolResult)]
         if chat.role is MessageRole.TOOL or results:
@@ -103,6 +109,8 @@ def _assistant(held: tuple[Block, ...]) -> dict[str, Any]:
         if isinstance(b, blocks.Reasoning) and b.redacted is None and b.encrypted_content is None
     ]
     calls = [b for b in held if isinstance(b, blocks.ToolCall)]
+    # The citations Cohere streamed (raw items) go back as the message's citations.
+    citations = [b.value for b in held if isinstance(b, blocks.Raw) and isinstance(b.value, dict)]
     text = text_of(held)
     wire: dict[str, Any] = {"role": "assistant"}
     if calls:
@@ -112,6 +120,8 @@ def _assistant(held: tuple[Block, ...]) -> dict[str, Any]:
         if plan:
             wire["tool_plan"] = plan
         wire["tool_calls"] = [_call(call) for call in calls]
+        if citations:
+            wire["citations"] = citations
         return wire
     items = [
         {"type": "thinking", "thinking": b.text}
@@ -121,6 +131,8 @@ def _assistant(held: tuple[Block, ...]) -> dict[str, Any]:
         if (isinstance(b, blocks.Reasoning) and b in reasoning) or isinstance(b, blocks.Text)
     ]
     wire["content"] = items if reasoning else text
+    if citations:
+        wire["citations"] = citations
     return wire
 
 
@@ -196,9 +208,14 @@ def _read_message(wire: Any) -> ChatMessage:
         return raw_message(wire, role)
     held.extend(items)
     calls = _read_calls(wire.get("tool_calls", []))
-    if calls is None:
+    citations = wire.get("citations", [])
+    if (
+        calls is None
+        or not isinstance(citations, list)
+        or not all(isinstance(citation, dict) for citation in citations)
+    ):
         return raw_message(wire, role)
-    return message(role, [*held, *calls])
+    return message(role, [*held, *calls, *(blocks.Raw(value=c) for c in citations)])
 
 
 def _read_items(content: Any) -> list[Block] | None:

@@ -44,9 +44,26 @@ def _text(draw: st.DrawFn) -> list[Block]:
     return [blocks.Text(text=draw(TEXTS))]
 
 
+_CITATION: dict[str, Any] = {
+    "start": 0,
+    "end": 5,
+    "text": "Paris",
+    "sources": [{"type": "document", "id": "doc:0", "document": {"id": "doc:0"}}],
+    "type": "TEXT_CONTENT",
+}
+
+
 def _assistant(draw: st.DrawFn, calls: list[Block]) -> list[Block]:
+    held = _assistant_parts(draw, calls)
+    if draw(st.integers(0, 4)) == 0:  # a citation streamed with the answer, sent back
+        held.append(blocks.Raw(value=_CITATION))
+    return held
+
+
+def _assistant_parts(draw: st.DrawFn, calls: list[Block]) -> list[Block]:
     # The reader's order. With calls: the tool plan (one reasoning block), the text, the
-    # calls. Without: thinking items and text items in any order, or one text.
+    # calls. Without: thinking items and text items in any order, or one text. Citations
+    # come last.
     if calls:
         held: list[Block] = []
         if draw(st.booleans()):
