@@ -155,13 +155,14 @@ def _tool_call_start(dialect: CohereV2Dialect, payload: dict[str, Any], frame: F
         _violation(dialect, f"tool call {index} started twice", frame)
         return
     call = _tool_call(payload, frame)
-    call_id = None if call is None else frame.str(call, "id", "delta.message.tool_calls.")
-    function = None if call is None else frame.get(call, "function", dict)
-    name = None if function is None else frame.str(function, "name", "function.")
+    where = "delta.message.tool_calls."
+    call_id = None if call is None else frame.str(call, "id", where)
+    function = None if call is None else frame.dict(call, "function", where)
+    name = None if function is None else frame.str(function, "name", f"{where}function.")
     call_id = call_id or f"call_{index}"
     dialect.calls[index] = call_id
     frame.out.append(updates.ToolCallStart(id=call_id, name=name or ""))
-    arguments = None if function is None else frame.str(function, "arguments", "function.")
+    arguments = None if function is None else frame.str(function, "arguments", f"{where}function.")
     if arguments:
         frame.out.append(updates.ToolCallArgs(id=call_id, args_delta=arguments))
 
