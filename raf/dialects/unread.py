@@ -40,16 +40,6 @@ class UnreadFormat:
 
 UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
     UnreadFormat(
-        "cohere_v2",
-        "Cohere's v2 Chat API (/v2/chat)",
-        '`"type": "message-start"`, `"content-delta"`, `"message-end"` (hyphens)',
-        (
-            rb'"type"\s*:\s*"(?:message-start|content-start|content-delta|content-end|'
-            rb'message-end|tool-plan-delta|tool-call-start|tool-call-delta|citation-start)"',
-            rb"event:\s*(?:message-start|content-delta)",
-        ),
-    ),
-    UnreadFormat(
         "assistants_runs",
         "the Assistants API's runs (/v1/threads/.../runs)",
         '`event: thread.run.created`, `"object": "thread.run"`, `thread.message.delta`',

@@ -50,6 +50,7 @@ RATE_LIMITED = {
 # path) and the header that carries the key "k".
 WIRE: dict[str, tuple[str, str, str]] = {
     "anthropic_messages": (BASE + "/messages", "x-api-key", "k"),
+    "cohere_v2": (BASE + "/v2/chat", "authorization", "Bearer k"),
     "gemini": (BASE + "/models/m:streamGenerateContent?alt=sse", "x-goog-api-key", "k"),
     "ollama_chat": (BASE + "/api/chat", "authorization", "Bearer k"),
     "openai_chat": (BASE + "/chat/completions", "authorization", "Bearer k"),

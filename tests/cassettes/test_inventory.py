@@ -38,6 +38,7 @@ FORMATS = (
     "anthropic_messages",
     "gemini",
     "ollama_chat",
+    "cohere_v2",
 )
 
 
@@ -336,6 +337,27 @@ _MADE_UP: dict[str, tuple[bytes, str, str | None, str]] = {
         "{newThing}",
         None,
         "message.sparkle",
+    ),
+    "cohere_v2": (
+        (
+            _SSE.format(
+                '{"id":"m1","type":"message-start","delta":{"message":{"role":"assistant"}}}'
+            )
+            + _SSE.format(
+                '{"type":"content-delta","index":0,'
+                '"delta":{"message":{"content":{"text":"hi","sparkle":1}}}}'
+            )
+            + _SSE.format('{"type":"new.thing"}')
+            + _SSE.format(
+                '{"type":"content-delta","index":0,'
+                '"delta":{"message":{"content":{"text":"!","sparkle":2}}}}'
+            )
+            + _SSE.format('{"type":"message-end","delta":{"finish_reason":"COMPLETE"}}')
+            + "data: [DONE]\n\n"
+        ).encode(),
+        "new.thing",
+        "content-delta",
+        "delta.message.content.sparkle",
     ),
 }
 

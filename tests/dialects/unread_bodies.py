@@ -11,25 +11,6 @@ data: [DONE]
 
 """
 
-COHERE_V2 = b"""event: message-start
-data: {"id":"5c1d","type":"message-start","delta":{"message":{"role":"assistant","content":[],"tool_plan":"","tool_calls":[],"citations":[]}}}
-
-event: content-start
-data: {"type":"content-start","index":0,"delta":{"message":{"content":{"type":"text","text":""}}}}
-
-event: content-delta
-data: {"type":"content-delta","index":0,"delta":{"message":{"content":{"text":"Bonjour"}}}}
-
-event: content-end
-data: {"type":"content-end","index":0}
-
-event: message-end
-data: {"type":"message-end","delta":{"finish_reason":"COMPLETE","usage":{"billed_units":{"input_tokens":5,"output_tokens":1},"tokens":{"input_tokens":71,"output_tokens":3}}}}
-
-data: [DONE]
-
-"""
-
 ASSISTANTS_RUNS = b"""event: thread.run.created
 data: {"id":"run_k2","object":"thread.run","created_at":1760000000,"assistant_id":"asst_9","thread_id":"thread_4","status":"queued"}
 
@@ -70,7 +51,6 @@ data: {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabili
 """
 
 BODIES: dict[str, bytes] = {
-    "cohere_v2": COHERE_V2,
     "assistants_runs": ASSISTANTS_RUNS,
     "writer": WRITER,
     "bedrock_events": BEDROCK_EVENTS,
