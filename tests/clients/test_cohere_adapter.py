@@ -9,13 +9,17 @@ A missing library skips these tests; with ``RAF_REQUIRE_CLIENTS=1`` it fails the
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from raf.cassettes import load
 from raf.client_matrix.run import Cell, run_client
 from raf.clients import adapter
+from raf.clients.base import ClientCase, ClientRaised
 from raf.conformance.bundled import bundled
 from raf.serve import ReplayServer
-from tests.clients.support import assert_fails_with, require
+from tests.clients.support import assert_fails_with, library, require
 
 CHUNKINGS = ("whole", "random")
 
@@ -73,3 +77,29 @@ def test_a_call_without_arguments_is_handed_over_as_an_empty_string(
     for cell in cells(server, "tool_call_without_arguments"):
         assert_fails_with(cell, 'tool_calls[0].arguments: expected {}, got ""')
         assert cell.reason == "wrong: arguments", cell.details
+
+
+def test_a_429_is_raised_with_cohere_s_error_body_after_one_request(server: ReplayServer) -> None:
+    # The adapter turns the SDK's retries off (cohere/core/http_client.py retries a 429 twice
+    # by default): the user's loop gets TooManyRequestsError at once, with raf serve's error
+    # document in Cohere's shape, and nothing was streamed.
+    cohere = library("cohere")
+    cassette = load(bundled().cassettes / "cohere_v2" / "plain_text.yaml")
+    request = json.loads(cassette.interactions[0].request.body or "")
+    url = server.case_url("cohere_v2", "plain_text", faults=["http-429"])
+    case = ClientCase(
+        dialect="cohere_v2",
+        scenario="plain_text",
+        server=server.url,
+        prefix=url.removeprefix(server.url),
+        request=request,
+        path="/v2/chat",
+    )
+    mark = server.journal.count
+    with pytest.raises(ClientRaised) as raised:
+        adapter("cohere").run(case)
+    error = raised.value.error
+    assert isinstance(error, cohere.errors.TooManyRequestsError)
+    assert error.body == {"message": "raf serve: injected fault http-429"}
+    assert raised.value.partial.text == ""
+    assert [e["status"] for e in server.journal.since(mark)] == [429]
