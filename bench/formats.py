@@ -465,6 +465,48 @@ def openai_completions(r: Logical, dumps: Dumps) -> Frames:
     return frames
 
 
+def cohere_v2(r: Logical, dumps: Dumps) -> Frames:
+    p, c = USAGE
+
+    def ev(kind: str, usual: bool = False, **fields: Any) -> tuple[str, str, bool]:
+        return kind, dumps({"type": kind, **fields}), usual
+
+    start = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [],
+             "citations": []}  # fmt: skip
+    frames: Frames = [
+        (
+            "message-start",
+            dumps({"id": "3ec845ed-ebb1-4223-9648-4e5632d5c6b5", "type": "message-start",
+                   "delta": {"message": start}}),
+            False,
+        )
+    ]  # fmt: skip
+    if r.text:
+        frames.append(ev("content-start", index=0,
+                         delta={"message": {"content": {"type": "text", "text": ""}}}))  # fmt: skip
+        frames += [
+            ev("content-delta", True, index=0, delta={"message": {"content": {"text": t}}})
+            for t in r.text
+        ]
+        frames.append(ev("content-end", index=0))
+    for n, call in enumerate(r.calls):
+        function = {"name": call.name, "arguments": ""}
+        opened = {"id": call.id, "type": "function", "function": function}
+        frames.append(ev("tool-call-start", index=n, delta={"message": {"tool_calls": opened}}))
+        frames += [
+            ev("tool-call-delta", True, index=n,
+               delta={"message": {"tool_calls": {"function": {"arguments": f}}}})
+            for f in call.fragments
+        ]  # fmt: skip
+        frames.append(ev("tool-call-end", index=n))
+    usage = {"billed_units": {"input_tokens": p, "output_tokens": c},
+             "tokens": {"input_tokens": p, "output_tokens": c}}  # fmt: skip
+    finish = "TOOL_CALL" if r.calls else "COMPLETE"
+    frames.append(ev("message-end", delta={"finish_reason": finish, "usage": usage}))
+    frames.append((None, "[DONE]", False))
+    return frames
+
+
 @dataclasses.dataclass(frozen=True)
 class Wire:
     """How a format is put on the wire: its frames, and its framing (``sse``, ``json_lines``,
@@ -498,6 +540,7 @@ WIRES: dict[str, Wire] = {
     ),
     "ollama_chat": Wire(ollama_chat, framing="json_lines", whole_calls=True),
     "openai_completions": Wire(openai_completions, tools=False, end=b"[DONE]"),
+    "cohere_v2": Wire(cohere_v2, end=b"[DONE]"),
 }
 
 

@@ -57,7 +57,8 @@ def provider_error(body: bytes) -> tuple[str | None, str | None]:
     :attr:`raf.formats.Format.error_document`, checked by a test): ``{"error": {"message",
     "type"}}`` (OpenAI, Anthropic under ``"type": "error"``), ``{"error": {"message",
     "status", "code"}}`` (Google; ``status`` is the type), ``{"error": "<message>"}``
-    (Ollama), and a JSON array of one such object (Gemini's streaming endpoint)."""
+    (Ollama), ``{"message": "<message>"}`` with no ``error`` (Cohere, sometimes beside an
+    ``id``; no type), and a JSON array of one such object (Gemini's streaming endpoint)."""
     try:
         document = msgspec.json.decode(body)
     except msgspec.DecodeError:
@@ -67,6 +68,8 @@ def provider_error(body: bytes) -> tuple[str | None, str | None]:
     if not isinstance(document, dict):
         return None, None
     error = document.get("error")
+    if error is None and isinstance(document.get("message"), str):
+        return document["message"], None
     if isinstance(error, str):
         return error, None
     if not isinstance(error, dict):

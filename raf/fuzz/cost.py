@@ -280,6 +280,50 @@ def _ollama_chat(parts: list[str], what: What) -> bytes:
     return b"".join([*(line(p) for p in parts), line("", done=True)])
 
 
+def _cohere_v2(parts: list[str], what: What) -> bytes:
+    def event(data: dict[str, object]) -> bytes:
+        return _sse(data, str(data["type"]))
+
+    start = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
+    out = [event({"id": "cost", "type": "message-start", "delta": {"message": start}})]
+    if what == "text":
+        content = {"content": {"type": "text", "text": ""}}
+        out.append(event({"type": "content-start", "index": 0, "delta": {"message": content}}))
+        out += [
+            event(
+                {
+                    "type": "content-delta",
+                    "index": 0,
+                    "delta": {"message": {"content": {"text": p}}},
+                }
+            )
+            for p in parts
+        ]
+        out.append(event({"type": "content-end", "index": 0}))
+        finish = "COMPLETE"
+    else:
+        call = {"id": "call_cost", "type": "function", "function": {"name": "f", "arguments": ""}}
+        out.append(
+            event(
+                {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": call}}}
+            )
+        )
+        out += [
+            event(
+                {
+                    "type": "tool-call-delta",
+                    "index": 0,
+                    "delta": {"message": {"tool_calls": {"function": {"arguments": p}}}},
+                }
+            )
+            for p in parts
+        ]
+        out.append(event({"type": "tool-call-end", "index": 0}))
+        finish = "TOOL_CALL"
+    out += [event({"type": "message-end", "delta": {"finish_reason": finish}}), b"data: [DONE]\n\n"]
+    return b"".join(out)
+
+
 @dataclass(frozen=True)
 class _Framing:
     build: Callable[[list[str], What], bytes]
@@ -294,6 +338,7 @@ FORMATS: Final[dict[str, _Framing]] = {
     "anthropic_messages": _Framing(_anthropic_messages, "text/event-stream", ("text", "arguments")),
     "gemini": _Framing(_gemini, "text/event-stream", ("text",)),
     "ollama_chat": _Framing(_ollama_chat, "application/x-ndjson", ("text",)),
+    "cohere_v2": _Framing(_cohere_v2, "text/event-stream", ("text", "arguments")),
 }
 """Every format the probe has streams for (SSE, and Ollama's JSON lines), with its framing's
 content type and what can be long in it: the text, or (where a call's arguments stream in

@@ -121,6 +121,7 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
         {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
     ),
     "ollama_chat": ("/api/chat", {"model": "m", "stream": True, "messages": _HI}),
+    "cohere_v2": ("/v2/chat", {"model": "m", "stream": True, "messages": _HI}),
 }
 """The recorded call of each format's cost stream: the provider path and the request body a
 library is given (``raf serve`` answers any request on the case's path)."""

@@ -87,13 +87,27 @@ class FuzzStream:
 # -- the recipes ------------------------------------------------------------------------------
 
 SSE = frozenset(
-    {"openai_chat", "anthropic_messages", "openai_responses", "gemini", "openai_completions"}
+    {
+        "openai_chat",
+        "anthropic_messages",
+        "openai_responses",
+        "gemini",
+        "openai_completions",
+        "cohere_v2",
+    }
 )
 """The formats framed as Server-Sent Events (Gemini's with its ``sse`` profiles)."""
 EVERY = SSE | {"ollama_chat"}
 """Every format the fuzzer generates."""
 WITH_CUTS = frozenset(
-    {"openai_chat", "anthropic_messages", "gemini", "ollama_chat", "openai_completions"}
+    {
+        "openai_chat",
+        "anthropic_messages",
+        "gemini",
+        "ollama_chat",
+        "openai_completions",
+        "cohere_v2",
+    }
 )
 """The formats whose strategies can cut a stream short (``force={"truncated"}``)."""
 
@@ -568,7 +582,7 @@ def _comments(format: str, stream: GeneratedStream) -> tuple[str, ...]:
 
 
 def _events(format: str, stream: GeneratedStream) -> list[str | None] | None:
-    """Anthropic's ``event:`` names, where its profile sends them."""
-    if format != "anthropic_messages" or not stream.profile.event_names:
+    """Anthropic's and Cohere's ``event:`` names, where the profile sends them."""
+    if format not in ("anthropic_messages", "cohere_v2") or not stream.profile.event_names:
         return None
     return [None if p == "[DONE]" else json.loads(p).get("type") for p in stream.payloads]

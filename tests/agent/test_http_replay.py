@@ -216,7 +216,7 @@ def test_rate_limits_are_retried_with_the_formats_error_read(
         list(leaf.stream(case.messages, case.options))
     assert (raised.value.status, raised.value.retry_after) == (429, 1.0)
     assert raised.value.provider_message  # the format's error document, read
-    assert name == "ollama_chat" or raised.value.error_type
+    assert name in ("ollama_chat", "cohere_v2") or raised.value.error_type  # no type in theirs
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])

@@ -200,6 +200,7 @@ def test_raf_clients_writes_the_matrix_files(
     assert {(c["dialect"], c["scenario"], c["ok"]) for c in document["cells"]} == {
         ("openai_chat", "plain_text", True),
         ("anthropic_messages", "plain_text", True),
+        ("cohere_v2", "plain_text", True),
     }
     assert set(document["cells"][0]) >= {"client", "scenario", "dialect", "ok", "reason"}
     text = doc.read_text()
@@ -208,7 +209,7 @@ def test_raf_clients_writes_the_matrix_files(
     assert "old" not in text
     assert "| scenario | raf 0.1.0 |" in text
     assert "| plain_text | ✓ |" in text
-    assert "raf 0.1.0: 2/2 pass" in capsys.readouterr().out
+    assert "raf 0.1.0: 3/3 pass" in capsys.readouterr().out
 
 
 def test_a_client_whose_library_is_missing_is_named_not_run(

@@ -1,15 +1,18 @@
-"""One logical response, five wire formats, one aggregate.
+"""One logical response, six wire formats, one aggregate.
 
 The same response (text, reasoning, tool calls with their arguments, a finish reason, usage)
-is put on the wire as Chat Completions, Anthropic Messages, OpenAI Responses, Gemini and
-Ollama streams, each the way its servers send it, framed and cut into network reads by each
-format's strategies. Every one must aggregate to the same ``AgentResponse``, modulo what a
-format cannot express, which each strategies module documents and applies to its ground
+is put on the wire as Chat Completions, Anthropic Messages, OpenAI Responses, Gemini, Ollama
+and Cohere v2 streams, each the way its servers send it, framed and cut into network reads by
+each format's strategies. Every one must aggregate to the same ``AgentResponse``, modulo what
+a format cannot express, which each strategies module documents and applies to its ground
 truth: call ids (Gemini and most Ollama versions send none, so raf names them
 ``__tc_<n>``), and the finish reason of a turn with calls (Gemini, Ollama and Responses say
-"stop"/"completed"; raf reads ``tool_calls``). Legacy Completions carries no reasoning and no
-calls, so it is not one of them. So the comparison is of the text, the reasoning, the calls' names and
-arguments in order, the finish reason, and the usage totals.
+"stop"/"completed"; raf reads ``tool_calls``). Cohere v2 expresses all of it as it is (the
+reasoning as a ``thinking`` block of a reasoning model, calls with the provider's ids,
+``TOOL_CALL``, ``MAX_TOKENS`` and ``COMPLETE`` for the three finish reasons, no usage as an
+empty ``usage``), so its ground truth is the response unchanged. Legacy Completions carries
+no reasoning and no calls, so it is not one of them. So the comparison is of the text, the
+reasoning, the calls' names and arguments in order, the finish reason, and the usage totals.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.formats._strategies.common import tool_calls, usages
+from raf.formats.cohere_v2 import strategies as cohere_v2
 from raf.formats.ollama_chat import strategies as ollama_chat
 from raf.model import AgentResponse
 from raf.pipeline import respond
@@ -33,6 +37,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "openai_responses": (openai_responses, "openai"),
     "gemini": (gemini, "gemini_sse"),
     "ollama_chat": (ollama_chat, "ollama"),
+    "cohere_v2": (cohere_v2, "reasoning"),
 }
 
 

@@ -25,12 +25,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from raf._mypyc import mypyc_attr
 from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.framing.sse import ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
 from raf.model.codes import ErrorCode
+from raf.model.updates import AgentResponseUpdate
 
 __all__ = ["FINISH_REASONS", "USAGE", "CohereV2Dialect"]
 
@@ -234,6 +238,40 @@ def _message_end(dialect: CohereV2Dialect, payload: dict[str, Any], frame: Frame
     )
 
 
+class _UsualContent(msgspec.Struct):
+    text: str | None = None
+    thinking: str | None = None
+
+
+class _UsualFunction(msgspec.Struct):
+    arguments: str
+
+
+class _UsualCall(msgspec.Struct):
+    function: _UsualFunction
+
+
+class _UsualMessage(msgspec.Struct):
+    content: _UsualContent | None = None
+    tool_calls: _UsualCall | None = None
+
+
+class _UsualDelta(msgspec.Struct):
+    message: _UsualMessage
+
+
+class _Usual(msgspec.Struct):
+    """The usual event, a ``content-delta`` or a ``tool-call-delta``, strictly typed: a field
+    of another type fails the decode, and the event takes the shared path, which names it."""
+
+    type: str
+    index: int
+    delta: _UsualDelta
+
+
+_decode_usual = msgspec.json.Decoder(_Usual).decode
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class CohereV2Dialect(JSONEventDialect):
     """Sans-IO state of one Cohere v2 Chat stream. See the module docstring.
@@ -271,6 +309,38 @@ class CohereV2Dialect(JSONEventDialect):
     def end_marker_is_clean(self) -> bool:
         """``[DONE]`` ends the stream cleanly only after ``message-end``."""
         return self.finished or self.provider_error
+
+    def usual(self, event: ServerSentEvent, out: list[AgentResponseUpdate]) -> bool:
+        """The usual event, mapped as the shared path maps it: a ``content-delta`` of a block
+        that has not ended, or a ``tool-call-delta`` of a call that is open, that decodes
+        typed (:class:`_Usual`). Any other frame returns ``False`` having done nothing, and
+        takes the shared path (which reports what does not fit)."""
+        usual = self.typed_usual(event, _decode_usual)
+        if usual is None:
+            return False
+        index, message = usual.index, usual.delta.message
+        if usual.type == "content-delta":
+            content = message.content
+            if content is None or self.blocks.get(index) == _ENDED:
+                return False
+            self.fast_stats["typed"] += 1
+            self.recognised = True
+            if content.thinking:
+                out.append(updates.ReasoningDelta(delta=content.thinking))
+            if content.text:
+                out.append(updates.TextDelta(delta=content.text))
+            return True
+        if usual.type == "tool-call-delta":
+            call = message.tool_calls
+            call_id = self.calls.get(index)
+            if call is None or call_id is None or index in self.ended_calls:
+                return False
+            self.fast_stats["typed"] += 1
+            self.recognised = True
+            if call.function.arguments:
+                out.append(updates.ToolCallArgs(id=call_id, args_delta=call.function.arguments))
+            return True
+        return False
 
 
 CohereV2Dialect.handlers = {

@@ -137,6 +137,12 @@ export const FINISH_REASONS = {
     tool_use: "tool_calls",
     refusal: "content_filter",
   },
+  cohere_v2: {
+    COMPLETE: "stop",
+    STOP_SEQUENCE: "stop",
+    MAX_TOKENS: "length",
+    TOOL_CALL: "tool_calls",
+  },
   gemini: {
     STOP: "stop",
     MAX_TOKENS: "length",
