@@ -38,6 +38,7 @@ CONTENT_TYPES: Mapping[str, str] = {
     "sse": "text/event-stream",
     "json_array": "application/json",
     "json_lines": "application/x-ndjson",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 """The ``content-type`` a provider labels a stream of each framing with."""
 
