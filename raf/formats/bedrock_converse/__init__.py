@@ -1,0 +1,68 @@
+"""``bedrock_converse``: Amazon Bedrock ConverseStream streams
+(``POST /model/{modelId}/converse-stream``, an AWS event stream)."""
+
+from __future__ import annotations
+
+from raf.formats.bedrock_converse import dialect
+from raf.formats.format import CONTENT_TYPES, Endpoint, Format, HttpApi
+
+__all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
+
+ERROR_TYPES: dict[int, str] = {
+    400: "ValidationException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    408: "ModelTimeoutException",
+    424: "ModelErrorException",
+    429: "ThrottlingException",
+    500: "InternalServerException",
+    503: "ServiceUnavailableException",
+}
+"""The error Bedrock Runtime names in ``x-amzn-ErrorType`` for each HTTP status
+(``InternalServerException`` for any other)."""
+
+
+def error_type(status: int) -> str:
+    """The ``x-amzn-ErrorType`` header Bedrock sends with an HTTP error ``status``."""
+    return ERROR_TYPES.get(status, "InternalServerException")
+
+
+def error_document(status: int, message: str) -> object:
+    """The error JSON of Bedrock Runtime (``{"message": ...}``; the error's name is in the
+    ``x-amzn-ErrorType`` header, :func:`error_type`)."""
+    return {"message": message}
+
+
+FORMAT = Format(
+    name="bedrock_converse",
+    dialect=dialect.BedrockConverseDialect,
+    strategies=f"{__name__}.strategies",
+    framing=dialect.BedrockConverseDialect.framing,
+    framings=("aws_eventstream",),
+    sniff=dialect.BedrockConverseDialect.sniff,
+    finish_reasons=dialect.FINISH_REASONS,
+    usage=dialect.USAGE,
+    # The model id is one path segment, percent-encoded (``us.amazon.nova-micro-v1%3A0``; an
+    # ARN's ``/`` as ``%2F``).
+    endpoints=(
+        Endpoint("POST", r"(?:/[^/]+)*/model/[^/]+/converse-stream/?", "POST .../converse-stream"),
+    ),
+    error_document=error_document,
+    request_fields=("messages", "system", "toolConfig"),
+    recorded_uri=r"/model/[^/]+/converse-stream$",
+    placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
+    content_types={**CONTENT_TYPES, "aws_eventstream": "application/vnd.amazon.eventstream"},
+    http=HttpApi(
+        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+        path="/model/{model}/converse-stream",
+        # A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK); SigV4 signing is not done.
+        options={
+            "temperature": "inferenceConfig.temperature",
+            "top_p": "inferenceConfig.topP",
+            "stop": "inferenceConfig.stopSequences",
+            "tool_choice": None,
+            "parallel_tool_calls": None,
+        },
+    ),
+)
+"""The ``bedrock_converse`` format."""
