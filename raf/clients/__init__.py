@@ -44,6 +44,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "pydantic-ai": "raf.clients.pydantic_ai_agent",
     "litellm": "raf.clients.litellm_completion",
     "ollama": "raf.clients.ollama_chat",
+    "boto3": "raf.clients.boto3_converse_stream",
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 

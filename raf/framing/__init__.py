@@ -96,6 +96,8 @@ _PRELUDE = 12
 def _is_prelude(body: bytes) -> bool:
     """Whether ``body`` starts with an AWS event stream prelude whose CRC matches."""
     return zlib.crc32(body[:8]) == int.from_bytes(body[8:12], "big")
+
+
 _BOM = b"\xef\xbb\xbf"
 
 
