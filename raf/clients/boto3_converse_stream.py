@@ -32,6 +32,7 @@ gathered.
 from __future__ import annotations
 
 import base64
+import importlib
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -167,8 +168,9 @@ class _Loop:
 
 
 def _run(case: ClientCase) -> ClientResponse:
-    import boto3  # noqa: PLC0415 - optional library
-    from botocore.config import Config  # noqa: PLC0415
+    # Optional libraries, imported by name: raf type-checks the same without them.
+    boto3 = importlib.import_module("boto3")
+    config_class = importlib.import_module("botocore.config").Config
 
     head, model = split_path(case.path)
     client = boto3.client(
@@ -177,7 +179,7 @@ def _run(case: ClientCase) -> ClientResponse:
         endpoint_url=case.base_url + head,
         aws_access_key_id=_ACCESS_KEY,
         aws_secret_access_key=_SECRET_KEY,
-        config=Config(
+        config=config_class(
             retries={"total_max_attempts": 1, "mode": "standard"},
             connect_timeout=case.timeout,
             read_timeout=case.timeout,
