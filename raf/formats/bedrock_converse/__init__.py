@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from raf.formats.bedrock_converse import dialect
-from raf.formats.format import CONTENT_TYPES, Endpoint, Format, HttpApi
+from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
 
@@ -51,7 +51,6 @@ FORMAT = Format(
     request_fields=("messages", "system", "toolConfig"),
     recorded_uri=r"/model/[^/]+/converse-stream$",
     placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
-    content_types={**CONTENT_TYPES, "aws_eventstream": "application/vnd.amazon.eventstream"},
     http=HttpApi(
         base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
         path="/model/{model}/converse-stream",
