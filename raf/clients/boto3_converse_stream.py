@@ -14,7 +14,9 @@ the call's keyword arguments (``modelId`` from the recorded path); blobs (a reas
 them again.
 
 The user's loop reads each event by its one key: ``contentBlockStart`` with ``start.toolUse``
-opens a call at its ``contentBlockIndex`` (``toolUseId``, ``name``); ``contentBlockDelta``'s
+opens a call at its ``contentBlockIndex`` (``toolUseId``, ``name``), unless its ``type`` is
+``server_tool_use`` (a tool Bedrock runs itself, such as Nova's code interpreter: not the
+user's to call); ``contentBlockDelta``'s
 ``delta`` is ``text`` (printed), ``toolUse.input`` (a fragment of the call's JSON arguments,
 appended at its index and parsed at the end), or ``reasoningContent`` with ``text`` (the
 reasoning), ``signature`` (kept for the follow-up) or ``redactedContent`` (botocore hands it
@@ -108,6 +110,7 @@ class _Loop:
         self.signatures: list[str] = []
         self.redacted: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
+        self.hosted: set[int] = set()
         self.stop_reason: str | None = None
         self.usage: Any = None
 
@@ -115,7 +118,11 @@ class _Loop:
         if "contentBlockStart" in event:
             block = event["contentBlockStart"]
             tool = (block.get("start") or {}).get("toolUse")
-            if tool is not None:
+            # A server tool (type server_tool_use, Nova's code interpreter) is run by Bedrock
+            # itself: not the user's to call.
+            if tool is not None and tool.get("type") == "server_tool_use":
+                self.hosted.add(block.get("contentBlockIndex", 0))
+            elif tool is not None:
                 self.calls[block.get("contentBlockIndex", 0)] = {
                     "toolUseId": tool.get("toolUseId"),
                     "name": tool.get("name"),
@@ -126,7 +133,7 @@ class _Loop:
             delta = block.get("delta") or {}
             if "text" in delta:
                 self.text.append(delta["text"])
-            elif "toolUse" in delta:
+            elif "toolUse" in delta and block.get("contentBlockIndex", 0) not in self.hosted:
                 call = self.calls.setdefault(
                     block.get("contentBlockIndex", 0),
                     {"toolUseId": None, "name": None, "input": None},
@@ -207,7 +214,8 @@ ADAPTER = Adapter(
         'client = boto3.client("bedrock-runtime", endpoint_url=..., fake keys, '
         'retries={"total_max_attempts": 1}); response = client.converse_stream(modelId=..., '
         '**request); for event in response["stream"]: contentBlockStart.start.toolUse opens a '
-        "call at its contentBlockIndex, contentBlockDelta.delta.text is printed, "
+        "call at its contentBlockIndex (not one of type server_tool_use: Bedrock runs it), "
+        "contentBlockDelta.delta.text is printed, "
         "delta.toolUse.input is appended to the call at its index (parsed as JSON at the end; "
         "{} without any), delta.reasoningContent.text is the reasoning (its signature and "
         "redactedContent, re-encoded as base64, kept for the follow-up), "
