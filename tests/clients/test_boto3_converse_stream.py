@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import struct
 import uuid
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from raf.client_matrix.run import Cell, run_client
 from raf.clients import adapter
 from raf.clients.boto3_converse_stream import split_path
 from raf.conformance.bundled import bundled
+from raf.errors import EventStreamError
 from raf.framing import aws_eventstream_encode as encode
 from raf.framing.aws_eventstream import EventStreamDecoder
 from raf.serve import ReplayServer
@@ -244,3 +247,30 @@ def test_the_adapter_declares_what_it_is() -> None:
     assert "http_errors" in found.capabilities
     assert found.how
     assert Path(found.run.__code__.co_filename).name == "boto3_converse_stream.py"
+
+
+@pytest.mark.parametrize(
+    ("block", "headers_length"),
+    [
+        (b"\x01x\x0a", None),  # header type 10: no such type
+        (b"", 30),  # a header block longer than the message leaves
+    ],
+    ids=["unknown_header_type", "headers_past_the_message"],
+)
+def test_botocore_raises_untyped_errors_where_raf_reports_a_malformed_stream(
+    block: bytes, headers_length: int | None
+) -> None:
+    library("botocore.eventstream")
+    payload = b"x" * 20
+    total = 16 + len(block) + len(payload)
+    length = len(block) if headers_length is None else headers_length
+    prelude = total.to_bytes(4, "big") + length.to_bytes(4, "big")
+    prelude += zlib.crc32(prelude).to_bytes(4, "big")
+    body = prelude + block + payload
+    body += zlib.crc32(body).to_bytes(4, "big")
+    with pytest.raises((KeyError, UnicodeDecodeError, struct.error)):
+        botocore_messages(body, [body])
+    decoder = EventStreamDecoder()
+    with pytest.raises(EventStreamError) as caught:
+        decoder.feed(body)
+    assert caught.value.kind == "malformed"
