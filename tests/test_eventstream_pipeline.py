@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from raf import framing
@@ -25,6 +25,7 @@ from raf.conformance.cases import load_suite
 from raf.conformance.protocol import Case as ProtocolCase
 from raf.conformance.update import update_goldens
 from raf.errors import EventStreamError
+from raf.formats._strategies.common import chunked
 from raf.framing import aws_eventstream_encode as encode
 from raf.framing.aws_eventstream import EventStreamDecoder
 from raf.model import updates
@@ -380,3 +381,21 @@ def test_random_bodies_never_break_the_route_or_the_chunking() -> None:
     for _ in range(200):
         body = bytes(rng.randrange(256) for _ in range(rng.randrange(64)))
         assert b"".join(chunk(body, EVENTSTREAM)) == body
+
+
+def test_generated_reads_include_the_eventstream_cuts_for_an_event_stream() -> None:
+    """The reads the strategies draw (and ``raf fuzz`` sends) cut an event stream at its
+    structure where they cut a text stream between CR and LF."""
+    reads = st.composite(lambda draw: chunked(draw, WHOLE))()
+    found = find(reads, lambda pieces: pieces == chunk(WHOLE, EVENTSTREAM))
+    assert b"".join(found) == WHOLE
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_every_generated_read_of_an_event_stream_decodes_the_same(data: st.DataObject) -> None:
+    pieces = data.draw(st.composite(lambda draw: chunked(draw, WHOLE))())
+    assert b"".join(pieces) == WHOLE
+    decoder = UpdateDecoder("bedrock_converse")
+    out = [u for piece in pieces for u in decoder.feed(piece)] + decoder.close()
+    assert out == feed_all(WHOLE, "whole")
