@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from raf import framing
 from raf.chunking import EVENTSTREAM, chunk, eventstream_cuts
+from raf.cli import main
 from raf.conformance.cases import load_suite
 from raf.conformance.protocol import Case as ProtocolCase
 from raf.conformance.update import update_goldens
@@ -399,3 +400,16 @@ def test_every_generated_read_of_an_event_stream_decodes_the_same(data: st.DataO
     decoder = UpdateDecoder("bedrock_converse")
     out = [u for piece in pieces for u in decoder.feed(piece)] + decoder.close()
     assert out == feed_all(WHOLE, "whole")
+
+
+@pytest.mark.parametrize("dialect", ["bedrock_converse", "auto"])
+def test_raf_pipeline_reads_a_binary_file_and_reports_the_corruption(
+    dialect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "converse.bin"
+    path.write_bytes(BEFORE + CORRUPT["message_crc"] + STOP)
+    assert main(["pipeline", str(path), "--dialect", dialect]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
+    assert "".join(u.get("delta", "") for u in out if u["type"] == "text_delta") == "Hello"
+    assert [u["error_code"] for u in out if u["type"] == "error"] == ["stream_corrupt"]
+    assert main(["pipeline", str(path), "--dialect", dialect, "--strict"]) == 1
