@@ -7,6 +7,7 @@ content type, its faults and a model id (an ARN too) in the path."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import http.client
 import json
 import random
@@ -19,7 +20,7 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from raf import framing
+from raf import formats, framing
 from raf.chunking import EVENTSTREAM, chunk, eventstream_cuts
 from raf.cli import main
 from raf.conformance.cases import load_suite
@@ -413,3 +414,37 @@ def test_raf_pipeline_reads_a_binary_file_and_reports_the_corruption(
     assert "".join(u.get("delta", "") for u in out if u["type"] == "text_delta") == "Hello"
     assert [u["error_code"] for u in out if u["type"] == "error"] == ["stream_corrupt"]
     assert main(["pipeline", str(path), "--dialect", dialect, "--strict"]) == 1
+
+
+def test_an_injected_http_error_carries_the_format_s_error_headers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bedrock names an HTTP error in ``x-amzn-ErrorType``, which botocore reads as the
+    error's code; a format that declares such headers gets them on ``/f/http-STATUS``."""
+    bedrock = formats.get("bedrock_converse")
+    named = dataclasses.replace(
+        bedrock, error_headers=lambda status: {"x-amzn-ErrorType": f"E{status}Exception"}
+    )
+    monkeypatch.setattr(
+        "raf.serve.faults.formats.find", lambda name: named if name == bedrock.name else None
+    )
+    sent = plan(
+        dialect="bedrock_converse",
+        status=200,
+        reason="OK",
+        headers=[("content-type", EVENTSTREAM_TYPE)],
+        chunks=[WHOLE],
+        faults=parse_faults("http-429"),
+    )
+    assert sent.status == 429
+    assert ("x-amzn-ErrorType", "E429Exception") in sent.headers
+    assert ("retry-after", "1") in sent.headers
+    plain = plan(
+        dialect="openai_chat",
+        status=200,
+        reason="OK",
+        headers=[],
+        chunks=[b"data: [DONE]\n\n"],
+        faults=parse_faults("http-429"),
+    )
+    assert [k for k, _ in plain.headers] == ["content-type", "retry-after"]

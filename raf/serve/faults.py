@@ -17,7 +17,8 @@ fault                       what the client gets
 ``stall-MS``                a pause of MS milliseconds after the first chunk (trips read
                             timeouts); the rest of the body follows
 ``http-STATUS``             an error response with that status (400-599) instead of the stream:
-                            the dialect's error JSON, and ``Retry-After: 1`` for 429 and 503
+                            the dialect's error JSON (and headers: Bedrock's
+                            ``x-amzn-ErrorType``), and ``Retry-After: 1`` for 429 and 503
 ``drip`` / ``drip-MS``      the body one byte per write, MS milliseconds apart (10 by default)
 ``truncated-chunked``       half the body, then a chunk header that promises more bytes than
                             follow, then the connection closes
@@ -228,6 +229,15 @@ def error_body(dialect: str, status: int) -> bytes:
     return msgspec.json.encode(found.error_document(status, message))
 
 
+def _format_error_headers(dialect: str, status: int) -> list[tuple[str, str]]:
+    """The headers the dialect's provider sends with an HTTP error (Bedrock's
+    ``x-amzn-ErrorType``), :attr:`raf.formats.Format.error_headers`."""
+    found = formats.find(dialect)
+    if found is None or found.error_headers is None:
+        return []
+    return [(str(k), str(v)) for k, v in found.error_headers(status).items()]
+
+
 def _first_message(body: bytes) -> tuple[int, str] | None:
     """The end and the name of the first message of an AWS event stream body, or ``None``
     when it does not start with a valid one."""
@@ -300,7 +310,10 @@ def plan(
     by_kind = {f.kind: f for f in faults}
     if "http" in by_kind:
         code = by_kind["http"].value or 500
-        error_headers = [("content-type", "application/json")]
+        error_headers = [
+            ("content-type", "application/json"),
+            *_format_error_headers(dialect, code),
+        ]
         if code in _RETRY_STATUSES:
             error_headers.append(("retry-after", "1"))
         return Plan(
