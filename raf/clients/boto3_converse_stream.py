@@ -10,8 +10,8 @@ an endpoint's path and appends ``/model/{modelId}/converse-stream``, the model i
 percent-encoded), fake keys (nothing checks the SigV4 signature), retries off
 (``total_max_attempts=1``) and the case's read timeout. The recorded request body is given as
 the call's keyword arguments (``modelId`` from the recorded path); blobs (a reasoning block's
-``redactedContent``) are decoded from their base64 text, as botocore wants bytes and encodes
-them again.
+``redactedContent``, an image's or document's ``bytes``) are decoded from their base64 text,
+as botocore wants bytes and encodes them again.
 
 The user's loop reads each event by its one key: ``contentBlockStart`` with ``start.toolUse``
 opens a call at its ``contentBlockIndex`` (``toolUseId``, ``name``), unless its ``type`` is
@@ -62,13 +62,17 @@ def split_path(path: str) -> tuple[str, str]:
     return bare[: found.start()], unquote(found.group("model"))
 
 
+_BLOBS = frozenset({"redactedContent", "bytes"})  # reasoning; image, document, video sources
+
+
 def _blobs(value: Any) -> Any:
-    """The request, with the base64 text of every ``redactedContent`` blob as bytes (botocore
-    takes bytes for a blob and base64-encodes them itself)."""
+    """The request, with the base64 text of every blob (a reasoning block's
+    ``redactedContent``, a media source's ``bytes``) as bytes: botocore takes bytes for a
+    blob and base64-encodes them itself."""
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if key == "redactedContent" and isinstance(item, str):
+            if key in _BLOBS and isinstance(item, str):
                 try:
                     out[key] = base64.b64decode(item, validate=True)
                     continue

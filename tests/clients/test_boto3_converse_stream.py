@@ -274,3 +274,33 @@ def test_botocore_raises_untyped_errors_where_raf_reports_a_malformed_stream(
     with pytest.raises(EventStreamError) as caught:
         decoder.feed(body)
     assert caught.value.kind == "malformed"
+
+
+def test_blobs_of_the_recorded_request_are_given_to_botocore_as_bytes() -> None:
+    from raf.clients.boto3_converse_stream import _blobs  # noqa: PLC0415
+
+    secret = base64.b64encode(b"opaque").decode()
+    picture = base64.b64encode(b"\x89PNG").decode()
+    request = {
+        "messages": [
+            {
+                "role": "assistant",
+                "content": [
+                    {"reasoningContent": {"redactedContent": secret}},
+                    {"text": "redactedContent"},
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"image": {"format": "png", "source": {"bytes": picture}}}],
+            },
+        ],
+        "inferenceConfig": {"maxTokens": 10},
+    }
+    given = _blobs(request)
+    assert given["messages"][0]["content"][0]["reasoningContent"]["redactedContent"] == b"opaque"
+    assert given["messages"][0]["content"][1] == {"text": "redactedContent"}
+    assert given["messages"][1]["content"][0]["image"]["source"]["bytes"] == b"\x89PNG"
+    assert given["inferenceConfig"] == {"maxTokens": 10}
+    # Text that is not base64 is left as it is, for botocore to refuse as the user would see.
+    assert _blobs({"bytes": "not base64!"}) == {"bytes": "not base64!"}
