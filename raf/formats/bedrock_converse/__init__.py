@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from raf.formats.bedrock_converse import dialect
+from raf.formats.bedrock_converse import dialect, request
 from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
@@ -51,6 +51,8 @@ FORMAT = Format(
     request_fields=("messages", "system", "toolConfig"),
     recorded_uri=r"/model/[^/]+/converse-stream$",
     placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
+    build_request=request.build_request,
+    read_request=request.read_request,
     http=HttpApi(
         base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
         path="/model/{model}/converse-stream",

@@ -192,27 +192,24 @@ def _content_block_start(
     dialect.blocks[index] = block
 
 
-def _block_for_delta(
-    dialect: BedrockConverseDialect, index: int, kind: int, frame: Frame
-) -> _Block | None:
-    """The block a delta of ``kind`` (text, reasoning) goes to, opened when it is new; ``None``
-    (with a violation) when the block holds another kind."""
+def _block_for_delta(dialect: BedrockConverseDialect, index: int, kind: int, frame: Frame) -> None:
+    """Open block ``index`` for a text or reasoning delta when it is new (real streams start
+    those blocks with their first delta); a delta for a block that stopped, or that started as
+    another kind (``toolUse``, ``toolResult``, ``image``), is a violation, read all the same."""
     block = dialect.blocks.get(index)
     if block is None:
-        block = dialect.blocks[index] = _Block(kind)
-        return block
+        dialect.blocks[index] = _Block(kind)
+        return
     if block.ended:
         _violation(dialect, f"delta for content block {index} after its stop", frame)
     if block.kind == _UNKNOWN:
         block.kind = kind
-    elif block.kind != kind and {block.kind, kind} != {_TEXT, _REASONING}:
+    elif block.kind not in (_TEXT, _REASONING):
         _violation(
             dialect,
             f"{_KIND_NAMES[kind]} delta in {_KIND_NAMES[block.kind]} content block {index}",
             frame,
         )
-        return None
-    return block
 
 
 def _content_block_delta(
@@ -229,12 +226,15 @@ def _content_block_delta(
         if member == "text":
             if not isinstance(value, str):
                 frame.problem(f"delta.text is {type(value).__name__}")
-            elif _block_for_delta(dialect, index, _TEXT, frame) is not None and value:
-                out.append(updates.TextDelta(delta=value))
+            else:
+                _block_for_delta(dialect, index, _TEXT, frame)
+                if value:
+                    out.append(updates.TextDelta(delta=value))
         elif member == "reasoningContent":
             if not isinstance(value, dict):
                 frame.problem(f"delta.reasoningContent is {type(value).__name__}")
-            elif _block_for_delta(dialect, index, _REASONING, frame) is not None:
+            else:
+                _block_for_delta(dialect, index, _REASONING, frame)
                 _reasoning(value, frame)
         elif member == "toolUse":
             _tool_input(dialect, index, value, frame)
@@ -367,7 +367,7 @@ def _message_stop(dialect: BedrockConverseDialect, payload: dict[str, Any], fram
         return
     _open_blocks(dialect, frame, "messageStop")
     reason = frame.str(payload, "stopReason")
-    if reason is None:
+    if reason is None and "stopReason" not in payload:
         frame.problem("stopReason missing")
     dialect.finished = True
     frame.out.append(
@@ -484,7 +484,7 @@ class BedrockConverseDialect(JSONEventDialect):
         if event.message_type == "error":
             code = _header_text(event, ":error-code") or event.event or "error"
             message = _header_text(event, ":error-message") or data or "(no message)"
-            return self.provider_error_update(f"{code}: {message}", data or message)
+            return self.provider_error_update(f"{code}: {message}", data)
         name = event.event or "exception"
         try:
             body = _decode(data) if data else None
@@ -499,7 +499,7 @@ class BedrockConverseDialect(JSONEventDialect):
             if status is not None or original is not None:
                 text += f" (model said {status}: {original})"
         status_text = f" [{EXCEPTIONS[name]}]" if name in EXCEPTIONS else ""
-        return self.provider_error_update(f"{name}{status_text}: {text}", data or text)
+        return self.provider_error_update(f"{name}{status_text}: {text}", data)
 
 
 BedrockConverseDialect.handlers = {
