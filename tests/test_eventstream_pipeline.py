@@ -21,15 +21,20 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from raf import formats, framing
+from raf.cassettes import load as load_cassette
+from raf.cassettes import save as save_cassette
 from raf.chunking import EVENTSTREAM, chunk, eventstream_cuts
 from raf.cli import main
 from raf.conformance.cases import load_suite
+from raf.conformance.levels import Mismatch
 from raf.conformance.protocol import Case as ProtocolCase
 from raf.conformance.update import update_goldens
 from raf.errors import EventStreamError
 from raf.formats._strategies.common import chunked
 from raf.framing import aws_eventstream_encode as encode
 from raf.framing.aws_eventstream import EventStreamDecoder
+from raf.fuzz.cassette import finding_cassette
+from raf.fuzz.generate import streams as fuzz_streams
 from raf.model import updates
 from raf.model.codes import ErrorCode
 from raf.pipeline import UpdateDecoder, respond
@@ -38,6 +43,7 @@ from raf.serve.faults import parse_faults, plan
 
 MODEL_PATH = "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
 EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
+LOST_TEXT = Mismatch("text", '"a"', '""', kind="lost")
 
 
 def event(name: str, payload: dict[str, Any]) -> bytes:
@@ -448,3 +454,19 @@ def test_an_injected_http_error_carries_the_format_s_error_headers(
         faults=parse_faults("http-429"),
     )
     assert [k for k, _ in plain.headers] == ["content-type", "retry-after"]
+
+
+@settings(max_examples=10, deadline=None, database=None)
+@given(data=st.data())
+def test_a_fuzz_finding_in_an_event_stream_is_saved_as_a_binary_cassette(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    stream = data.draw(fuzz_streams("bedrock_converse", max_tool_calls=1))
+    assert stream.body[:1] == b"\x00"
+    cassette = finding_cassette(stream, [LOST_TEXT], seed=1)
+    (interaction,) = cassette.interactions
+    assert interaction.response.header("content-type") == EVENTSTREAM_TYPE
+    path = tmp_path_factory.mktemp("found") / "bedrock_converse" / "finding.yaml"
+    path.parent.mkdir()
+    save_cassette(cassette, path)
+    assert load_cassette(path).interactions[0].response.content() == stream.body
