@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from raf.formats.bedrock_converse import dialect, request
+from raf.formats.bedrock_converse import dialect, request, rules
 from raf.formats.format import Endpoint, Format, HttpApi
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
@@ -53,6 +53,7 @@ FORMAT = Format(
     placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     http=HttpApi(
         base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
         path="/model/{model}/converse-stream",
