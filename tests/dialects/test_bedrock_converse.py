@@ -13,12 +13,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf import formats
+from raf.agent.http_client import HttpChatClient
+from raf.agent.options import ChatOptions
 from raf.cassettes import load
 from raf.dialects.sniff import sniff
-from raf.formats.bedrock_converse import strategies
+from raf.formats.bedrock_converse import http, strategies
 from raf.framing import aws_eventstream_encode as encode
 from raf.model import updates
 from raf.model.canonical import to_canonical
+from raf.model.messages import ChatMessage
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from tests.conformance.reader_bedrock_converse import read_updates
@@ -506,3 +509,26 @@ def test_the_format_is_registered_with_its_endpoint_and_error_document() -> None
     assert fmt.error_document(400, "bad model") == {"message": "bad model"}
     assert fmt.http is not None
     assert fmt.http.path == "/model/{model}/converse-stream"
+
+
+def test_raf_s_chat_client_posts_to_the_region_with_the_model_in_the_path() -> None:
+    with HttpChatClient(NAME, http.base_url("eu-west-1"), api_key="k") as client:
+        url = client.url("us.anthropic.claude-sonnet-4-20250514-v1:0")
+        assert url == (
+            "https://bedrock-runtime.eu-west-1.amazonaws.com"
+            "/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+        )
+        assert client.headers()["authorization"] == "Bearer k"
+        options = ChatOptions(temperature=0.2, top_p=0.9, stop=("END",), max_tokens=64)
+        conversation = client.conversation((ChatMessage.user("Hi"),), options)
+    fmt = formats.get(NAME)
+    assert fmt.build_request is not None
+    body = fmt.build_request(conversation)
+    assert body["inferenceConfig"] == {
+        "temperature": 0.2,
+        "topP": 0.9,
+        "stopSequences": ["END"],
+        "maxTokens": 64,
+    }
+    assert body["messages"] == [{"role": "user", "content": [{"text": "Hi"}]}]
+    assert "model" not in body

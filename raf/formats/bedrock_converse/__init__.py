@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from raf.formats.bedrock_converse import dialect, request
-from raf.formats.format import Endpoint, Format, HttpApi
+from raf.formats.bedrock_converse import dialect, http, request, rules
+from raf.formats.format import Endpoint, Format
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
 
@@ -53,17 +53,7 @@ FORMAT = Format(
     placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
     build_request=request.build_request,
     read_request=request.read_request,
-    http=HttpApi(
-        base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
-        path="/model/{model}/converse-stream",
-        # A Bedrock API key (AWS_BEARER_TOKEN_BEDROCK); SigV4 signing is not done.
-        options={
-            "temperature": "inferenceConfig.temperature",
-            "top_p": "inferenceConfig.topP",
-            "stop": "inferenceConfig.stopSequences",
-            "tool_choice": None,
-            "parallel_tool_calls": None,
-        },
-    ),
+    request_rules=rules.CHECKS,
+    http=http.API,
 )
 """The ``bedrock_converse`` format."""

@@ -11,7 +11,8 @@ reasoning as ``{"reasoningContent": {"reasoningText": {"text", "signature"}}}`` 
 the stream's flat deltas; the signature only when there is one) or ``{"reasoningContent":
 {"redactedContent"}}``, each call as ``{"toolUse": {"toolUseId", "name", "input"}}`` with
 ``input`` a JSON value (not text); the results of a turn as ``{"toolResult": {"toolUseId",
-"content": [{"text"}] or [{"json"}], "status": "success" | "error"}}`` blocks, all in ONE user
+"content": [{"json": <an object>}] or [{"text"}] (any other value as JSON text), "status":
+"success" | "error"}}`` blocks, all in ONE user
 message (consecutive tool messages are joined); tools as ``toolConfig.tools[].toolSpec``
 (``name``, ``description``, ``inputSchema.json``), the rest of ``toolConfig``
 (``toolChoice``) kept; ``max_tokens`` as ``inferenceConfig.maxTokens``. Hosted tools (a
@@ -25,6 +26,7 @@ from typing import Any, Final
 
 from raf.formats.conversation import (
     SKIP,
+    arguments_text,
     blocks_of,
     message,
     modeled_lists,
@@ -103,7 +105,9 @@ def _messages(messages: tuple[ChatMessage, ...]) -> list[Any]:
 
 def _block(block: Block) -> Any:
     if isinstance(block, blocks.Text):
-        return {"text": block.text}
+        # Converse refuses a blank text block ("The text field in the ContentBlock object at
+        # messages.N.content.M is blank"): a model's whitespace-only text is not sent back.
+        return {"text": block.text} if block.text.strip() else SKIP
     if isinstance(block, blocks.Reasoning):
         if block.redacted is not None:
             return {"reasoningContent": {"redactedContent": block.redacted}}
@@ -117,8 +121,9 @@ def _block(block: Block) -> Any:
         arguments = {} if block.arguments is None else block.arguments
         return {"toolUse": {"toolUseId": block.id, "name": block.name, "input": arguments}}
     if isinstance(block, blocks.ToolResult):
+        # Converse takes a JSON object as json, and nothing else: another value goes as text.
         content = block.content
-        item = {"text": content} if isinstance(content, str) else {"json": content}
+        item = {"json": content} if isinstance(content, dict) else {"text": arguments_text(content)}
         status = "error" if block.is_error else "success"
         return {"toolResult": {"toolUseId": block.call_id, "content": [item], "status": status}}
     if isinstance(block, blocks.Image):
@@ -220,8 +225,8 @@ def _read_block(part: Any) -> Block:
         return blocks.Raw(value=part)
     ((kind, value),) = part.items()
     found: Block | None = None
-    if kind == "text" and isinstance(value, str):
-        found = blocks.Text(text=value)
+    if kind == "text" and isinstance(value, str) and value.strip():
+        found = blocks.Text(text=value)  # a blank one is kept as it came
     elif kind == "reasoningContent" and isinstance(value, dict):
         found = _read_reasoning(value)
     elif kind == "toolUse" and isinstance(value, dict):
@@ -276,7 +281,7 @@ def _read_result(value: dict[str, Any]) -> Block | None:
     ((kind, item),) = content[0].items()
     if kind == "text" and isinstance(item, str):
         result: Any = item
-    elif kind == "json" and not isinstance(item, str) and item is not None:
+    elif kind == "json" and isinstance(item, dict):
         result = item
     else:
         return None
