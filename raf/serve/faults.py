@@ -60,6 +60,7 @@ __all__ = [
     "Write",
     "active",
     "error_body",
+    "error_headers",
     "parse_faults",
     "plan",
 ]
@@ -229,7 +230,7 @@ def error_body(dialect: str, status: int) -> bytes:
     return msgspec.json.encode(found.error_document(status, message))
 
 
-def _format_error_headers(dialect: str, status: int) -> list[tuple[str, str]]:
+def error_headers(dialect: str, status: int) -> list[tuple[str, str]]:
     """The headers the dialect's provider sends with an HTTP error (Bedrock's
     ``x-amzn-ErrorType``), :attr:`raf.formats.Format.error_headers`."""
     found = formats.find(dialect)
@@ -310,14 +311,14 @@ def plan(
     by_kind = {f.kind: f for f in faults}
     if "http" in by_kind:
         code = by_kind["http"].value or 500
-        error_headers = [
+        sent_headers = [
             ("content-type", "application/json"),
-            *_format_error_headers(dialect, code),
+            *error_headers(dialect, code),
         ]
         if code in _RETRY_STATUSES:
-            error_headers.append(("retry-after", "1"))
+            sent_headers.append(("retry-after", "1"))
         return Plan(
-            code, _REASONS.get(code, "Error"), error_headers, [Write(error_body(dialect, code))]
+            code, _REASONS.get(code, "Error"), sent_headers, [Write(error_body(dialect, code))]
         )
     body_chunks = list(chunks)
     if "garbage" in by_kind:
