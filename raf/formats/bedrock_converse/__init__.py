@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from raf.formats.bedrock_converse import dialect, http, request, rules
-from raf.formats.format import Endpoint, Format
+from raf.formats.format import Endpoint, Format, RequestUrl
 
 __all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
 
@@ -49,6 +49,15 @@ FORMAT = Format(
     ),
     error_document=error_document,
     request_fields=("messages", "system", "toolConfig"),
+    # The model is in the path (percent-decoded here: an ARN's %2F is a /); the endpoint,
+    # not a parameter, says the answer streams.
+    url_fields=("url.model", "url.method"),
+    request_url=RequestUrl(
+        path=r"(?:^|/)model/(?P<model>.+)/(?P<method>converse-stream|converse)$",
+        parameters=(),
+        framings={None: "aws_eventstream"},
+        stream_methods=("converse-stream",),
+    ),
     recorded_uri=r"/model/[^/]+/converse-stream$",
     placeholder_uri="https://recorded.invalid/model/recorded/converse-stream",
     build_request=request.build_request,
