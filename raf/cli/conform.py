@@ -122,7 +122,8 @@ def add_parser(sub: Any) -> None:
         metavar="NAME",
         help="a chunking to run (repeatable; default: "
         + ", ".join(STANDARD_CHUNKINGS)
-        + "; also fixed-N, random-SEED)",
+        + "; also fixed-N, random-SEED, eventstream; an AWS event-stream body also runs "
+        "eventstream)",
     )
     conform_parser.add_argument(
         "--cassettes",

@@ -45,6 +45,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "litellm": "raf.clients.litellm_completion",
     "ollama": "raf.clients.ollama_chat",
     "cohere": "raf.clients.cohere_chat_stream",
+    "boto3": "raf.clients.boto3_converse_stream",
 }
 """Every adapter, by its name in the matrix, and the module that defines it."""
 

@@ -27,6 +27,7 @@ __all__ = [
     "BuildRequest",
     "Endpoint",
     "ErrorDocument",
+    "ErrorHeaders",
     "Format",
     "HttpApi",
     "ReadRequest",
@@ -38,6 +39,7 @@ CONTENT_TYPES: Mapping[str, str] = {
     "sse": "text/event-stream",
     "json_array": "application/json",
     "json_lines": "application/x-ndjson",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 """The ``content-type`` a provider labels a stream of each framing with."""
 
@@ -54,6 +56,11 @@ Pure: no IO."""
 ErrorDocument = Callable[[int, str], object]
 """Builds the JSON document a provider of the format answers an HTTP error ``status`` with,
 around a ``message`` (the shape its clients parse). Pure: no IO."""
+
+ErrorHeaders = Callable[[int], Mapping[str, str]]
+"""The headers a provider of the format sends with an HTTP error ``status``, besides its
+``content-type`` (Bedrock names the error in ``x-amzn-ErrorType``, which its SDK reads as the
+error's code). Pure: no IO."""
 
 RuleCheck = Callable[[Mapping[str, Any], Sequence[Any]], Iterable[tuple[str, str]]]
 """A request rule's check in one format (:data:`raf.formats.request_rules.RuleCheck`):
@@ -152,10 +159,13 @@ class RequestUrl:
         return known[0] == known[1]
 
     def asks(self, framing: str) -> str:
-        """How a request asks for ``framing`` (``?alt=sse``, ``no alt``)."""
+        """How a request asks for ``framing`` (``?alt=sse``, ``no alt``; ``its path`` for a
+        format whose URL has no framing parameter, as Bedrock's)."""
         wanted = "json_array" if framing == "json" else framing
         for value, found in self.framings.items():
             if found == wanted:
+                if not self.parameters:
+                    return "its path"
                 name = self.parameters[0]
                 return f"no {name}" if value is None else f"?{name}={value}"
         return f"{framing} (never asked for)"
@@ -240,6 +250,8 @@ class Format:
             cannot call it).
         request_rules: the checks of the request rules that apply to the format, by rule id
             (:mod:`raf.formats.request_rules`; the code is the format's ``rules.py``).
+        error_headers: the headers its provider sends with an HTTP error besides the
+            ``content-type`` (:data:`ErrorHeaders`; ``None``: none).
     """
 
     name: str
@@ -263,6 +275,7 @@ class Format:
     read_request: ReadRequest | None = None
     http: HttpApi | None = None
     request_rules: Mapping[str, RuleCheck] = field(default_factory=dict)
+    error_headers: ErrorHeaders | None = None
 
     @cached_property
     def _recorded(self) -> re.Pattern[str]:

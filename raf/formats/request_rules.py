@@ -74,6 +74,7 @@ MESSAGE_LISTS: Final[Mapping[str, str]] = {
     "gemini": "contents",
     "openai_responses": "input",
     "cohere_v2": "messages",
+    "bedrock_converse": "messages",
 }
 """The request body member that holds the conversation, by format."""
 

@@ -54,6 +54,7 @@ MODEL = "fuzz-model"
 _CONTENT_TYPES = {
     "json_array": "application/json",
     "ndjson": "application/x-ndjson",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 
 
@@ -183,7 +184,9 @@ def _hosted_of(reference: dict[str, Any], body: bytes) -> tuple[ExpectedHostedCa
 
 def _framing(format: str, body: bytes) -> str | None:
     """The framing of a generated body where the format knows several (Gemini's JSON array
-    or SSE), else ``None``."""
+    or SSE) or it is not SSE (an AWS event stream, NDJSON), else ``None``."""
+    if body[:1] == b"\x00":
+        return "aws_eventstream"
     stripped = body.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"["):
         return "json_array"

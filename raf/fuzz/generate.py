@@ -97,8 +97,8 @@ SSE = frozenset(
     }
 )
 """The formats framed as Server-Sent Events (Gemini's with its ``sse`` profiles)."""
-EVERY = SSE | {"ollama_chat"}
-"""Every format the fuzzer generates."""
+EVERY = SSE | {"ollama_chat", "bedrock_converse"}
+"""Every format the fuzzer generates (Bedrock's as AWS event streams: binary bodies)."""
 WITH_CUTS = frozenset(
     {
         "openai_chat",
@@ -500,7 +500,7 @@ def _fuzz_streams(
     if "max_tool_calls" in parameters:
         options["max_tool_calls"] = max_tool_calls
     forceable: frozenset[str] = getattr(module, "FORCEABLE", frozenset())
-    if force or "steady" in forceable:
+    if "force" in parameters and (force or "steady" in forceable):
         options["force"] = (force | {"steady"}) & forceable
     stream: GeneratedStream = draw(module.streams(profile, **options))
     if framing:

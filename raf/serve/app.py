@@ -352,7 +352,10 @@ async def _case(request: web.Request) -> web.StreamResponse:
             **judged,
         )
         refused = web.json_response(refusal.document, status=refusal.status)
-        for name, value in extra_headers:
+        for name, value in [
+            *fault_plan.error_headers(route.dialect, refusal.status),
+            *extra_headers,
+        ]:
             refused.headers[name] = value
         return refused
     faults = fault_plan.active(route.faults, attempt)

@@ -17,12 +17,14 @@ fault                       what the client gets
 ``stall-MS``                a pause of MS milliseconds after the first chunk (trips read
                             timeouts); the rest of the body follows
 ``http-STATUS``             an error response with that status (400-599) instead of the stream:
-                            the dialect's error JSON, and ``Retry-After: 1`` for 429 and 503
+                            the dialect's error JSON (and headers: Bedrock's
+                            ``x-amzn-ErrorType``), and ``Retry-After: 1`` for 429 and 503
 ``drip`` / ``drip-MS``      the body one byte per write, MS milliseconds apart (10 by default)
 ``truncated-chunked``       half the body, then a chunk header that promises more bytes than
                             follow, then the connection closes
 ``garbage``                 an event that is not JSON injected after the first event (in the
-                            body's own framing)
+                            body's own framing; in an AWS event stream, a message with valid
+                            CRCs, named as the first one, whose payload is not JSON)
 ``wrong-content-type``      the stream, labelled ``text/html; charset=utf-8``
 ``no-content-type``         the stream, with no ``content-type`` header at all
 ==========================  =====================================================================
@@ -41,6 +43,9 @@ from typing import Final
 import msgspec
 
 from raf import formats
+from raf.errors import RafError
+from raf.framing import aws_eventstream_encode
+from raf.framing.aws_eventstream import EventStreamDecoder
 
 __all__ = [
     "FAULTS",
@@ -55,6 +60,7 @@ __all__ = [
     "Write",
     "active",
     "error_body",
+    "error_headers",
     "parse_faults",
     "plan",
 ]
@@ -224,8 +230,35 @@ def error_body(dialect: str, status: int) -> bytes:
     return msgspec.json.encode(found.error_document(status, message))
 
 
+def error_headers(dialect: str, status: int) -> list[tuple[str, str]]:
+    """The headers the dialect's provider sends with an HTTP error (Bedrock's
+    ``x-amzn-ErrorType``), :attr:`raf.formats.Format.error_headers`."""
+    found = formats.find(dialect)
+    if found is None or found.error_headers is None:
+        return []
+    return [(str(k), str(v)) for k, v in found.error_headers(status).items()]
+
+
+def _first_message(body: bytes) -> tuple[int, str] | None:
+    """The end and the name of the first message of an AWS event stream body, or ``None``
+    when it does not start with a valid one."""
+    decoder = EventStreamDecoder()
+    try:
+        messages = decoder.feed(body[: int.from_bytes(body[:4], "big")])
+    except RafError:
+        return None
+    if not messages:
+        return None
+    return decoder.offset, messages[0].event or "event"
+
+
 def _garbage(body: bytes) -> tuple[int, bytes]:
     """Where to inject a garbage event into ``body``, and the event, in its framing."""
+    if body[:1] == b"\x00":  # an AWS event stream: a message whose payload is not JSON
+        found = _first_message(body)
+        if found is not None:
+            end, name = found
+            return end, aws_eventstream_encode.event(name, b"{raf injected garbage")
     start = body.lstrip()[:1]
     if start == b"[":  # a streamed JSON array: a bad element after the first one
         depth, in_string, escape = 0, False, False
@@ -278,11 +311,14 @@ def plan(
     by_kind = {f.kind: f for f in faults}
     if "http" in by_kind:
         code = by_kind["http"].value or 500
-        error_headers = [("content-type", "application/json")]
+        sent_headers = [
+            ("content-type", "application/json"),
+            *error_headers(dialect, code),
+        ]
         if code in _RETRY_STATUSES:
-            error_headers.append(("retry-after", "1"))
+            sent_headers.append(("retry-after", "1"))
         return Plan(
-            code, _REASONS.get(code, "Error"), error_headers, [Write(error_body(dialect, code))]
+            code, _REASONS.get(code, "Error"), sent_headers, [Write(error_body(dialect, code))]
         )
     body_chunks = list(chunks)
     if "garbage" in by_kind:

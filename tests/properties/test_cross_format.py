@@ -24,6 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.formats._strategies.common import tool_calls, usages
+from raf.formats.bedrock_converse import strategies as bedrock_converse
 from raf.formats.cohere_v2 import strategies as cohere_v2
 from raf.formats.ollama_chat import strategies as ollama_chat
 from raf.model import AgentResponse
@@ -38,6 +39,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "gemini": (gemini, "gemini_sse"),
     "ollama_chat": (ollama_chat, "ollama"),
     "cohere_v2": (cohere_v2, "reasoning"),
+    "bedrock_converse": (bedrock_converse, "claude"),
 }
 
 

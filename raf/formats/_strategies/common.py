@@ -25,6 +25,7 @@ from typing import Any, NamedTuple, TypeVar
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from raf.chunking import eventstream_cuts
 from raf.model import AgentResponse, ToolCall, Usage
 
 __all__ = [
@@ -564,7 +565,9 @@ _TINY = 7  # the most bytes of one tiny read
 def chunked(draw: st.DrawFn, body: bytes, *, reads: frozenset[str] = frozenset()) -> list[bytes]:
     """What :func:`network_chunkings` draws, drawn with ``draw`` as one byte string: the way
     of cutting (random, one byte at a time, inside every UTF-8 character, between every CR and
-    LF), then for random cuts up to 20 cut points, two bytes each. Shrinks toward one chunk.
+    LF, or for an AWS event stream, which has no CR LF, at every message's structure: the
+    ``eventstream`` chunking), then for random cuts up to 20 cut points, two bytes each.
+    Shrinks toward one chunk.
 
     ``reads`` forces ways of reading instead (:data:`READS`, any together): ``tiny``, reads
     of 1 to 7 bytes (one decision byte each; 0 picks 7 bytes, so that they shrink toward
@@ -581,6 +584,8 @@ def chunked(draw: st.DrawFn, body: bytes, *, reads: frozenset[str] = frozenset()
         return list(map(_ONE_BYTE.__getitem__, body))
     elif how == 2:
         cuts = [i for i in range(1, size) if body[i] & 0xC0 == 0x80]
+    elif body[:1] == b"\x00":  # an AWS event stream: every message cut at its structure
+        cuts = eventstream_cuts(body)
     else:
         cuts = []
         at = body.find(b"\r\n")

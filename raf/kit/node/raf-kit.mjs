@@ -339,11 +339,13 @@ export class Case {
     return (this.message.chunks ?? []).map((chunk) => Buffer.from(chunk, "base64"));
   }
 
-  /** The model: the request body's, else the one in a Gemini path. */
+  /** The model: the request body's, else the one in a Gemini path or a Bedrock path
+   * (`/model/{modelId}/converse-stream`, the id percent-encoded). */
   get model() {
     if (typeof this.body.model === "string") return this.body.model;
     if (this.loop?.model) return this.loop.model;
-    const found = /\/models\/([^/:?]+)/.exec(this.request?.path ?? "");
+    const path = this.request?.path ?? "";
+    const found = /\/models\/([^/:?]+)/.exec(path) ?? /\/model\/([^/?]+)\/converse-stream/.exec(path);
     return found ? decodeURIComponent(found[1]) : "model";
   }
 
