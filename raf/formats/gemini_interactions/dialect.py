@@ -82,6 +82,7 @@ class _Step:
 
     kind: str
     type: str
+    index: int
     call_id: str = ""
     arguments: Any = None  # a function call's start arguments; a hosted call's arguments
     fragments: bool = False  # an arguments_delta came
@@ -89,9 +90,15 @@ class _Step:
     stopped: bool = False
 
 
+_NOT_HOSTED = frozenset({"function_result", "user_input"})
+"""Step types of requests (and of stored timelines) that end like a server tool's."""
+
+
 def _kind(step_type: str) -> str:
     if step_type in (_THOUGHT, _OUTPUT, _CALL):
         return step_type
+    if step_type in _NOT_HOSTED:
+        return _OTHER
     if step_type.endswith("_call"):
         return _HOSTED_CALL
     if step_type.endswith("_result"):
@@ -135,7 +142,7 @@ def _step_start(dialect: GeminiInteractionsDialect, payload: dict[str, Any], fra
         return
     step_type = frame.str(step, "type", "step.") or ""
     kind = _kind(step_type)
-    state = _Step(kind=kind, type=step_type)
+    state = _Step(kind=kind, type=step_type, index=index)
     dialect.steps[index] = state
     out = frame.out
     if kind == _THOUGHT:
@@ -246,11 +253,14 @@ def _finish_step(state: _Step, out: list[updates.AgentResponseUpdate]) -> None:
         out.append(updates.ToolCallEnd(id=state.call_id))
     elif state.kind == _HOSTED_CALL:
         step = state.step
+        name = state.type.removesuffix("_call")
         call_id = step.get("id")
         out.append(
             updates.HostedToolCall(
-                call_id=call_id if isinstance(call_id, str) else "",
-                name=state.type.removesuffix("_call"),
+                call_id=call_id
+                if isinstance(call_id, str) and call_id
+                else f"{name}_{state.index}",
+                name=name,
                 arguments=step.get("arguments"),
                 item=step,
             )
@@ -261,7 +271,11 @@ def _finish_step(state: _Step, out: list[updates.AgentResponseUpdate]) -> None:
         error = step.get("is_error") is True
         out.append(
             updates.HostedToolResult(
-                call_id=call_id if isinstance(call_id, str) else "",
+                call_id=(
+                    call_id
+                    if isinstance(call_id, str) and call_id
+                    else f"{state.type}_{state.index}"
+                ),
                 name=state.type,
                 output=step.get("result"),
                 error="the tool reported an error" if error else None,
@@ -342,6 +356,13 @@ class GeminiInteractionsDialect(JSONEventDialect):
         """The payload's ``event_type`` when it is a string, else the SSE event name."""
         kind = payload.get("event_type")
         return kind if isinstance(kind, str) else event.event
+
+    def unknown(self, kind: str, payload: Any, frame: Frame) -> None:
+        """A type the table does not list: the skipped ones (:attr:`ignored`) are passed over
+        without counting as read (a body of the removed schema, whose ``status_update`` is
+        the same, is then named as that schema); any other is unrecognised."""
+        if kind not in self.ignored:
+            self.unrecognised(frame)
 
     def end_marker_is_clean(self) -> bool:
         """``[DONE]`` ends the stream cleanly only after ``interaction.completed``."""
