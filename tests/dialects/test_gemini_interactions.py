@@ -8,19 +8,23 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf import dialects
 from raf.cassettes import load
 from raf.dialects.sniff import sniff
+from raf.formats.gemini_interactions import strategies
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.canonical import to_canonical
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from tests.conformance.reader_gemini_interactions import read_updates
+from tests.conformance.test_golden_review import without_messages
 from tests.dialects.unread_bodies import INTERACTIONS_OUTPUTS
+from tests.properties.support import summary
 
 NAME = "gemini_interactions"
 ROOT = Path(__file__).resolve().parents[2]
@@ -525,3 +529,25 @@ def test_the_documented_reader_agrees_with_the_dialect_on_any_events(
         {**u, "message": ""} if u.get("type") == "error" else u
         for u in read_updates(200, "OK", stream)
     ]
+
+
+@pytest.mark.parametrize("profile", sorted(strategies.PROFILES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_drawn_streams_of_each_profile_aggregate_to_the_ground_truth(
+    profile: str, data: st.DataObject
+) -> None:
+    stream = data.draw(strategies.streams(profile))
+    assert summary(respond(list(stream.chunks), NAME)) == summary(stream.response)
+    assert summary(respond(list(stream.chunks), "auto")) == summary(stream.response)
+    got = respond(list(stream.chunks), NAME)
+    assert (got.id, got.model, got.usage) == (
+        stream.response.id,
+        stream.response.model,
+        stream.response.usage,
+    )
+    decoder = UpdateDecoder(NAME)
+    ours = to_canonical(
+        [u for chunk in stream.chunks for u in decoder.feed(chunk)] + decoder.close()
+    )
+    assert without_messages(read_updates(200, "OK", stream.body)) == without_messages(ours)
