@@ -87,7 +87,7 @@ PROFILES: dict[str, Profile] = {
 }
 """The built-in profiles, by name."""
 
-_TO_WIRE = {
+_TO_WIRE: dict[str, tuple[str, ...]] = {
     "stop": ("completed",),
     "length": ("incomplete",),
     "tool_calls": ("requires_action",),
@@ -249,7 +249,7 @@ def _render(draw: st.DrawFn, truth: AgentResponse, chosen: Profile) -> Generated
             wires = ("requires_action", "completed")
         status = draw(st.sampled_from(wires))
         wire_usage, usage = _usage_object(draw, truth.usage)
-        done = {**interaction, "status": status, "model": _MODEL}
+        done: dict[str, Any] = {**interaction, "status": status, "model": _MODEL}
         if wire_usage:
             done["usage"] = wire_usage
         done["service_tier"] = "standard"
