@@ -12,13 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from raf import dialects
+from raf import dialects, formats
 from raf.cassettes import load
 from raf.dialects.sniff import sniff
 from raf.formats.gemini_interactions import strategies
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.canonical import to_canonical
+from raf.model.messages import ChatMessage, MessageRole
+from raf.model.request import Conversation
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from tests.conformance.reader_gemini_interactions import read_updates
@@ -551,3 +553,30 @@ def test_drawn_streams_of_each_profile_aggregate_to_the_ground_truth(
         [u for chunk in stream.chunks for u in decoder.feed(chunk)] + decoder.close()
     )
     assert without_messages(read_updates(200, "OK", stream.body)) == without_messages(ours)
+
+
+def test_the_follow_up_resends_the_thought_with_the_call_signature_and_names_the_result() -> None:
+    """The stateless follow-up built from a recorded turn is the recorded follow-up: the
+    thought step unchanged (its signature signs the call), the call, and a function_result
+    naming the call's function; store false, no previous_interaction_id."""
+    fmt = formats.get(NAME)
+    assert fmt.build_request is not None
+    assert fmt.read_request is not None
+    first = load(CASSETTES / "function_call_requires_action.yaml").interactions[0]
+    follow_up = load(CASSETTES / "function_result_follow_up.yaml").interactions[0]
+    asked = fmt.read_request(json.loads(first.request.body or "{}"))
+    turn = respond([first.response.body], NAME).turn_transcript
+    result = ChatMessage(
+        role=MessageRole.TOOL,
+        content='{"temperature":16,"condition":"sunny"}',
+        tool_call_id="61nzpsv4",
+    )
+    body = fmt.build_request(
+        Conversation(
+            messages=(*asked.messages, *turn, result), tools=asked.tools, options=asked.options
+        )
+    )
+    recorded = json.loads(follow_up.request.body or "{}")
+    assert body == recorded
+    assert body["store"] is False
+    assert "previous_interaction_id" not in body

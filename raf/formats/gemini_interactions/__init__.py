@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format
 from raf.formats.gemini import error_document
-from raf.formats.gemini_interactions import dialect, http
+from raf.formats.gemini_interactions import dialect, http, request
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -27,6 +27,8 @@ FORMAT = Format(
     request_fields=("model", "input", "system_instruction", "tools", "stream"),
     recorded_uri=r"/interactions(?:\?|$)",
     placeholder_uri="https://recorded.invalid/v1beta/interactions",
+    build_request=request.build_request,
+    read_request=request.read_request,
     http=http.HTTP,
 )
 """The ``gemini_interactions`` format."""
