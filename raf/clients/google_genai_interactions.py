@@ -9,7 +9,6 @@ the Interactions client counts retries, not attempts); automatic continuation is
 SDK has it (on).
 
 The user's loop is the streaming guide's: it looks at each event's ``event_type``. At
-``interaction.created`` the interaction's ``id`` (``""`` is none) and ``model``; at
 ``step.start`` a ``function_call`` step's ``id``, ``name`` and ``arguments``, by the step's
 ``index``; at ``step.delta`` a ``text`` delta's ``text`` is text, a ``thought_summary``
 delta's ``content.text`` is reasoning, an ``arguments_delta``'s ``arguments`` are appended to
@@ -37,7 +36,6 @@ from raf.clients.base import (
 )
 from raf.shared.client_response import (
     ClientError,
-    ClientHostedCall,
     ClientResponse,
     ClientToolCall,
     ClientUsage,
@@ -105,8 +103,6 @@ class _Seen:
     text: str = ""
     reasoning: str = ""
     calls: dict[int, _Call] = field(default_factory=dict)
-    hosted: dict[str, ClientHostedCall] = field(default_factory=dict)
-    steps: dict[int, tuple[str, str]] = field(default_factory=dict)  # index -> (type, call id)
     status: str | None = None
     usage: Any = None
     errors: list[ClientError] = field(default_factory=list)
@@ -123,14 +119,6 @@ class _Seen:
                     name=_get(step, "name") or "",
                     start=_get(step, "arguments"),
                 )
-            elif step_type.endswith("_call"):  # a tool Google runs: google_search_call...
-                call_id = _text(_get(step, "id"))
-                self.hosted[call_id] = ClientHostedCall(
-                    id=call_id or None, name=step_type.removesuffix("_call")
-                )
-                self.steps[index] = (step_type, call_id)
-            elif step_type.endswith("_result") and step_type != "function_result":
-                self.steps[index] = (step_type, _text(_get(step, "call_id")))
         elif kind == "step.delta":
             delta = _get(event, "delta")
             delta_type = _name(_get(delta, "type"))
@@ -138,15 +126,6 @@ class _Seen:
                 self.text += _text(_get(delta, "text"))
             elif delta_type == "thought_summary":
                 self.reasoning += _text(_get(_get(delta, "content"), "text"))
-            elif _get(event, "index") in self.steps:
-                step_type, call_id = self.steps[_get(event, "index")]
-                hosted = self.hosted.get(call_id)
-                if hosted is not None and step_type.endswith("_call"):
-                    hosted.arguments = _plain(_get(delta, "arguments"))
-                elif hosted is not None:
-                    hosted.output = _plain(_get(delta, "result"))
-                    if _get(delta, "is_error") is True:
-                        hosted.error = "the tool reported an error"
             elif delta_type == "arguments_delta":
                 call = self.calls.get(_get(event, "index"))
                 if call is not None:
@@ -174,7 +153,6 @@ class _Seen:
             text=self.text,
             reasoning_text=self.reasoning or None,
             tool_calls=calls,
-            hosted_tool_calls=list(self.hosted.values()),
             finish_reason=reason,
             usage=_usage(self.usage),
             errors=list(self.errors),
@@ -213,14 +191,13 @@ ADAPTER = Adapter(
     name="google-genai-interactions",
     distribution="google-genai",
     dialects=(DIALECT,),
-    capabilities=("tool_calls", "reasoning", "usage", "http_errors", "hosted_tools"),
+    capabilities=("tool_calls", "reasoning", "usage", "http_errors"),
     how=(
         "genai.Client(api_key=..., http_options=HttpOptions(base_url=..., api_version=the "
         "recorded one, retry_options=HttpRetryOptions(attempts=0))), then for event in "
         "client.interactions.create(**the recorded body, stream=True) (automatic continuation "
         "as the SDK has it). The user reads event.event_type as the streaming guide does: "
-        'interaction.created gives the id ("" is none) and model; a step.start of type '
-        "function_call gives a call's id, name and arguments by the step's index; step.delta: "
+        "a step.start of type function_call gives a call's id, name and arguments by the step's index; step.delta: "
         "text is text, thought_summary's content.text is reasoning, arguments_delta fragments "
         "are appended to the call of that index (the start's arguments stand when none came); "
         "interaction.completed gives the status (completed with a call is tool_calls, as raf "
