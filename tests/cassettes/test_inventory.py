@@ -362,12 +362,8 @@ _MADE_UP: dict[str, tuple[bytes, str, str | None, str]] = {
     ),
     "gemini_interactions": (
         (
-            _SSE.format(
-                '{"event_type":"interaction.created","interaction":{"id":"i","model":"m"}}'
-            )
-            + _SSE.format(
-                '{"event_type":"step.start","index":0,"step":{"type":"model_output"}}'
-            )
+            _SSE.format('{"event_type":"interaction.created","interaction":{"id":"i","model":"m"}}')
+            + _SSE.format('{"event_type":"step.start","index":0,"step":{"type":"model_output"}}')
             + _SSE.format(
                 '{"event_type":"step.delta","index":0,'
                 '"delta":{"type":"text","text":"hi","sparkle":1}}'
