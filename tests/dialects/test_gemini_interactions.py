@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from raf import dialects, formats
 from raf.cassettes import load
+from raf.collect import collect_agent_response
 from raf.dialects.sniff import sniff
 from raf.formats.gemini_interactions import strategies
 from raf.framing.sse import ServerSentEvent
@@ -23,6 +25,8 @@ from raf.model.messages import ChatMessage, MessageRole
 from raf.model.request import Conversation
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
+from raf.serve import ReplayServer
+from raf.transport import iter_response
 from tests.conformance.reader_gemini_interactions import read_updates
 from tests.conformance.test_golden_review import without_messages
 from tests.dialects.unread_bodies import INTERACTIONS_OUTPUTS
@@ -580,3 +584,19 @@ def test_the_follow_up_resends_the_thought_with_the_call_signature_and_names_the
     assert body == recorded
     assert body["store"] is False
     assert "previous_interaction_id" not in body
+
+
+def test_raf_serve_answers_both_api_versions_and_errors_as_google_does() -> None:
+    """google-genai 2.x POSTs /v1beta/interactions, 3.x /v1/interactions: both are the
+    format's endpoints, and an HTTP error is Google's error document."""
+    fmt = formats.get(NAME)
+    with ReplayServer() as server:
+        for path in ("/v1beta/interactions", "/v1/interactions"):
+            url = server.case_url(NAME, "thought_signature_then_text", chunking="random") + path
+            with httpx.stream("POST", url, content=b"{}") as response:
+                assert response.status_code == 200, path
+                text = collect_agent_response(list(iter_response(response, NAME))).text
+            assert text.startswith("I'm doing great"), path
+    assert fmt.error_document(429, "slow down") == {
+        "error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}
+    }
