@@ -17,7 +17,8 @@ from raf import dialects, formats
 from raf.cassettes import load
 from raf.collect import collect_agent_response
 from raf.dialects.sniff import sniff
-from raf.formats.gemini_interactions import strategies
+from raf.formats.gemini_interactions import request_strategies, rules, strategies
+from raf.formats.request_rules import Prior
 from raf.framing.sse import ServerSentEvent
 from raf.model import updates
 from raf.model.canonical import to_canonical
@@ -600,3 +601,51 @@ def test_raf_serve_answers_both_api_versions_and_errors_as_google_does() -> None
     assert fmt.error_document(429, "slow down") == {
         "error": {"code": 429, "message": "slow down", "status": "RESOURCE_EXHAUSTED"}
     }
+
+
+SIGNED_TURN = (
+    {"type": "thought", "signature": "CiQBsig"},
+    {"type": "function_call", "id": "c1", "name": "getWeather", "arguments": {"city": "Paris"}},
+)
+QUESTION = {"type": "user_input", "content": [{"type": "text", "text": "Weather in Paris?"}]}
+RESULT = {"type": "function_result", "call_id": "c1", "name": "getWeather", "result": "18°C"}
+
+
+def test_the_thought_signature_rule_fires_where_the_call_goes_back_without_its_thought() -> None:
+    prior = [Prior(turn=SIGNED_TURN)]
+    check = rules.CHECKS["interactions.thought_signature_kept"]
+    keeps = {"input": [QUESTION, *SIGNED_TURN, RESULT]}
+    assert list(check(keeps, prior)) == []
+    breaks = {"input": [QUESTION, SIGNED_TURN[1], RESULT]}  # the thought left out
+    assert [where for where, _ in check(breaks, prior)] == ["input[1]"]
+    changed = {"input": [QUESTION, {"type": "thought", "signature": "other"}, *SIGNED_TURN[1:]]}
+    assert [where for where, _ in check(changed, prior)] == ["input[2]"]
+
+
+def test_the_function_result_rule_fires_on_a_missing_a_stray_and_a_repeated_result() -> None:
+    check = rules.CHECKS["interactions.function_result_per_call"]
+    assert list(check({"input": [QUESTION, *SIGNED_TURN, RESULT]}, [])) == []
+    assert [w for w, _ in check({"input": [QUESTION, *SIGNED_TURN]}, [])] == ["input[2]"]
+    stray = {**RESULT, "call_id": "c9"}
+    assert [w for w, _ in check({"input": [QUESTION, stray]}, [])] == ["input[1].call_id"]
+    twice = {"input": [QUESTION, *SIGNED_TURN, RESULT, RESULT]}
+    assert [w for w, _ in check(twice, [])] == ["input[4].call_id"]
+    for junk in ({}, {"input": "hi"}, {"input": [None, 3, {"type": 5}]}):
+        assert list(check(junk, [])) == []
+        assert list(rules.CHECKS["interactions.thought_signature_kept"](junk, [Prior()])) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_a_follow_up_raf_builds_keeps_the_rules(data: st.DataObject) -> None:
+    fmt = formats.get(NAME)
+    assert fmt.build_request is not None
+    conversation = data.draw(request_strategies.requests())
+    body = fmt.build_request(conversation)
+    prior = []
+    for chat in conversation.messages:
+        if chat.role is MessageRole.ASSISTANT:
+            turn = fmt.build_request(Conversation(messages=(chat,)))["input"]
+            prior.append(Prior(turn=tuple(turn) if isinstance(turn, list) else ()))
+    for check in rules.CHECKS.values():
+        assert list(check(body, prior)) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from raf.formats.format import Endpoint, Format
 from raf.formats.gemini import error_document
-from raf.formats.gemini_interactions import dialect, http, request
+from raf.formats.gemini_interactions import dialect, http, request, rules
 
 __all__ = ["FORMAT", "error_document"]
 
@@ -29,6 +29,7 @@ FORMAT = Format(
     placeholder_uri="https://recorded.invalid/v1beta/interactions",
     build_request=request.build_request,
     read_request=request.read_request,
+    request_rules=rules.CHECKS,
     http=http.HTTP,
 )
 """The ``gemini_interactions`` format."""
