@@ -51,6 +51,7 @@ _BUILTIN: dict[str, str] = {
     "bedrock_converse": "raf.formats.bedrock_converse:FORMAT",
     "cohere_v2": "raf.formats.cohere_v2:FORMAT",
     "gemini": "raf.formats.gemini:FORMAT",
+    "gemini_interactions": "raf.formats.gemini_interactions:FORMAT",
     "ollama_chat": "raf.formats.ollama_chat:FORMAT",
     "openai_chat": "raf.formats.openai_chat:FORMAT",
     "openai_completions": "raf.formats.openai_completions:FORMAT",

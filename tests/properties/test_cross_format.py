@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from raf.formats._strategies.common import tool_calls, usages
 from raf.formats.bedrock_converse import strategies as bedrock_converse
 from raf.formats.cohere_v2 import strategies as cohere_v2
+from raf.formats.gemini_interactions import strategies as gemini_interactions
 from raf.formats.ollama_chat import strategies as ollama_chat
 from raf.model import AgentResponse
 from raf.pipeline import respond
@@ -40,6 +41,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "ollama_chat": (ollama_chat, "ollama"),
     "cohere_v2": (cohere_v2, "reasoning"),
     "bedrock_converse": (bedrock_converse, "claude"),
+    "gemini_interactions": (gemini_interactions, "gemini_api"),
 }
 
 
