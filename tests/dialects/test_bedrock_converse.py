@@ -18,10 +18,12 @@ from raf.agent.options import ChatOptions
 from raf.cassettes import load
 from raf.dialects.sniff import sniff
 from raf.formats.bedrock_converse import http, strategies
+from raf.formats.request_rules import check_rules
 from raf.framing import aws_eventstream_encode as encode
 from raf.model import updates
 from raf.model.canonical import to_canonical
-from raf.model.messages import ChatMessage
+from raf.model.messages import ChatMessage, MessageRole
+from raf.model.request import Conversation
 from raf.model.updates import AgentResponseUpdate
 from raf.pipeline import UpdateDecoder, respond
 from tests.conformance.reader_bedrock_converse import read_updates
@@ -532,3 +534,71 @@ def test_raf_s_chat_client_posts_to_the_region_with_the_model_in_the_path() -> N
     }
     assert body["messages"] == [{"role": "user", "content": [{"text": "Hi"}]}]
     assert "model" not in body
+
+
+def test_the_follow_up_sends_back_the_hosted_tool_and_the_call_as_bedrock_takes_them() -> None:
+    """The turn of ``nova_code_interpreter_hosted_then_client_tool`` sent back: the server
+    tool's toolUse (with its type) and toolResult in the assistant message, before the
+    client's call, in the shape of pydantic-ai's recorded follow-up
+    (tests/models/cassettes/test_bedrock/test_bedrock_model_with_code_execution_tool.yaml)."""
+    fmt = formats.get(NAME)
+    assert fmt.build_request is not None
+    assert fmt.read_request is not None
+    first = load(
+        ROOT / "cassettes" / NAME / "nova_code_interpreter_hosted_then_client_tool.yaml"
+    ).interactions[0]
+    asked = fmt.read_request(json.loads(first.request.body or "{}"))
+    response = respond([first.response.body], NAME)
+    (call,) = response.tool_calls
+    result = ChatMessage(
+        role=MessageRole.TOOL, content="Final result processed.", tool_call_id=call.id
+    )
+    body = fmt.build_request(
+        Conversation(
+            messages=(*asked.messages, *response.turn_transcript, result),
+            tools=asked.tools,
+            options=asked.options,
+        )
+    )
+    assistant, results = body["messages"][-2:]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"] == [
+        {
+            "toolUse": {
+                "name": "nova_code_interpreter",
+                "toolUseId": "tooluse_VQNZJRUFMoqZzszVsRd4og",
+                "type": "server_tool_use",
+                "input": {"snippet": "1234 * 5678"},
+            }
+        },
+        {
+            "toolResult": {
+                "status": "success",
+                "toolUseId": "tooluse_VQNZJRUFMoqZzszVsRd4og",
+                "type": "nova_code_interpreter_result",
+                "content": [
+                    {"json": {"stdOut": "7006652", "stdErr": "", "exitCode": 0, "isError": False}}
+                ],
+            }
+        },
+        {
+            "toolUse": {
+                "toolUseId": "tooluse_ptgCcZ0uQu-UUMz0abqoWw",
+                "name": "final_result",
+                "input": {"result": 7006652.0},
+            }
+        },
+    ]
+    assert results == {
+        "role": "user",
+        "content": [
+            {
+                "toolResult": {
+                    "toolUseId": "tooluse_ptgCcZ0uQu-UUMz0abqoWw",
+                    "content": [{"text": "Final result processed."}],
+                    "status": "success",
+                }
+            }
+        ],
+    }
+    assert check_rules(NAME, body) == []  # the hosted call is answered in its own message

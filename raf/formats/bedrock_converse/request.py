@@ -15,8 +15,9 @@ the stream's flat deltas; the signature only when there is one) or ``{"reasoning
 "success" | "error"}}`` blocks, all in ONE user
 message (consecutive tool messages are joined); tools as ``toolConfig.tools[].toolSpec``
 (``name``, ``description``, ``inputSchema.json``), the rest of ``toolConfig``
-(``toolChoice``) kept; ``max_tokens`` as ``inferenceConfig.maxTokens``. Hosted tools (a
-``server_tool_use`` call and its result) are not sent back.
+(``toolChoice``) kept; ``max_tokens`` as ``inferenceConfig.maxTokens``. A hosted tool (a
+``server_tool_use`` call and its result) goes back as it streamed, a ``toolUse`` and a
+``toolResult`` block in the assistant message.
 """
 
 from __future__ import annotations
@@ -75,7 +76,15 @@ def build_request(conversation: Conversation) -> dict[str, Any]:
 
 
 def _parts(held: tuple[Block, ...] | list[Block]) -> list[Any]:
-    return [part for part in map(_block, held) if part is not SKIP]
+    """The wire blocks of ``held``: a hosted tool's blocks spread, unsendable ones left out."""
+    out: list[Any] = []
+    for block in held:
+        part = _block(block)
+        if isinstance(block, blocks.HostedTool) and isinstance(part, list):
+            out.extend(part)
+        elif part is not SKIP:
+            out.append(part)
+    return out
 
 
 def _messages(messages: tuple[ChatMessage, ...]) -> list[Any]:
@@ -132,8 +141,22 @@ def _block(block: Block) -> Any:
         kind = (block.media_type or "").removeprefix("image/")
         return {"image": {"format": kind, "source": {"bytes": block.data}}}
     if isinstance(block, blocks.HostedTool):
-        return SKIP  # a tool Bedrock ran: not sent back
+        return _hosted(block)
     return block.value
+
+
+def _hosted(block: blocks.HostedTool) -> Any:
+    """A tool Bedrock ran (Nova's code interpreter), sent back as it streamed: its
+    ``toolUse`` (with ``type: server_tool_use`` and its input) and its ``toolResult`` (with
+    its ``type``, ``status`` and content), from the items the stream gave."""
+    items = block.item if isinstance(block.item, list) else []
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, dict) and "input" in item:
+            out.append({"toolUse": item})
+        elif isinstance(item, dict) and "content" in item:
+            out.append({"toolResult": item})
+    return out or SKIP
 
 
 def _tool(tool: ToolSpec) -> Any:

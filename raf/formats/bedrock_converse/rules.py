@@ -38,13 +38,18 @@ def _text(value: Any) -> str | None:
 
 
 def _uses(message: Any) -> list[tuple[int, str]]:
-    """The ``toolUse`` ids of an assistant message, with their block index."""
+    """The ``toolUse`` ids of an assistant message the client must answer, with their block
+    index (a ``server_tool_use`` was run by Bedrock: its result is in the same message)."""
     if _role(message) != "assistant":
         return []
     out = []
     for k, block in enumerate(_blocks(message)):
         use = _member(block, "toolUse")
-        if use is not None and isinstance(use.get("toolUseId"), str):
+        if (
+            use is not None
+            and isinstance(use.get("toolUseId"), str)
+            and use.get("type") != "server_tool_use"
+        ):
             out.append((k, use["toolUseId"]))
     return out
 
