@@ -3,7 +3,7 @@
 
 Every expectation was written by hand from the Smithy specification "Amazon Event Stream"
 (https://smithy.io/2.0/aws/amazon-eventstream.html: "Message Format", "Headers Format",
-"Amazon Event Semantics") and from the decoder rules of docs/_eventstream.md; none was
+"Amazon Event Semantics") and from the decoder rules of docs/eventstream.md; none was
 produced by running a decoder, and this module imports nothing from ``raf``. The bytes are
 built by the small encoder below (``zlib.crc32`` is CRC-32/IEEE, the checksum the format
 uses), which can also build wrong messages: a length that lies, a CRC that does not match, a
@@ -493,7 +493,7 @@ def outcome(case: Case) -> str:
 
 
 def markdown_table() -> str:
-    """The case table as Markdown (docs/_eventstream.md holds it)."""
+    """The case table as Markdown (docs/eventstream.md holds it)."""
     rows = ["| case | why | outcome |", "|---|---|---|"]
     rows += [f"| {c.name} | {c.why} | {outcome(c)} |" for c in CASES]
     return "\n".join(rows) + "\n"

@@ -38,7 +38,7 @@ from tests.eventstream_cases import (
 )
 from tests.helpers import CHUNKINGS, every_split_point, split
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "_eventstream.md"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "eventstream.md"
 
 
 def _frame(f: Any) -> Frame:
@@ -90,7 +90,7 @@ def test_case_table_cut_in_two_anywhere(case: Case) -> None:
 
 def test_the_docs_hold_the_case_table_as_it_is() -> None:
     assert markdown_table() in DOC.read_text(encoding="utf-8"), (
-        "docs/_eventstream.md: paste the output of `python -m tests.eventstream_cases`"
+        "docs/eventstream.md: paste the output of `python -m tests.eventstream_cases`"
     )
 
 
