@@ -205,12 +205,48 @@ def _ollama(body: str) -> Turn:
     return turn
 
 
+def _cohere(body: str) -> Turn:
+    """Cohere v2: the tool plan is the reasoning; calls by index (ids on tool-call-start);
+    usage from ``tokens`` (``billed_units`` is the smaller billed count)."""
+    turn = Turn()
+    by_index: dict[int, dict[str, Any]] = {}
+    for _, event in _sse(body):
+        kind = event.get("type")
+        message = (event.get("delta") or {}).get("message") or {}
+        if kind == "tool-plan-delta":
+            turn.reasoning += message["tool_plan"]
+        elif kind == "content-delta":
+            content = message["content"]
+            turn.text += content.get("text", "")
+            turn.reasoning += content.get("thinking", "")
+        elif kind == "tool-call-start":
+            call = message["tool_calls"]
+            function = call["function"]
+            by_index[event["index"]] = {
+                "id": call["id"],
+                "name": function["name"],
+                "args": function.get("arguments") or "",
+            }
+        elif kind == "tool-call-delta":
+            by_index[event["index"]]["args"] += message["tool_calls"]["function"]["arguments"]
+        elif kind == "message-end":
+            turn.provider_finish = event["delta"]["finish_reason"]
+            tokens = event["delta"]["usage"]["tokens"]
+            turn.usage = _usage(tokens["input_tokens"], tokens["output_tokens"])
+    turn.calls = [
+        Call(s["id"], s["name"], json.loads(s["args"]) if s["args"] else {})
+        for _, s in sorted(by_index.items())
+    ]
+    return turn
+
+
 _READERS = {
     "openai_chat": _openai_chat,
     "anthropic_messages": _anthropic,
     "gemini": _gemini,
     "openai_responses": _responses,
     "ollama_chat": _ollama,
+    "cohere_v2": _cohere,
 }
 
 
@@ -239,7 +275,7 @@ def conversation(dialect: str, body: dict[str, Any]) -> list[Any]:
 def answers(dialect: str, items: list[Any]) -> list[Answer]:
     """The tool results at the end of a conversation (after its last assistant turn)."""
     out: list[Answer] = []
-    if dialect in ("openai_chat", "ollama_chat"):
+    if dialect in ("openai_chat", "ollama_chat", "cohere_v2"):
         for message in reversed(items):
             if message["role"] != "tool":
                 break
@@ -296,7 +332,7 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
             "encrypted": [r["encrypted_content"] for r in reasoning],
             "calls": [(c["call_id"], c["name"], json.loads(c["arguments"])) for c in calls],
         }
-    if dialect in ("openai_chat", "ollama_chat"):
+    if dialect in ("openai_chat", "ollama_chat", "cohere_v2"):
         message = items[len(items) - answered - 1]
         assert message["role"] == "assistant"
         calls = []
@@ -306,7 +342,10 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
                 arguments = json.loads(arguments)
             calls.append((call.get("id"), call["function"]["name"], arguments))
         return {
-            "reasoning": message.get("reasoning_content") or message.get("thinking") or "",
+            "reasoning": message.get("reasoning_content")
+            or message.get("thinking")
+            or message.get("tool_plan")
+            or "",
             "calls": calls,
         }
     message = items[-2]

@@ -31,7 +31,14 @@ from tests.agent import recorded_turns as rt
 SUITE = bundled()
 RECORDINGS = sorted(cassette_files([SUITE.tool_loops]))
 SCENARIOS = load_scenarios()
-TOOL_FORMATS = ("openai_chat", "anthropic_messages", "openai_responses", "gemini", "ollama_chat")
+TOOL_FORMATS = (
+    "openai_chat",
+    "anthropic_messages",
+    "openai_responses",
+    "gemini",
+    "ollama_chat",
+    "cohere_v2",
+)
 HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
 TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
 
@@ -84,6 +91,7 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
         "gemini/parallel_calls_thought_signature_follow_up",
         "openai_responses/reasoning_function_call_follow_up",
         "ollama_chat/follow_up_carries_thinking_and_call",
+        "cohere_v2/tool_plan_parallel_calls_follow_up",
     }
 
 
@@ -527,6 +535,7 @@ ANSWER_KEYS = {
     "openai_chat": "tool_call_id",
     "anthropic_messages": "tool_use_id",
     "openai_responses": "call_id",
+    "cohere_v2": "tool_call_id",
 }
 """Where a tool result names the call it answers, in the formats whose calls have ids."""
 WRONG_ID_RULES = {
