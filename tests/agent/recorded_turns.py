@@ -240,6 +240,43 @@ def _cohere(body: str) -> Turn:
     return turn
 
 
+def _interactions(body: str) -> Turn:
+    """Google's Interactions API (steps): thought summaries are the reasoning, their
+    ``thought_signature`` deltas the signatures; a function_call step's arguments are its
+    ``arguments_delta`` text (the start's ``{}`` is a placeholder); usage from
+    ``interaction.completed`` (completion: output and thought tokens)."""
+    turn = Turn()
+    steps: dict[int, dict[str, Any]] = {}
+    for _, event in _sse(body):
+        kind = event.get("event_type")
+        if kind == "step.start":
+            steps[event["index"]] = {**event["step"], "json": ""}
+        elif kind == "step.delta":
+            step, delta = steps[event["index"]], event["delta"]
+            if delta["type"] == "thought_summary":
+                turn.reasoning += delta["content"].get("text", "")
+            elif delta["type"] == "thought_signature":
+                turn.signatures.append(delta["signature"])
+            elif delta["type"] == "text":
+                turn.text += delta["text"]
+            elif delta["type"] == "arguments_delta":
+                step["json"] += delta["arguments"]
+        elif kind == "interaction.completed":
+            interaction = event["interaction"]
+            turn.provider_finish = interaction["status"]
+            u = interaction["usage"]
+            turn.usage = _usage(
+                u.get("total_input_tokens", 0) + u.get("total_tool_use_tokens", 0),
+                u.get("total_output_tokens", 0) + u.get("total_thought_tokens", 0),
+                u["total_tokens"],
+            )
+    for _, step in sorted(steps.items()):
+        if step["type"] == "function_call":
+            arguments = json.loads(step["json"]) if step["json"] else step["arguments"]
+            turn.calls.append(Call(step["id"], step["name"], arguments))
+    return turn
+
+
 _READERS = {
     "openai_chat": _openai_chat,
     "anthropic_messages": _anthropic,
@@ -247,6 +284,7 @@ _READERS = {
     "openai_responses": _responses,
     "ollama_chat": _ollama,
     "cohere_v2": _cohere,
+    "gemini_interactions": _interactions,
 }
 
 
@@ -266,8 +304,12 @@ def name_calls(turns: list[Turn]) -> None:
 
 def conversation(dialect: str, body: dict[str, Any]) -> list[Any]:
     """The conversation items of a request body."""
-    key = {"gemini": "contents", "openai_responses": "input"}.get(dialect, "messages")
+    key = {"gemini": "contents", "openai_responses": "input", "gemini_interactions": "input"}.get(
+        dialect, "messages"
+    )
     items = body[key]
+    if dialect == "gemini_interactions" and isinstance(items, str):
+        return [{"type": "user_input", "content": [{"type": "text", "text": items}]}]
     assert isinstance(items, list)
     return items
 
@@ -311,6 +353,14 @@ def answers(dialect: str, items: list[Any]) -> list[Answer]:
             if item.get("type") != "function_call_output":
                 break
             out.insert(0, Answer(item["call_id"], None, item["output"], False))
+    elif dialect == "gemini_interactions":
+        for step in reversed(items):
+            if step.get("type") != "function_result":
+                break
+            out.insert(
+                0,
+                Answer(step["call_id"], step["name"], step["result"], bool(step.get("is_error"))),
+            )
     return out
 
 
@@ -331,6 +381,20 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
             "reasoning": "".join(s["text"] for r in reasoning for s in r["summary"]),
             "encrypted": [r["encrypted_content"] for r in reasoning],
             "calls": [(c["call_id"], c["name"], json.loads(c["arguments"])) for c in calls],
+        }
+    if dialect == "gemini_interactions":
+        turn = []
+        for step in reversed(items[: len(items) - answered]):
+            if step.get("type") not in ("thought", "function_call", "model_output"):
+                break
+            turn.insert(0, step)
+        thoughts = [s for s in turn if s["type"] == "thought"]
+        return {
+            "reasoning": "".join(t["text"] for s in thoughts for t in s.get("summary", ())),
+            "signatures": [s["signature"] for s in thoughts if "signature" in s],
+            "calls": [
+                (s["id"], s["name"], s["arguments"]) for s in turn if s["type"] == "function_call"
+            ],
         }
     if dialect in ("openai_chat", "ollama_chat", "cohere_v2"):
         message = items[len(items) - answered - 1]
@@ -385,7 +449,7 @@ def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         if dialect == "anthropic_messages":
             schema = entry["input_schema"]
-        elif dialect == "openai_responses":
+        elif dialect in ("openai_responses", "gemini_interactions"):
             schema = entry["parameters"]
         else:
             entry = entry["function"]  # noqa: PLW2901 - the definition inside
@@ -405,5 +469,5 @@ def first_user_text(dialect: str, body: dict[str, Any]) -> str:
     first = conversation(dialect, body)[0]
     if dialect == "gemini":
         return "".join(p.get("text", "") for p in first["parts"])
-    content = first["content"]
+    content = first["content"]  # an Interactions user_input step's content is a list of texts
     return content if isinstance(content, str) else "".join(p["text"] for p in content)

@@ -41,6 +41,10 @@ TOOL_FORMATS = (
 )
 HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
 TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
+SIGNED = ("anthropic_messages", "gemini", "gemini_interactions")
+"""The formats whose reasoning comes with a signature that must go back in every tool round."""
+ERROR_FLAGS = ("anthropic_messages", "gemini", "gemini_interactions")
+"""The formats whose tool results carry a flag for a failed call."""
 
 
 def _name(path: Path) -> str:
@@ -124,7 +128,7 @@ def test_the_recording_is_two_tools_over_four_rounds(path: Path) -> None:
     # reasoning with what must be echoed back in every tool round
     for turn in turns[:3]:
         assert turn.reasoning
-        if path.parent.name in ("anthropic_messages", "gemini"):
+        if path.parent.name in SIGNED:
             assert turn.signatures
         if path.parent.name == "openai_responses":
             assert turn.encrypted
@@ -456,7 +460,7 @@ def test_every_expected_value_of_the_scenario_agrees_with_the_recording(
                     assert answer.content.startswith(f"Tool '{call.name}' was called with invalid")
                 else:
                     assert answer.content == content
-                if scenario.dialect in ("anthropic_messages", "gemini"):
+                if scenario.dialect in ERROR_FLAGS:
                     assert answer.is_error is is_error
         first += expect["requests"]
     assert tools  # every scenario has tools
@@ -555,7 +559,9 @@ def _first_answer(dialect: str, body: dict[str, Any]) -> dict[str, Any]:
         return block
     items = rt.conversation(dialect, body)
     return next(
-        i for i in items if i.get("role") == "tool" or i.get("type") == "function_call_output"
+        i
+        for i in items
+        if i.get("role") == "tool" or i.get("type") in ("function_call_output", "function_result")
     )
 
 
