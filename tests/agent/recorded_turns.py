@@ -70,8 +70,10 @@ def _sse(body: str) -> list[tuple[str | None, Any]]:
     return out
 
 
-def read_turn(dialect: str, body: str) -> Turn:
-    return _READERS[dialect](body)
+def read_turn(dialect: str, body: bytes) -> Turn:
+    """The turn of one recorded response body (bytes: Bedrock's are binary)."""
+    reader: Any = _READERS[dialect]
+    return reader(body if dialect == "bedrock_converse" else body.decode())  # type: ignore[no-any-return]
 
 
 def _openai_chat(body: str) -> Turn:
@@ -277,6 +279,71 @@ def _interactions(body: str) -> Turn:
     return turn
 
 
+def _eventstream(body: bytes) -> list[tuple[str | None, Any]]:
+    """The events of an AWS event stream (``application/vnd.amazon.eventstream``): each
+    message is a 12-byte prelude (total length, headers length, CRC), string headers
+    (name length, name, type 7, value length, value), the JSON payload and a CRC."""
+    out: list[tuple[str | None, Any]] = []
+    at = 0
+    while at + 12 <= len(body):
+        total = int.from_bytes(body[at : at + 4], "big")
+        header_length = int.from_bytes(body[at + 4 : at + 8], "big")
+        headers: dict[str, str] = {}
+        h, end = at + 12, at + 12 + header_length
+        while h < end:
+            size = body[h]
+            name = body[h + 1 : h + 1 + size].decode()
+            h += 1 + size
+            assert body[h] == 7, "only string headers in these recordings"
+            length = int.from_bytes(body[h + 1 : h + 3], "big")
+            headers[name] = body[h + 3 : h + 3 + length].decode()
+            h += 3 + length
+        payload = body[end : at + total - 4]
+        out.append((headers.get(":event-type"), json.loads(payload) if payload else None))
+        at += total
+    return out
+
+
+def _bedrock(body: bytes | str) -> Turn:
+    """Bedrock ConverseStream: reasoning and its signature as flat ``reasoningContent``
+    deltas, calls opened by ``contentBlockStart`` (``toolUse``) with ``toolUse.input`` text
+    deltas; usage from ``metadata`` (the prompt is input plus cache read and write)."""
+    assert isinstance(body, bytes)
+    turn = Turn()
+    calls: dict[int, dict[str, Any]] = {}
+    for name, event in _eventstream(body):
+        if name == "contentBlockStart":
+            use = event["start"].get("toolUse")
+            if use is not None:
+                calls[event["contentBlockIndex"]] = {**use, "json": ""}
+        elif name == "contentBlockDelta":
+            delta = event["delta"]
+            if "text" in delta:
+                turn.text += delta["text"]
+            elif "reasoningContent" in delta:
+                reasoning = delta["reasoningContent"]
+                turn.reasoning += reasoning.get("text", "")
+                if "signature" in reasoning:
+                    turn.signatures.append(reasoning["signature"])
+            elif "toolUse" in delta:
+                calls[event["contentBlockIndex"]]["json"] += delta["toolUse"]["input"]
+        elif name == "messageStop":
+            turn.provider_finish = event["stopReason"]
+        elif name == "metadata":
+            u = event["usage"]
+            prompt = (
+                u["inputTokens"]
+                + u.get("cacheReadInputTokens", 0)
+                + u.get("cacheWriteInputTokens", 0)
+            )
+            turn.usage = _usage(prompt, u["outputTokens"])
+    turn.calls = [
+        Call(c["toolUseId"], c["name"], json.loads(c["json"]) if c["json"] else {})
+        for _, c in sorted(calls.items())
+    ]
+    return turn
+
+
 _READERS = {
     "openai_chat": _openai_chat,
     "anthropic_messages": _anthropic,
@@ -285,6 +352,7 @@ _READERS = {
     "ollama_chat": _ollama,
     "cohere_v2": _cohere,
     "gemini_interactions": _interactions,
+    "bedrock_converse": _bedrock,
 }
 
 
@@ -353,6 +421,12 @@ def answers(dialect: str, items: list[Any]) -> list[Answer]:
             if item.get("type") != "function_call_output":
                 break
             out.insert(0, Answer(item["call_id"], None, item["output"], False))
+    elif dialect == "bedrock_converse":
+        for block in items[-1]["content"]:
+            result = block["toolResult"]
+            (item,) = result["content"]
+            content = item["text"] if "text" in item else json.dumps(item["json"])
+            out.append(Answer(result["toolUseId"], None, content, result["status"] == "error"))
     elif dialect == "gemini_interactions":
         for step in reversed(items):
             if step.get("type") != "function_result":
@@ -413,6 +487,25 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
             "calls": calls,
         }
     message = items[-2]
+    if dialect == "bedrock_converse":
+        content = message["content"]
+        thinking = [b["reasoningContent"] for b in content if "reasoningContent" in b]
+        return {
+            "reasoning": "".join(
+                r["reasoningText"]["text"] for r in thinking if "reasoningText" in r
+            ),
+            "signatures": [
+                r["reasoningText"]["signature"]
+                for r in thinking
+                if "signature" in r.get("reasoningText", {})
+            ],
+            "redacted": [r["redactedContent"] for r in thinking if "redactedContent" in r],
+            "calls": [
+                (b["toolUse"]["toolUseId"], b["toolUse"]["name"], b["toolUse"]["input"])
+                for b in content
+                if "toolUse" in b
+            ],
+        }
     if dialect == "anthropic_messages":
         content = message["content"]
         return {
@@ -436,6 +529,16 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
 def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool definitions of a request body: name, description, parameter schema."""
     out = []
+    if dialect == "bedrock_converse":
+        specs = [t["toolSpec"] for t in body.get("toolConfig", {}).get("tools", ())]
+        return [
+            {
+                "name": spec["name"],
+                "description": spec.get("description", ""),
+                "parameters": spec["inputSchema"]["json"],
+            }
+            for spec in specs
+        ]
     for entry in body.get("tools", ()):
         if dialect == "gemini":
             out.extend(
