@@ -574,3 +574,11 @@ def first_user_text(dialect: str, body: dict[str, Any]) -> str:
         return "".join(p.get("text", "") for p in first["parts"])
     content = first["content"]  # an Interactions user_input step's content is a list of texts
     return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def system_texts(dialect: str, body: dict[str, Any]) -> list[str]:
+    """The system instructions of a request kept apart from its conversation (Bedrock's
+    ``system`` blocks, one text per request); the other recordings have none."""
+    if dialect == "bedrock_converse" and body.get("system"):
+        return ["".join(b["text"] for b in body["system"])]
+    return []

@@ -498,9 +498,13 @@ def test_the_agent_of_the_scenario_is_the_recorded_one(name: str, scenario: Scen
         {"name": t.name, "description": t.description, "parameters": t.parameters}
         for t in scenario.agent.tools
     ]
-    assert [m["content"] for m in scenario.agent.messages] == [
+    messages = scenario.agent.messages
+    assert [m["content"] for m in messages if m["role"] != "system"] == [
         rt.first_user_text(scenario.dialect, body)
     ]
+    assert [m["content"] for m in messages if m["role"] == "system"] == rt.system_texts(
+        scenario.dialect, body
+    )
     model = body.get("model") or _model_in(first.uri)
     assert model == scenario.agent.model
 
