@@ -39,6 +39,7 @@ ADAPTERS: Final[dict[str, str]] = {
     "openai-completions": "raf.clients.openai_completions",
     "anthropic": "raf.clients.anthropic_stream",
     "google-genai": "raf.clients.google_genai_stream",
+    "google-genai-interactions": "raf.clients.google_genai_interactions",
     "langchain-openai": "raf.clients.langchain_openai_stream",
     "agent-framework": "raf.clients.agent_framework_chat",
     "pydantic-ai": "raf.clients.pydantic_ai_agent",

@@ -76,6 +76,18 @@ UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
         ),
     ),
     UnreadFormat(
+        "interactions_outputs",
+        "Google's Interactions API in its removed outputs schema (gemini_interactions reads "
+        "the steps schema)",
+        '`"event_type": "interaction.start"`, `content.start` / `content.delta`, '
+        "`interaction.complete`",
+        (
+            rb'"event_type"\s*:\s*"(?:interaction\.start|interaction\.complete|'
+            rb'content\.(?:start|delta|stop))"',
+            rb"event:\s*(?:interaction\.start|content\.(?:start|delta))",
+        ),
+    ),
+    UnreadFormat(
         "json_rpc",
         "JSON-RPC messages (an MCP server's event stream), not a model's response",
         '`{"jsonrpc": "2.0", ...}`',

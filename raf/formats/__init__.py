@@ -50,6 +50,7 @@ _BUILTIN: dict[str, str] = {
     "anthropic_messages": "raf.formats.anthropic_messages:FORMAT",
     "cohere_v2": "raf.formats.cohere_v2:FORMAT",
     "gemini": "raf.formats.gemini:FORMAT",
+    "gemini_interactions": "raf.formats.gemini_interactions:FORMAT",
     "ollama_chat": "raf.formats.ollama_chat:FORMAT",
     "openai_chat": "raf.formats.openai_chat:FORMAT",
     "openai_completions": "raf.formats.openai_completions:FORMAT",

@@ -52,6 +52,7 @@ WIRE: dict[str, tuple[str, str, str]] = {
     "anthropic_messages": (BASE + "/messages", "x-api-key", "k"),
     "cohere_v2": (BASE + "/v2/chat", "authorization", "Bearer k"),
     "gemini": (BASE + "/models/m:streamGenerateContent?alt=sse", "x-goog-api-key", "k"),
+    "gemini_interactions": (BASE + "/interactions", "x-goog-api-key", "k"),
     "ollama_chat": (BASE + "/api/chat", "authorization", "Bearer k"),
     "openai_chat": (BASE + "/chat/completions", "authorization", "Bearer k"),
     "openai_completions": (BASE + "/completions", "authorization", "Bearer k"),

@@ -39,6 +39,7 @@ FORMATS = (
     "gemini",
     "ollama_chat",
     "cohere_v2",
+    "gemini_interactions",
 )
 
 
@@ -358,6 +359,30 @@ _MADE_UP: dict[str, tuple[bytes, str, str | None, str]] = {
         "new.thing",
         "content-delta",
         "delta.message.content.sparkle",
+    ),
+    "gemini_interactions": (
+        (
+            _SSE.format('{"event_type":"interaction.created","interaction":{"id":"i","model":"m"}}')
+            + _SSE.format('{"event_type":"step.start","index":0,"step":{"type":"model_output"}}')
+            + _SSE.format(
+                '{"event_type":"step.delta","index":0,'
+                '"delta":{"type":"text","text":"hi","sparkle":1}}'
+            )
+            + _SSE.format('{"event_type":"new.thing"}')
+            + _SSE.format(
+                '{"event_type":"step.delta","index":0,'
+                '"delta":{"type":"text","text":"!","sparkle":2}}'
+            )
+            + _SSE.format('{"event_type":"step.stop","index":0}')
+            + _SSE.format(
+                '{"event_type":"interaction.completed",'
+                '"interaction":{"id":"i","status":"completed"}}'
+            )
+            + "data: [DONE]\n\n"
+        ).encode(),
+        "new.thing",
+        "step.delta",
+        "delta.sparkle",
     ),
 }
 

@@ -50,11 +50,32 @@ data: {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabili
 
 """
 
+INTERACTIONS_OUTPUTS = b"""event: interaction.start
+data: {"interaction":{"id":"","status":"in_progress","object":"interaction","model":"gemini-2.5-flash"},"event_type":"interaction.start"}
+
+event: interaction.status_update
+data: {"interaction_id":"","status":"in_progress","event_type":"interaction.status_update"}
+
+event: content.start
+data: {"index":0,"content":{"type":"text"},"event_type":"content.start"}
+
+event: content.delta
+data: {"index":0,"delta":{"text":"The three largest cities in Spain are","type":"text"},"event_type":"content.delta"}
+
+event: content.stop
+data: {"index":0,"event_type":"content.stop"}
+
+event: interaction.complete
+data: {"interaction":{"id":"","status":"completed","usage":{"total_tokens":39,"total_input_tokens":10,"total_output_tokens":29},"object":"interaction","model":"gemini-2.5-flash"},"event_type":"interaction.complete"}
+
+"""
+
 BODIES: dict[str, bytes] = {
     "assistants_runs": ASSISTANTS_RUNS,
     "writer": WRITER,
     "bedrock_events": BEDROCK_EVENTS,
     "ollama_generate": OLLAMA_GENERATE,
+    "interactions_outputs": INTERACTIONS_OUTPUTS,
     "json_rpc": JSON_RPC,
 }
 """Each format of raf.dialects.unread.UNREAD_FORMATS, by name -> a stream in it."""
