@@ -39,6 +39,7 @@ TOOL_FORMATS = (
     "gemini",
     "ollama_chat",
     "cohere_v2",
+    "gemini_interactions",
 )
 HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
 TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
@@ -97,6 +98,7 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
         "openai_responses/reasoning_function_call_follow_up",
         "ollama_chat/follow_up_carries_thinking_and_call",
         "cohere_v2/tool_plan_parallel_calls_follow_up",
+        "gemini_interactions/function_call_then_result_follow_up",
     }
 
 
@@ -553,6 +555,7 @@ ANSWER_KEYS = {
     "anthropic_messages": "tool_use_id",
     "openai_responses": "call_id",
     "cohere_v2": "tool_call_id",
+    "gemini_interactions": "call_id",
 }
 """Where a tool result names the call it answers, in the formats whose calls have ids."""
 WRONG_ID_RULES = {
