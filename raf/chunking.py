@@ -9,7 +9,14 @@ same list:
 * ``random`` / ``random-S``: chunks of 1-64 bytes cut at seeded random points (seed S, 0 by
   default), the same cut for the same seed;
 * ``utf8``: a cut inside every multi-byte UTF-8 character (and nowhere else);
-* ``crlf``: a cut between the CR and the LF of every CRLF (and nowhere else).
+* ``crlf``: a cut between the CR and the LF of every CRLF (and nowhere else);
+* ``eventstream``: for an AWS event stream (``application/vnd.amazon.eventstream``), cuts
+  at the structure of every message: 1, 4, 8 and 11 bytes in (inside and between the prelude's
+  lengths and CRC), 12 (after the prelude), 12 plus the header block, and 4 and 1 bytes before
+  its end (before and inside the message CRC). Messages are found by their lengths alone
+  (no CRC is checked); from a length that cannot be a message on, the rest is one piece. On
+  a body that is no event stream it is ``whole``. Not in :data:`STANDARD_CHUNKINGS`: the
+  conformance suite adds it to the cases of event stream bodies.
 
 Every chunking concatenates back to the input; the pipeline's output must not depend on
 which is used.
@@ -19,10 +26,13 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["STANDARD_CHUNKINGS", "check_chunking", "chunk"]
+__all__ = ["EVENTSTREAM", "STANDARD_CHUNKINGS", "check_chunking", "chunk", "eventstream_cuts"]
 
 STANDARD_CHUNKINGS = ("whole", "bytes", "fixed-7", "random", "utf8", "crlf")
 """The chunkings ``raf conform`` and the snapshot tests use."""
+
+EVENTSTREAM = "eventstream"
+"""The chunking that cuts AWS event stream messages at their structure."""
 
 
 def check_chunking(name: str) -> str:
@@ -54,9 +64,28 @@ def chunk(data: bytes, name: str) -> list[bytes]:
         return _cut(data, [i for i in range(1, len(data)) if data[i] & 0xC0 == 0x80])
     if kind == "crlf" and not argument:
         return _cut(data, [i + 1 for i in range(len(data) - 1) if data[i : i + 2] == b"\r\n"])
+    if kind == EVENTSTREAM and not argument:
+        return _cut(data, eventstream_cuts(data))
     raise ValueError(
-        f"unknown chunking {name!r}; use whole, bytes, fixed-N, random, random-SEED, utf8 or crlf"
+        f"unknown chunking {name!r}; use whole, bytes, fixed-N, random, random-SEED, utf8, "
+        "crlf or eventstream"
     )
+
+
+def eventstream_cuts(data: bytes) -> list[int]:
+    """Where the ``eventstream`` chunking cuts ``data``: the structure of each message, read
+    from its lengths, in increasing order."""
+    cuts: list[int] = []
+    at = 0
+    while len(data) - at >= 12:
+        total = int.from_bytes(data[at : at + 4], "big")
+        headers = int.from_bytes(data[at + 4 : at + 8], "big")
+        if total < 16 or headers > total - 16 or at + total > len(data):
+            break
+        inside = {1, 4, 8, 11, 12, 12 + headers, total - 4, total - 1, total}
+        cuts.extend(at + n for n in sorted(inside))
+        at += total
+    return [c for c in cuts if 0 < c < len(data)]
 
 
 def _cut(data: bytes, positions: list[int]) -> list[bytes]:

@@ -16,6 +16,8 @@ __all__ = [
     "CassetteFormatError",
     "CassetteNotFound",
     "DialectError",
+    "EventStreamError",
+    "EventStreamErrorKind",
     "FileRefused",
     "GoldenFormatError",
     "RafError",
@@ -93,6 +95,35 @@ class SSELimitExceeded(SSEError):
         self.kind = kind
         self.limit = limit
         self.size = size
+        self.events = events
+
+
+EventStreamErrorKind = Literal["prelude_crc", "message_crc", "malformed", "headers_limit"]
+"""What is wrong with a corrupt AWS event stream (:class:`EventStreamError`)."""
+
+
+class EventStreamError(SSEError):
+    """The AWS event stream (``application/vnd.amazon.eventstream``) is corrupt: a CRC failed,
+    or a message's layout is impossible.
+
+    Raised by :class:`raf.framing.aws_eventstream.EventStreamDecoder`, which is then left in
+    a terminal state (the stream cannot be resynchronised: nothing in the framing marks where
+    the next message starts). The pipeline reports it as ``stream_corrupt`` after the updates
+    of ``events``.
+
+    Attributes:
+        kind: ``"prelude_crc"``, ``"message_crc"``, ``"malformed"`` (lengths or headers) or
+            ``"headers_limit"`` (a header block past ``max_headers_bytes``).
+        offset: where the bad message starts in the body, in bytes.
+        events: the messages decoded by the failing ``feed`` call before it.
+    """
+
+    def __init__(
+        self, kind: EventStreamErrorKind, offset: int, detail: str, events: list[Any]
+    ) -> None:
+        super().__init__(f"AWS event stream: {detail} (message at byte {offset:,})")
+        self.kind = kind
+        self.offset = offset
         self.events = events
 
 

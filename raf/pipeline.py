@@ -42,6 +42,8 @@ from raf.dialects.base import Dialect, accelerators_of
 from raf.dialects.sniff import AUTO
 from raf.errors import (
     AgentResponseError,
+    EventStreamError,
+    SSEError,
     SSELimitExceeded,
     StateError,
     excerpt,
@@ -216,21 +218,29 @@ class UpdateDecoder:
             if feed_runs is not None:
                 return self._frames(feed_runs(data), batch)
             events = self.framing.feed(data)
-        except SSELimitExceeded as exc:
-            out = (
-                self._events(exc.events)
-                if self._feed_runs is None
-                else self._frames(exc.events, batch)
-            )
-            out.extend(self._flush())
-            if not self.dialect.done:
-                self._abort()
-                out.append(updates.Error(error_code=ErrorCode.SSE_LIMIT_EXCEEDED, message=str(exc)))
-            return out
+        except (SSELimitExceeded, EventStreamError) as exc:
+            return self._framing_failed(exc, batch)
         except Exception as exc:  # a bug in raf: report it and abandon the stream
             self._abort()
             return [*self._flush(), _internal_error(exc, "the framing")]
         return self._events(events)
+
+    def _framing_failed(self, exc: SSEError, batch: bool) -> list[AgentResponseUpdate]:
+        """The framing gave up (a size limit, a corrupt binary stream): the updates of the
+        frames it decoded first, then the error; the stream is abandoned."""
+        assert self.dialect is not None
+        frames: list[Any] = getattr(exc, "events", [])
+        out = self._events(frames) if self._feed_runs is None else self._frames(frames, batch)
+        out.extend(self._flush())
+        if not self.dialect.done:
+            self._abort()
+            code = (
+                ErrorCode.STREAM_CORRUPT
+                if isinstance(exc, EventStreamError)
+                else ErrorCode.SSE_LIMIT_EXCEEDED
+            )
+            out.append(updates.Error(error_code=code, message=str(exc)))
+        return out
 
     def _flush(self) -> list[AgentResponseUpdate]:
         """What the dialect held back (``flush``, after a batch), before an update of ours."""

@@ -32,8 +32,15 @@ from raf.model.request import Conversation
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "requests.md"
 BUG = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+#[1-9][0-9]*")
-FAMILIES = ("chat.", "anthropic.", "gemini.", "responses.")
-DIALECTS = ("openai_chat", "ollama_chat", "anthropic_messages", "gemini", "openai_responses")
+FAMILIES = ("chat.", "anthropic.", "gemini.", "responses.", "bedrock.")
+DIALECTS = (
+    "openai_chat",
+    "ollama_chat",
+    "anthropic_messages",
+    "gemini",
+    "openai_responses",
+    "bedrock_converse",
+)
 
 EXAMPLES = [(r.id, f) for r in rules() for f in r.formats]
 
@@ -70,6 +77,10 @@ BROKEN_AT: dict[str, str] = {
     "responses.encrypted_reasoning_when_not_stored": "input[1].encrypted_content",
     "responses.encrypted_content_unchanged": "input[1].encrypted_content",
     "responses.arguments_string": "input[1].arguments",
+    "bedrock.tool_use_answered": "messages[1].content[1]",
+    "bedrock.tool_input_object": "messages[1].content[0].toolUse.input",
+    "bedrock.tool_result_json_object": "messages[2].content[0].toolResult.content[0].json",
+    "bedrock.text_not_blank": "messages[1].content[0].text",
 }
 """Where each rule's breaking request breaks it (the first place the rule names)."""
 
@@ -331,7 +342,7 @@ def test_the_table_links_each_rules_bugs_and_docs() -> None:
 
 # ------------------------------------------------------------ raf's own builder keeps them
 
-BUILT = ("openai_chat", "ollama_chat", "anthropic_messages", "gemini")
+BUILT = ("openai_chat", "ollama_chat", "anthropic_messages", "gemini", "bedrock_converse")
 """The formats whose generated conversations are tool loops a provider accepts (the
 strategies of ``openai_responses`` also draw reasoning items that end a turn and repeated
 item ids, which the Responses API refuses: the rules rightly fire on those)."""

@@ -44,7 +44,7 @@ from raf import dialects
 from raf import framing as framings
 from raf.cassettes.coding import BodyNotDecoded, codings, content_encoding, decode
 from raf.converter import AgentResponseConverter
-from raf.errors import CassetteError, DialectError, SSELimitExceeded
+from raf.errors import CassetteError, DialectError, EventStreamError, SSELimitExceeded
 from raf.framing.sse import ServerSentEvent
 from raf.model import contents, updates
 
@@ -772,7 +772,7 @@ def _read_stream(text: str, dialect: str) -> _Stream:
         position = end
         try:
             events = sse.feed(chunk)
-        except SSELimitExceeded as exc:
+        except (SSELimitExceeded, EventStreamError) as exc:
             events = cast(list[ServerSentEvent], exc.events)
             stop = True  # the pipeline reads no further either
         if not events:

@@ -28,7 +28,7 @@ from raf.cassettes.format import Cassette, Interaction, Request
 from raf.cassettes.lint import cassette_files
 from raf.cassettes.persister import load as load_cassette
 from raf.cassettes.tool_loops import ToolLoopSpec
-from raf.chunking import STANDARD_CHUNKINGS, chunk
+from raf.chunking import EVENTSTREAM, STANDARD_CHUNKINGS, chunk
 from raf.conformance import goldens
 from raf.conformance.goldens import Golden, InteractionOutput
 from raf.conformance.levels import check_lifecycle
@@ -268,15 +268,21 @@ def review(golden: Golden, cassette: Cassette) -> list[str]:
 
 
 RECORDED = "recorded"
+EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
 """The chunking of a case that replays an interaction's recorded reads (its ``timing``)."""
 
 
 def _chunkings_of(interaction: Interaction, chunkings: Sequence[str]) -> list[str]:
-    """The chunkings an interaction is cut by: ``chunkings``, and :data:`RECORDED` after them
-    when it has a recorded timing."""
-    if interaction.timing is None or RECORDED in chunkings:
-        return list(chunkings)
-    return [*chunkings, RECORDED]
+    """The chunkings an interaction is cut by: ``chunkings``; then ``eventstream`` when its
+    body is an AWS event stream (cut at every message's structure, :mod:`raf.chunking`);
+    then :data:`RECORDED` when it has a recorded timing."""
+    out = list(chunkings)
+    content_type = interaction.response.header("content-type") or ""
+    if EVENTSTREAM_TYPE in content_type.lower() and EVENTSTREAM not in out:
+        out.append(EVENTSTREAM)
+    if interaction.timing is not None and RECORDED not in out:
+        out.append(RECORDED)
+    return out
 
 
 def _recorded_reads(interaction: Interaction) -> tuple[bytes, ...] | None:

@@ -48,6 +48,7 @@ class FormatError(RafError, LookupError):
 # The built-in formats, imported when first used: name -> "module:attribute".
 _BUILTIN: dict[str, str] = {
     "anthropic_messages": "raf.formats.anthropic_messages:FORMAT",
+    "bedrock_converse": "raf.formats.bedrock_converse:FORMAT",
     "cohere_v2": "raf.formats.cohere_v2:FORMAT",
     "gemini": "raf.formats.gemini:FORMAT",
     "gemini_interactions": "raf.formats.gemini_interactions:FORMAT",

@@ -38,6 +38,7 @@ CONTENT_TYPES: Mapping[str, str] = {
     "sse": "text/event-stream",
     "json_array": "application/json",
     "json_lines": "application/x-ndjson",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 """The ``content-type`` a provider labels a stream of each framing with."""
 
@@ -152,10 +153,13 @@ class RequestUrl:
         return known[0] == known[1]
 
     def asks(self, framing: str) -> str:
-        """How a request asks for ``framing`` (``?alt=sse``, ``no alt``)."""
+        """How a request asks for ``framing`` (``?alt=sse``, ``no alt``; ``its path`` for a
+        format whose URL has no framing parameter, as Bedrock's)."""
         wanted = "json_array" if framing == "json" else framing
         for value, found in self.framings.items():
             if found == wanted:
+                if not self.parameters:
+                    return "its path"
                 name = self.parameters[0]
                 return f"no {name}" if value is None else f"?{name}={value}"
         return f"{framing} (never asked for)"

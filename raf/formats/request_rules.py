@@ -73,6 +73,7 @@ MESSAGE_LISTS: Final[Mapping[str, str]] = {
     "anthropic_messages": "messages",
     "gemini": "contents",
     "openai_responses": "input",
+    "bedrock_converse": "messages",
 }
 """The request body member that holds the conversation, by format."""
 

@@ -20,6 +20,7 @@ differently. Every framing has the same small interface (:class:`Framing`).
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from typing import ClassVar, Literal, Protocol, cast, runtime_checkable
 
@@ -56,8 +57,8 @@ class Framing(Protocol):
 
     ``feed`` may raise :class:`raf.errors.SSELimitExceeded` (with the frames decoded before
     the limit in ``exc.events``) and nothing else on any input, except ``aws_eventstream``,
-    which may also raise :class:`raf.framing.aws_eventstream.EventStreamError` (a corrupt
-    stream; an :class:`raf.errors.SSEError` with ``events`` as well); ``close`` ends the body
+    which may also raise :class:`raf.errors.EventStreamError` (a corrupt stream; an
+    :class:`raf.errors.SSEError` with ``events`` as well); ``close`` ends the body
     and sets ``truncated`` when it ended inside a frame (which is then discarded).
 
     ``accelerators`` names the optional methods it offers: ``feed_runs`` (:class:`RunFraming`)
@@ -89,13 +90,22 @@ def runs_of(framing: Framing) -> Callable[[bytes], list[EventOrRun]] | None:
 
 
 _WHITESPACE = b" \t\r\n"
+_PRELUDE = 12
+
+
+def _is_prelude(body: bytes) -> bool:
+    """Whether ``body`` starts with an AWS event stream prelude whose CRC matches."""
+    return zlib.crc32(body[:8]) == int.from_bytes(body[8:12], "big")
 _BOM = b"\xef\xbb\xbf"
 
 
 class AutoFraming:
     """Chooses the framing from the first byte of the body that is not whitespace (after an
-    optional BOM): ``[`` is a JSON array, ``{`` JSON lines, anything else Server-Sent Events.
-    Bytes are held until that byte arrives, then replayed into the chosen framing.
+    optional BOM): ``[`` is a JSON array, ``{`` JSON lines, anything else Server-Sent Events;
+    a body whose very first byte is NUL is an AWS event stream when its first 12 bytes are a
+    prelude with a matching CRC (Server-Sent Events otherwise), and when it ends before 12
+    bytes (a cut event stream). Bytes are held until the choice is made, then replayed into
+    the chosen framing.
 
     Attributes:
         chosen: the name of the chosen framing, or ``None`` while undecided.
@@ -120,6 +130,13 @@ class AutoFraming:
             return self._inner.feed(data)
         self._held += data
         body = bytes(self._held)
+        if body[:1] == b"\x00":
+            # No text format starts with NUL; an AWS event stream does (its first message is
+            # shorter than 16 MiB). Its prelude CRC, once held, confirms it.
+            if len(body) < _PRELUDE:
+                return []
+            name = "aws_eventstream" if _is_prelude(body) else "sse"
+            return self._choose(name, body)
         if len(body) < len(_BOM) and _BOM.startswith(body):
             return []  # maybe a BOM, split across feeds
         start = len(_BOM) if body.startswith(_BOM) else 0
@@ -150,7 +167,9 @@ class AutoFraming:
 
     def close(self) -> list[ServerSentEvent]:
         if self._inner is None:
-            self._choose("sse", bytes(self._held))
+            held = bytes(self._held)
+            # Fewer than 12 bytes starting with NUL: the start of an event stream, cut short.
+            self._choose("aws_eventstream" if held[:1] == b"\x00" else "sse", held)
         assert self._inner is not None
         events = self._inner.close()
         self.truncated = self._inner.truncated

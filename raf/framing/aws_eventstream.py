@@ -73,7 +73,7 @@ from typing import ClassVar, Literal, NoReturn, TypeAlias
 
 import msgspec
 
-from raf.errors import SSEError, SSELimitExceeded, StateError
+from raf.errors import EventStreamError, EventStreamErrorKind, SSELimitExceeded, StateError
 from raf.framing._event import ServerSentEvent
 from raf.limits import (
     DEFAULT_MAX_EVENT_BYTES,
@@ -126,32 +126,6 @@ class EventStreamMessage(ServerSentEvent, frozen=True, kw_only=True, gc=False):
     message_type: str | None = None
     headers: dict[str, HeaderValue] = msgspec.field(default_factory=dict)
     payload: bytes = b""
-
-
-class EventStreamError(SSEError):
-    """The event stream is corrupt: a CRC failed, or a message's layout is impossible.
-
-    The decoder is left in a terminal state (the stream cannot be resynchronised: nothing in
-    the framing marks where the next message starts).
-
-    Attributes:
-        kind: ``"prelude_crc"``, ``"message_crc"``, ``"malformed"`` (lengths or headers) or
-            ``"headers_limit"`` (a header block past ``max_headers_bytes``).
-        offset: where the bad message starts in the body, in bytes.
-        events: the messages decoded by the failing ``feed`` call before it.
-    """
-
-    def __init__(
-        self,
-        kind: Literal["prelude_crc", "message_crc", "malformed", "headers_limit"],
-        offset: int,
-        detail: str,
-        events: list[ServerSentEvent],
-    ) -> None:
-        super().__init__(f"AWS event stream: {detail} (message at byte {offset:,})")
-        self.kind = kind
-        self.offset = offset
-        self.events = events
 
 
 class _Malformed(Exception):
@@ -395,7 +369,7 @@ class EventStreamDecoder:
 
     def _fail(
         self,
-        kind: Literal["prelude_crc", "message_crc", "malformed", "headers_limit"],
+        kind: EventStreamErrorKind,
         detail: str,
         events: list[ServerSentEvent],
     ) -> NoReturn:

@@ -54,6 +54,7 @@ MODEL = "fuzz-model"
 _CONTENT_TYPES = {
     "json_array": "application/json",
     "ndjson": "application/x-ndjson",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 
 

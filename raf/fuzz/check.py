@@ -19,6 +19,7 @@ import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
+from raf import formats
 from raf.cassettes.format import Cassette, Interaction, Response, ScenarioInfo
 from raf.conformance.cases import RECORDED, Case, case_id, requirements
 from raf.conformance.goldens import InteractionOutput
@@ -93,6 +94,9 @@ def _content_type(stream: FuzzStream) -> str:
         return "application/json"
     if stream.format == "ollama_chat":
         return "application/x-ndjson"
+    found = formats.find(stream.format)
+    if found is not None and found.framing == "aws_eventstream":  # a binary body
+        return found.content_types.get(found.framing, "application/vnd.amazon.eventstream")
     return "text/event-stream"
 
 

@@ -43,6 +43,10 @@ class ErrorCode(StrEnum):
     "Formats raf recognises but does not read"). Nothing was read from it."""
     SSE_LIMIT_EXCEEDED = "sse_limit_exceeded"
     """A line or an event exceeded the decoder's size limit; the stream was abandoned."""
+    STREAM_CORRUPT = "stream_corrupt"
+    """A binary stream failed its own integrity checks (an AWS event stream message with a bad
+    CRC or an impossible layout): nothing after it can be trusted, so the stream was
+    abandoned; everything decoded before it is kept."""
     INVALID_TOOL_ARGUMENTS = "invalid_tool_arguments"
     """A tool call's accumulated arguments are not one JSON document."""
     INVALID_TOOL_CALL = "invalid_tool_call"

@@ -22,7 +22,8 @@ fault                       what the client gets
 ``truncated-chunked``       half the body, then a chunk header that promises more bytes than
                             follow, then the connection closes
 ``garbage``                 an event that is not JSON injected after the first event (in the
-                            body's own framing)
+                            body's own framing; in an AWS event stream, a message with valid
+                            CRCs, named as the first one, whose payload is not JSON)
 ``wrong-content-type``      the stream, labelled ``text/html; charset=utf-8``
 ``no-content-type``         the stream, with no ``content-type`` header at all
 ==========================  =====================================================================
@@ -41,6 +42,9 @@ from typing import Final
 import msgspec
 
 from raf import formats
+from raf.errors import RafError
+from raf.framing import aws_eventstream_encode
+from raf.framing.aws_eventstream import EventStreamDecoder
 
 __all__ = [
     "FAULTS",
@@ -224,8 +228,26 @@ def error_body(dialect: str, status: int) -> bytes:
     return msgspec.json.encode(found.error_document(status, message))
 
 
+def _first_message(body: bytes) -> tuple[int, str] | None:
+    """The end and the name of the first message of an AWS event stream body, or ``None``
+    when it does not start with a valid one."""
+    decoder = EventStreamDecoder()
+    try:
+        messages = decoder.feed(body[: int.from_bytes(body[:4], "big")])
+    except RafError:
+        return None
+    if not messages:
+        return None
+    return decoder.offset, messages[0].event or "event"
+
+
 def _garbage(body: bytes) -> tuple[int, bytes]:
     """Where to inject a garbage event into ``body``, and the event, in its framing."""
+    if body[:1] == b"\x00":  # an AWS event stream: a message whose payload is not JSON
+        found = _first_message(body)
+        if found is not None:
+            end, name = found
+            return end, aws_eventstream_encode.event(name, b"{raf injected garbage")
     start = body.lstrip()[:1]
     if start == b"[":  # a streamed JSON array: a bad element after the first one
         depth, in_string, escape = 0, False, False

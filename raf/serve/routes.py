@@ -14,7 +14,10 @@ raises. ``/as/<model>`` asks for the recorded answer re-encoded in one of raf.in
 message models (:mod:`raf.serve.as_model`); the path after the options is then the front
 end's own, any path. Names follow the cassette rule (:data:`raf.cassettes.format.NAME_RULE`),
 so a path can never name a file outside the served folders: ``..``, ``.``, encoded
-separators, backslashes and control characters are refused.
+separators, backslashes and control characters are refused. The provider path is
+percent-decoded (Bedrock's ``/model/us.amazon.nova-micro-v1%3A0/converse-stream`` is
+``/model/us.amazon.nova-micro-v1:0/converse-stream``), but for an encoded ``/``, which stays
+``%2F`` so that a segment stays one (a model ARN).
 """
 
 from __future__ import annotations
@@ -107,11 +110,17 @@ def parse(raw_path: str) -> Route | RouteError:
             text = unquote(segment, errors="strict") if "%" in segment else segment
         except UnicodeDecodeError:
             return RouteError(404, f"refused path segment {segment!r}: not UTF-8")
-        if text in (".", "..") or "/" in text or "\\" in text or _has_control(text):
+        if text in (".", "..") or "\\" in text or _has_control(text):
             return RouteError(404, f"refused path segment {segment!r}")
         decoded.append(text)
     if len(decoded) < 2 or not decoded[0] or not decoded[1]:
         return RouteError(404, "a case path is /s/<dialect>/<scenario>/...")
+    # An encoded "/" names no file: refused in the case's own segments; in the provider
+    # path (a Bedrock model ARN: /model/arn%3Aaws%3A...%2Fname/converse-stream) it stays
+    # encoded, so the segment stays one.
+    if "/" in decoded[0] or "/" in decoded[1]:
+        bad = segments[0] if "/" in decoded[0] else segments[1]
+        return RouteError(404, f"refused path segment {bad!r}")
     dialect, scenario = decoded[0], decoded[1]
     for what, name in (("dialect", dialect), ("scenario", scenario)):
         if not is_file_name(name):
@@ -126,6 +135,8 @@ def parse(raw_path: str) -> Route | RouteError:
     consumed = 2
     while len(rest) >= 2 and rest[0] in _OPTIONS:
         key, value = rest[0], rest[1]
+        if "/" in value:
+            return RouteError(404, f"refused path segment {segments[consumed + 1]!r}")
         if key in seen:
             return RouteError(404, f"the option /{key}/ is given twice")
         seen.add(key)
@@ -154,7 +165,7 @@ def parse(raw_path: str) -> Route | RouteError:
             interaction = int(value)
         rest = rest[2:]
         consumed += 2
-    provider_path = "/" + "/".join(rest) if rest else ""
+    provider_path = "/" + "/".join(part.replace("/", "%2F") for part in rest) if rest else ""
     prefix = "/s/" + "/".join(segments[:consumed])
     return Route(
         dialect, scenario, chunking, faults, interaction, provider_path, prefix, run, model

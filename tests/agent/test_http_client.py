@@ -50,6 +50,7 @@ RATE_LIMITED = {
 # path) and the header that carries the key "k".
 WIRE: dict[str, tuple[str, str, str]] = {
     "anthropic_messages": (BASE + "/messages", "x-api-key", "k"),
+    "bedrock_converse": (BASE + "/model/m/converse-stream", "authorization", "Bearer k"),
     "cohere_v2": (BASE + "/v2/chat", "authorization", "Bearer k"),
     "gemini": (BASE + "/models/m:streamGenerateContent?alt=sse", "x-goog-api-key", "k"),
     "gemini_interactions": (BASE + "/interactions", "x-goog-api-key", "k"),
@@ -130,7 +131,7 @@ def test_each_format_posts_its_request_to_its_url_with_its_key(name: str) -> Non
     assert found.read_request is not None
     read = found.read_request(sent(route))
     assert read.options.max_tokens == 64
-    if name != "gemini":  # Gemini's model is in the URL
+    if name not in {"gemini", "bedrock_converse"}:  # their model is in the URL
         assert read.options.model == "m"
 
 

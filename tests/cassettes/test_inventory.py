@@ -27,6 +27,7 @@ from raf.cassettes.lint import lint_file
 from raf.cassettes.show import render
 from raf.cassettes.unread_doc import BEGIN, END, render_doc
 from raf.cassettes.unread_doc import main as doc_main
+from raf.framing import aws_eventstream_encode as eventstream
 from raf.model.canonical import to_canonical
 from raf.pipeline import UpdateDecoder
 from raf.shared.bundled import bundled
@@ -40,6 +41,7 @@ FORMATS = (
     "ollama_chat",
     "cohere_v2",
     "gemini_interactions",
+    "bedrock_converse",
 )
 
 
@@ -84,10 +86,18 @@ def _reading(dialect: str, body: bytes) -> list[Any]:
 
 
 def _reframed(dialect: str, frames: list[tuple[str, str]]) -> bytes:
-    """Frames written again in the dialect's framing (SSE for ``sse`` and ``auto``)."""
+    """Frames written again in the dialect's framing (SSE for ``sse`` and ``auto``; an AWS
+    event stream's exception messages, named ``...Exception``, as exception messages)."""
     framing = dialects.create(dialect).framing
     if framing == "json_lines":
         return b"".join(data.encode() + b"\n" for _, data in frames)
+    if framing == "aws_eventstream":
+        return b"".join(
+            (eventstream.exception if name.endswith("Exception") else eventstream.event)(
+                name, data.encode()
+            )
+            for name, data in frames
+        )
     out = []
     for name, data in frames:
         head = "" if name == "message" else f"event: {name}\n"
@@ -383,6 +393,21 @@ _MADE_UP: dict[str, tuple[bytes, str, str | None, str]] = {
         "new.thing",
         "step.delta",
         "delta.sparkle",
+    ),
+    "bedrock_converse": (
+        b"".join(
+            eventstream.event(name, data)
+            for name, data in [
+                ("messageStart", b'{"role":"assistant","p":"abc"}'),
+                ("contentBlockDelta", b'{"contentBlockIndex":0,"delta":{"text":"hi"},"sparkle":1}'),
+                ("newThing", b'{"x":1}'),
+                ("contentBlockDelta", b'{"contentBlockIndex":0,"delta":{"text":"!"},"sparkle":2}'),
+                ("messageStop", b'{"stopReason":"end_turn"}'),
+            ]
+        ),
+        "newThing",
+        "contentBlockDelta",
+        "sparkle",
     ),
 }
 

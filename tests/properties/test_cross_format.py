@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.formats._strategies.common import tool_calls, usages
+from raf.formats.bedrock_converse import strategies as bedrock_converse
 from raf.formats.gemini_interactions import strategies as gemini_interactions
 from raf.formats.ollama_chat import strategies as ollama_chat
 from raf.model import AgentResponse
@@ -34,6 +35,7 @@ FORMATS: dict[str, tuple[Any, str]] = {
     "openai_responses": (openai_responses, "openai"),
     "gemini": (gemini, "gemini_sse"),
     "ollama_chat": (ollama_chat, "ollama"),
+    "bedrock_converse": (bedrock_converse, "claude"),
     "gemini_interactions": (gemini_interactions, "gemini_api"),
 }
 
