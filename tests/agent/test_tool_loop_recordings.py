@@ -40,6 +40,7 @@ TOOL_FORMATS = (
     "ollama_chat",
     "cohere_v2",
     "gemini_interactions",
+    "bedrock_converse",
 )
 HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
 TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
@@ -99,6 +100,7 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
         "ollama_chat/follow_up_carries_thinking_and_call",
         "cohere_v2/tool_plan_parallel_calls_follow_up",
         "gemini_interactions/function_call_then_result_follow_up",
+        "bedrock_converse/nova_tool_round_then_answer",
     }
 
 
