@@ -35,6 +35,8 @@ FORMATS = (
     "ollama_chat",
     "openai_responses",
     "cohere_v2",
+    "gemini_interactions",
+    "bedrock_converse",
 )
 """The formats of the bundled tool loops (``two_tools``: four rounds each)."""
 
@@ -218,6 +220,10 @@ DOCUMENTS = {
     },
     "ollama_chat": {"error": "the provider's own words"},
     "cohere_v2": {"message": "the provider's own words"},
+    "gemini_interactions": {
+        "error": {"code": 400, "message": "the provider's own words", "status": "INVALID_ARGUMENT"}
+    },
+    "bedrock_converse": {"message": "the provider's own words"},
 }
 
 
