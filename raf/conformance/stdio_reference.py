@@ -18,10 +18,11 @@ import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
+from urllib.parse import urlsplit
 
 import msgspec
 
-from raf import __version__, dialects
+from raf import __version__, dialects, formats
 from raf.conformance.goldens import InteractionOutput
 from raf.conformance.protocol import (
     CAPABILITIES,
@@ -202,7 +203,11 @@ def _tool_loop(request: HttpRequest, loop: ToolLoop, dialect: str) -> Interactio
 
     body = request.body if isinstance(request.body, dict) else {}
     names = dict.fromkeys([t.name for t in loop.tools] + [r.name for r in loop.results])
-    leaf = HttpChatClient(dialect, request.base_url, model=loop.model or None)
+    # The base URL keeps the version path of the format's own (``/v1``, ``/v1beta``), as a
+    # client in front of the provider does (Interactions answers only ``.../v1beta/interactions``).
+    api = formats.get(dialect).http
+    version = urlsplit(api.base_url).path.rstrip("/") if api is not None else ""
+    leaf = HttpChatClient(dialect, request.base_url + version, model=loop.model or None)
     last = _LastCall(leaf)
     results = [_as_sent(r, dialect) for r in loop.results]
     agent = FunctionInvokingChatClient(

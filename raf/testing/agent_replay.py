@@ -457,7 +457,7 @@ def replay(
         setup = _Setup(
             scenario,
             server,
-            server.case_url(scenario.dialect, scenario.cassette),
+            server.case_url(scenario.dialect, scenario.cassette) + _version_path(scenario.dialect),
             tools,
             rounds,
             approve,
@@ -466,6 +466,17 @@ def replay(
         )
         reports = asyncio.run(_areplay(setup)) if asynchronous else _replay(setup)
     return reports
+
+
+def _version_path(dialect: str) -> str:
+    """The path of the format's own base URL (``/v1``, ``/v1beta``, or none): a client
+    pointed at a replay server keeps it, as it would in front of the provider."""
+    from urllib.parse import urlsplit  # noqa: PLC0415 - one use
+
+    from raf import formats  # noqa: PLC0415
+
+    api = formats.get(dialect).http
+    return urlsplit(api.base_url).path.rstrip("/") if api is not None else ""
 
 
 def _options(scenario: Scenario, approvals: tuple[ToolApprovalResponse, ...]) -> ChatOptions:

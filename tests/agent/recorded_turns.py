@@ -70,8 +70,10 @@ def _sse(body: str) -> list[tuple[str | None, Any]]:
     return out
 
 
-def read_turn(dialect: str, body: str) -> Turn:
-    return _READERS[dialect](body)
+def read_turn(dialect: str, body: bytes) -> Turn:
+    """The turn of one recorded response body (bytes: Bedrock's are binary)."""
+    reader: Any = _READERS[dialect]
+    return reader(body if dialect == "bedrock_converse" else body.decode())  # type: ignore[no-any-return]
 
 
 def _openai_chat(body: str) -> Turn:
@@ -205,12 +207,152 @@ def _ollama(body: str) -> Turn:
     return turn
 
 
+def _cohere(body: str) -> Turn:
+    """Cohere v2: the tool plan is the reasoning; calls by index (ids on tool-call-start);
+    usage from ``tokens`` (``billed_units`` is the smaller billed count)."""
+    turn = Turn()
+    by_index: dict[int, dict[str, Any]] = {}
+    for _, event in _sse(body):
+        kind = event.get("type")
+        message = (event.get("delta") or {}).get("message") or {}
+        if kind == "tool-plan-delta":
+            turn.reasoning += message["tool_plan"]
+        elif kind == "content-delta":
+            content = message["content"]
+            turn.text += content.get("text", "")
+            turn.reasoning += content.get("thinking", "")
+        elif kind == "tool-call-start":
+            call = message["tool_calls"]
+            function = call["function"]
+            by_index[event["index"]] = {
+                "id": call["id"],
+                "name": function["name"],
+                "args": function.get("arguments") or "",
+            }
+        elif kind == "tool-call-delta":
+            by_index[event["index"]]["args"] += message["tool_calls"]["function"]["arguments"]
+        elif kind == "message-end":
+            turn.provider_finish = event["delta"]["finish_reason"]
+            tokens = event["delta"]["usage"]["tokens"]
+            turn.usage = _usage(tokens["input_tokens"], tokens["output_tokens"])
+    turn.calls = [
+        Call(s["id"], s["name"], json.loads(s["args"]) if s["args"] else {})
+        for _, s in sorted(by_index.items())
+    ]
+    return turn
+
+
+def _interactions(body: str) -> Turn:
+    """Google's Interactions API (steps): thought summaries are the reasoning, their
+    ``thought_signature`` deltas the signatures; a function_call step's arguments are its
+    ``arguments_delta`` text (the start's ``{}`` is a placeholder); usage from
+    ``interaction.completed`` (completion: output and thought tokens)."""
+    turn = Turn()
+    steps: dict[int, dict[str, Any]] = {}
+    for _, event in _sse(body):
+        kind = event.get("event_type")
+        if kind == "step.start":
+            steps[event["index"]] = {**event["step"], "json": ""}
+        elif kind == "step.delta":
+            step, delta = steps[event["index"]], event["delta"]
+            if delta["type"] == "thought_summary":
+                turn.reasoning += delta["content"].get("text", "")
+            elif delta["type"] == "thought_signature":
+                turn.signatures.append(delta["signature"])
+            elif delta["type"] == "text":
+                turn.text += delta["text"]
+            elif delta["type"] == "arguments_delta":
+                step["json"] += delta["arguments"]
+        elif kind == "interaction.completed":
+            interaction = event["interaction"]
+            turn.provider_finish = interaction["status"]
+            u = interaction["usage"]
+            turn.usage = _usage(
+                u.get("total_input_tokens", 0) + u.get("total_tool_use_tokens", 0),
+                u.get("total_output_tokens", 0) + u.get("total_thought_tokens", 0),
+                u["total_tokens"],
+            )
+    for _, step in sorted(steps.items()):
+        if step["type"] == "function_call":
+            arguments = json.loads(step["json"]) if step["json"] else step["arguments"]
+            turn.calls.append(Call(step["id"], step["name"], arguments))
+    return turn
+
+
+def _eventstream(body: bytes) -> list[tuple[str | None, Any]]:
+    """The events of an AWS event stream (``application/vnd.amazon.eventstream``): each
+    message is a 12-byte prelude (total length, headers length, CRC), string headers
+    (name length, name, type 7, value length, value), the JSON payload and a CRC."""
+    out: list[tuple[str | None, Any]] = []
+    at = 0
+    while at + 12 <= len(body):
+        total = int.from_bytes(body[at : at + 4], "big")
+        header_length = int.from_bytes(body[at + 4 : at + 8], "big")
+        headers: dict[str, str] = {}
+        h, end = at + 12, at + 12 + header_length
+        while h < end:
+            size = body[h]
+            name = body[h + 1 : h + 1 + size].decode()
+            h += 1 + size
+            assert body[h] == 7, "only string headers in these recordings"
+            length = int.from_bytes(body[h + 1 : h + 3], "big")
+            headers[name] = body[h + 3 : h + 3 + length].decode()
+            h += 3 + length
+        payload = body[end : at + total - 4]
+        out.append((headers.get(":event-type"), json.loads(payload) if payload else None))
+        at += total
+    return out
+
+
+def _bedrock(body: bytes | str) -> Turn:
+    """Bedrock ConverseStream: reasoning and its signature as flat ``reasoningContent``
+    deltas, calls opened by ``contentBlockStart`` (``toolUse``) with ``toolUse.input`` text
+    deltas; usage from ``metadata`` (the prompt is input plus cache read and write)."""
+    assert isinstance(body, bytes)
+    turn = Turn()
+    calls: dict[int, dict[str, Any]] = {}
+    for name, event in _eventstream(body):
+        if name == "contentBlockStart":
+            use = event["start"].get("toolUse")
+            if use is not None:
+                calls[event["contentBlockIndex"]] = {**use, "json": ""}
+        elif name == "contentBlockDelta":
+            delta = event["delta"]
+            if "text" in delta:
+                turn.text += delta["text"]
+            elif "reasoningContent" in delta:
+                reasoning = delta["reasoningContent"]
+                turn.reasoning += reasoning.get("text", "")
+                if "signature" in reasoning:
+                    turn.signatures.append(reasoning["signature"])
+            elif "toolUse" in delta:
+                calls[event["contentBlockIndex"]]["json"] += delta["toolUse"]["input"]
+        elif name == "messageStop":
+            turn.provider_finish = event["stopReason"]
+        elif name == "metadata":
+            u = event["usage"]
+            prompt = (
+                u["inputTokens"]
+                + u.get("cacheReadInputTokens", 0)
+                + u.get("cacheWriteInputTokens", 0)
+            )
+            turn.usage = _usage(prompt, u["outputTokens"])
+    turn.calls = [
+        Call(c["toolUseId"], c["name"], json.loads(c["json"]) if c["json"] else {})
+        for _, c in sorted(calls.items())
+    ]
+    return turn
+
+
 _READERS = {
     "openai_chat": _openai_chat,
     "anthropic_messages": _anthropic,
     "gemini": _gemini,
     "openai_responses": _responses,
     "ollama_chat": _ollama,
+    "cohere_v2": _cohere,
+    "gemini_interactions": _interactions,
+    "bedrock_converse": _bedrock,
 }
 
 
@@ -230,8 +372,12 @@ def name_calls(turns: list[Turn]) -> None:
 
 def conversation(dialect: str, body: dict[str, Any]) -> list[Any]:
     """The conversation items of a request body."""
-    key = {"gemini": "contents", "openai_responses": "input"}.get(dialect, "messages")
+    key = {"gemini": "contents", "openai_responses": "input", "gemini_interactions": "input"}.get(
+        dialect, "messages"
+    )
     items = body[key]
+    if dialect == "gemini_interactions" and isinstance(items, str):
+        return [{"type": "user_input", "content": [{"type": "text", "text": items}]}]
     assert isinstance(items, list)
     return items
 
@@ -239,7 +385,7 @@ def conversation(dialect: str, body: dict[str, Any]) -> list[Any]:
 def answers(dialect: str, items: list[Any]) -> list[Answer]:
     """The tool results at the end of a conversation (after its last assistant turn)."""
     out: list[Answer] = []
-    if dialect in ("openai_chat", "ollama_chat"):
+    if dialect in ("openai_chat", "ollama_chat", "cohere_v2"):
         for message in reversed(items):
             if message["role"] != "tool":
                 break
@@ -275,6 +421,20 @@ def answers(dialect: str, items: list[Any]) -> list[Answer]:
             if item.get("type") != "function_call_output":
                 break
             out.insert(0, Answer(item["call_id"], None, item["output"], False))
+    elif dialect == "bedrock_converse":
+        for block in items[-1]["content"]:
+            result = block["toolResult"]
+            (item,) = result["content"]
+            content = item["text"] if "text" in item else json.dumps(item["json"])
+            out.append(Answer(result["toolUseId"], None, content, result["status"] == "error"))
+    elif dialect == "gemini_interactions":
+        for step in reversed(items):
+            if step.get("type") != "function_result":
+                break
+            out.insert(
+                0,
+                Answer(step["call_id"], step["name"], step["result"], bool(step.get("is_error"))),
+            )
     return out
 
 
@@ -296,7 +456,21 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
             "encrypted": [r["encrypted_content"] for r in reasoning],
             "calls": [(c["call_id"], c["name"], json.loads(c["arguments"])) for c in calls],
         }
-    if dialect in ("openai_chat", "ollama_chat"):
+    if dialect == "gemini_interactions":
+        turn = []
+        for step in reversed(items[: len(items) - answered]):
+            if step.get("type") not in ("thought", "function_call", "model_output"):
+                break
+            turn.insert(0, step)
+        thoughts = [s for s in turn if s["type"] == "thought"]
+        return {
+            "reasoning": "".join(t["text"] for s in thoughts for t in s.get("summary", ())),
+            "signatures": [s["signature"] for s in thoughts if "signature" in s],
+            "calls": [
+                (s["id"], s["name"], s["arguments"]) for s in turn if s["type"] == "function_call"
+            ],
+        }
+    if dialect in ("openai_chat", "ollama_chat", "cohere_v2"):
         message = items[len(items) - answered - 1]
         assert message["role"] == "assistant"
         calls = []
@@ -306,10 +480,32 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
                 arguments = json.loads(arguments)
             calls.append((call.get("id"), call["function"]["name"], arguments))
         return {
-            "reasoning": message.get("reasoning_content") or message.get("thinking") or "",
+            "reasoning": message.get("reasoning_content")
+            or message.get("thinking")
+            or message.get("tool_plan")
+            or "",
             "calls": calls,
         }
     message = items[-2]
+    if dialect == "bedrock_converse":
+        content = message["content"]
+        thinking = [b["reasoningContent"] for b in content if "reasoningContent" in b]
+        return {
+            "reasoning": "".join(
+                r["reasoningText"]["text"] for r in thinking if "reasoningText" in r
+            ),
+            "signatures": [
+                r["reasoningText"]["signature"]
+                for r in thinking
+                if "signature" in r.get("reasoningText", {})
+            ],
+            "redacted": [r["redactedContent"] for r in thinking if "redactedContent" in r],
+            "calls": [
+                (b["toolUse"]["toolUseId"], b["toolUse"]["name"], b["toolUse"]["input"])
+                for b in content
+                if "toolUse" in b
+            ],
+        }
     if dialect == "anthropic_messages":
         content = message["content"]
         return {
@@ -333,6 +529,16 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
 def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool definitions of a request body: name, description, parameter schema."""
     out = []
+    if dialect == "bedrock_converse":
+        specs = [t["toolSpec"] for t in body.get("toolConfig", {}).get("tools", ())]
+        return [
+            {
+                "name": spec["name"],
+                "description": spec.get("description", ""),
+                "parameters": spec["inputSchema"]["json"],
+            }
+            for spec in specs
+        ]
     for entry in body.get("tools", ()):
         if dialect == "gemini":
             out.extend(
@@ -346,7 +552,7 @@ def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         if dialect == "anthropic_messages":
             schema = entry["input_schema"]
-        elif dialect == "openai_responses":
+        elif dialect in ("openai_responses", "gemini_interactions"):
             schema = entry["parameters"]
         else:
             entry = entry["function"]  # noqa: PLW2901 - the definition inside
@@ -366,5 +572,13 @@ def first_user_text(dialect: str, body: dict[str, Any]) -> str:
     first = conversation(dialect, body)[0]
     if dialect == "gemini":
         return "".join(p.get("text", "") for p in first["parts"])
-    content = first["content"]
+    content = first["content"]  # an Interactions user_input step's content is a list of texts
     return content if isinstance(content, str) else "".join(p["text"] for p in content)
+
+
+def system_texts(dialect: str, body: dict[str, Any]) -> list[str]:
+    """The system instructions of a request kept apart from its conversation (Bedrock's
+    ``system`` blocks, one text per request); the other recordings have none."""
+    if dialect == "bedrock_converse" and body.get("system"):
+        return ["".join(b["text"] for b in body["system"])]
+    return []

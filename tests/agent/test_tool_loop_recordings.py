@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -31,9 +32,22 @@ from tests.agent import recorded_turns as rt
 SUITE = bundled()
 RECORDINGS = sorted(cassette_files([SUITE.tool_loops]))
 SCENARIOS = load_scenarios()
-TOOL_FORMATS = ("openai_chat", "anthropic_messages", "openai_responses", "gemini", "ollama_chat")
+TOOL_FORMATS = (
+    "openai_chat",
+    "anthropic_messages",
+    "openai_responses",
+    "gemini",
+    "ollama_chat",
+    "cohere_v2",
+    "gemini_interactions",
+    "bedrock_converse",
+)
 HOSTED = ("openai_chat", "anthropic_messages", "openai_responses", "gemini")
 TWO_TOOLS = [p for p in RECORDINGS if p.stem == "two_tools"]
+SIGNED = ("anthropic_messages", "gemini", "gemini_interactions", "bedrock_converse")
+"""The formats whose reasoning comes with a signature that must go back in every tool round."""
+ERROR_FLAGS = ("anthropic_messages", "gemini", "gemini_interactions", "bedrock_converse")
+"""The formats whose tool results carry a flag for a failed call."""
 
 
 def _name(path: Path) -> str:
@@ -84,6 +98,9 @@ def test_every_kind_of_scenario_runs_on_every_format_it_can() -> None:
         "gemini/parallel_calls_thought_signature_follow_up",
         "openai_responses/reasoning_function_call_follow_up",
         "ollama_chat/follow_up_carries_thinking_and_call",
+        "cohere_v2/tool_plan_parallel_calls_follow_up",
+        "gemini_interactions/function_call_then_result_follow_up",
+        "bedrock_converse/nova_tool_round_then_answer",
     }
 
 
@@ -116,7 +133,7 @@ def test_the_recording_is_two_tools_over_four_rounds(path: Path) -> None:
     # reasoning with what must be echoed back in every tool round
     for turn in turns[:3]:
         assert turn.reasoning
-        if path.parent.name in ("anthropic_messages", "gemini"):
+        if path.parent.name in SIGNED:
             assert turn.signatures
         if path.parent.name == "openai_responses":
             assert turn.encrypted
@@ -125,7 +142,7 @@ def test_the_recording_is_two_tools_over_four_rounds(path: Path) -> None:
 def _turns(path: Path) -> list[rt.Turn]:
     cassette = load(path)
     dialect = path.parent.name
-    turns = [rt.read_turn(dialect, i.response.content().decode()) for i in cassette.interactions]
+    turns = [rt.read_turn(dialect, i.response.content()) for i in cassette.interactions]
     rt.name_calls(turns)
     return turns
 
@@ -448,7 +465,7 @@ def test_every_expected_value_of_the_scenario_agrees_with_the_recording(
                     assert answer.content.startswith(f"Tool '{call.name}' was called with invalid")
                 else:
                     assert answer.content == content
-                if scenario.dialect in ("anthropic_messages", "gemini"):
+                if scenario.dialect in ERROR_FLAGS:
                     assert answer.is_error is is_error
         first += expect["requests"]
     assert tools  # every scenario has tools
@@ -467,6 +484,14 @@ def test_docs_agent_md_lists_the_scenarios_as_the_data_has_them() -> None:
     assert shown == scenarios_table(SCENARIOS)
 
 
+def _model_in(uri: str) -> str:
+    """The model a URL names: Gemini's ``.../models/<model>:<method>``, Bedrock's
+    ``.../model/<percent-encoded id>/converse-stream``."""
+    if "/models/" in uri:
+        return uri.split("/models/")[1].split(":", maxsplit=1)[0]
+    return unquote(uri.split("/model/")[1].split("/", maxsplit=1)[0])
+
+
 @pytest.mark.parametrize(("name", "scenario"), _scenario_cases(), ids=list(SCENARIOS))
 def test_the_agent_of_the_scenario_is_the_recorded_one(name: str, scenario: Scenario) -> None:
     """Its tools are the definitions the recording sent, its question the recorded one, its
@@ -477,10 +502,14 @@ def test_the_agent_of_the_scenario_is_the_recorded_one(name: str, scenario: Scen
         {"name": t.name, "description": t.description, "parameters": t.parameters}
         for t in scenario.agent.tools
     ]
-    assert [m["content"] for m in scenario.agent.messages] == [
+    messages = scenario.agent.messages
+    assert [m["content"] for m in messages if m["role"] != "system"] == [
         rt.first_user_text(scenario.dialect, body)
     ]
-    model = body.get("model") or first.uri.split("/models/")[1].split(":")[0]
+    assert [m["content"] for m in messages if m["role"] == "system"] == rt.system_texts(
+        scenario.dialect, body
+    )
+    model = body.get("model") or _model_in(first.uri)
     assert model == scenario.agent.model
 
 
@@ -527,6 +556,8 @@ ANSWER_KEYS = {
     "openai_chat": "tool_call_id",
     "anthropic_messages": "tool_use_id",
     "openai_responses": "call_id",
+    "cohere_v2": "tool_call_id",
+    "gemini_interactions": "call_id",
 }
 """Where a tool result names the call it answers, in the formats whose calls have ids."""
 WRONG_ID_RULES = {
@@ -546,7 +577,9 @@ def _first_answer(dialect: str, body: dict[str, Any]) -> dict[str, Any]:
         return block
     items = rt.conversation(dialect, body)
     return next(
-        i for i in items if i.get("role") == "tool" or i.get("type") == "function_call_output"
+        i
+        for i in items
+        if i.get("role") == "tool" or i.get("type") in ("function_call_output", "function_result")
     )
 
 

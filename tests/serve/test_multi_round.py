@@ -233,6 +233,11 @@ def test_each_format_refuses_in_the_document_its_clients_parse(
         "anthropic_messages": lambda d: d["type"] == "error" and d["error"]["message"],
         "gemini": lambda d: d["error"]["status"] == "INVALID_ARGUMENT" and d["error"]["message"],
         "ollama_chat": lambda d: d["error"],
+        "cohere_v2": lambda d: d["message"],
+        "gemini_interactions": lambda d: (
+            d["error"]["status"] == "INVALID_ARGUMENT" and d["error"]["message"]
+        ),
+        "bedrock_converse": lambda d: d["message"],
     }[dialect](document)
     assert message == "the provider's own words"
 

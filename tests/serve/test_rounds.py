@@ -28,7 +28,16 @@ from raf.serve.rounds import Answer, Match, Rounds, RoundsCache, answer_of, matc
 from raf.serve.verdicts import HEADER, MAX_HEADER_CHARS, header_value, judge
 from raf.shared.bundled import bundled
 
-FORMATS = ("openai_chat", "anthropic_messages", "gemini", "ollama_chat", "openai_responses")
+FORMATS = (
+    "openai_chat",
+    "anthropic_messages",
+    "gemini",
+    "ollama_chat",
+    "openai_responses",
+    "cohere_v2",
+    "gemini_interactions",
+    "bedrock_converse",
+)
 """The formats of the bundled tool loops (``two_tools``: four rounds each)."""
 
 
@@ -210,6 +219,11 @@ DOCUMENTS = {
         "error": {"code": 400, "message": "the provider's own words", "status": "INVALID_ARGUMENT"}
     },
     "ollama_chat": {"error": "the provider's own words"},
+    "cohere_v2": {"message": "the provider's own words"},
+    "gemini_interactions": {
+        "error": {"code": 400, "message": "the provider's own words", "status": "INVALID_ARGUMENT"}
+    },
+    "bedrock_converse": {"message": "the provider's own words"},
 }
 
 

@@ -25,6 +25,8 @@ FORMAT = Format(
     endpoints=(Endpoint("POST", r"(?:/[^/]+)*/v2/chat/?", "POST .../v2/chat"),),
     error_document=error_document,
     request_fields=("model", "messages", "tools", "stream"),
+    # A call's arguments go back as JSON text: re-serialising them changes only spacing.
+    equivalences=("arguments_json",),
     recorded_uri=r"/v2/chat$",
     placeholder_uri="https://recorded.invalid/v2/chat",
     build_request=request.build_request,
