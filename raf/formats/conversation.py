@@ -12,7 +12,7 @@ in order and the RAF fields are views of them (``content`` the text, ``tool_call
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 import msgspec
@@ -22,7 +22,7 @@ from raf.model import blocks
 from raf.model.blocks import Block
 from raf.model.messages import ChatMessage, MessageRole
 from raf.model.messages import ToolCall as CallView
-from raf.model.request import RequestOptions
+from raf.model.request import RequestOptions, ToolSpec
 from raf.safe_json import too_deep
 
 __all__ = [
@@ -36,7 +36,10 @@ __all__ = [
     "options_and_extra",
     "put_options",
     "raw_message",
+    "read_function_tool",
+    "spread_parts",
     "text_of",
+    "user_assistant_messages",
     "whole_raw",
 ]
 
@@ -223,3 +226,74 @@ def put_options(
         body[stream] = True
     body.update(options.extra)
     return body
+
+
+def read_function_tool(wire: Any) -> ToolSpec:
+    """A tool in the Chat Completions shape (``{"type": "function", "function": {name,
+    description, parameters}}``, which Ollama and Cohere v2 share) as a :class:`ToolSpec`; any
+    other shape kept whole as ``raw``, named by its ``type`` when it has one. Never raises."""
+    function = wire.get("function") if isinstance(wire, dict) else None
+    if (
+        not isinstance(wire, dict)
+        or wire.keys() != {"type", "function"}
+        or wire["type"] != "function"
+        or not isinstance(function, dict)
+        or not isinstance(function.get("name"), str)
+        or not isinstance(function.get("description"), str | None)
+    ):
+        kind = wire.get("type") if isinstance(wire, dict) else None
+        return ToolSpec(name=kind if isinstance(kind, str) else "", raw=wire)
+    extra = {k: v for k, v in function.items() if k not in ("name", "description", "parameters")}
+    return ToolSpec(
+        name=function["name"],
+        description=function.get("description"),
+        parameters=function.get("parameters"),
+        extra=extra,
+    )
+
+
+def spread_parts(held: Iterable[Block], part: Callable[[Block], Any]) -> list[Any]:
+    """The wire parts of ``held``, each made by ``part``: a hosted tool's list of parts spread
+    in place, a :data:`SKIP` (nothing to send) left out."""
+    out: list[Any] = []
+    for block in held:
+        made = part(block)
+        if isinstance(block, blocks.HostedTool) and isinstance(made, list):
+            out.extend(made)
+        elif made is not SKIP:
+            out.append(made)
+    return out
+
+
+def user_assistant_messages(
+    messages: Iterable[ChatMessage],
+    parts: Callable[[tuple[Block, ...]], Any],
+    content: Callable[[tuple[Block, ...]], Any],
+) -> list[Any]:
+    """The ``messages`` of a format whose conversation alternates ``user`` and ``assistant``
+    (Anthropic Messages, Bedrock Converse): system messages left out (the format sends them
+    apart), a message kept whole as raw sent as it came, the results of one turn (consecutive
+    tool messages, each made by ``parts``) in one user message, and every other message with
+    its ``content``."""
+    out: list[Any] = []
+    results: list[Any] | None = None  # the open user message of tool results
+    for chat in messages:
+        if chat.role is MessageRole.SYSTEM:
+            continue
+        held = blocks_of(chat)
+        if whole_raw(held, ("role",)):
+            out.append(held[0].value)  # type: ignore[union-attr]
+            results = None
+            continue
+        if chat.role is MessageRole.TOOL:
+            made = parts(held)
+            if results is not None:
+                results.extend(made)  # one user message for all the results of a turn
+            else:
+                results = made
+                out.append({"role": "user", "content": results})
+            continue
+        results = None
+        role = "assistant" if chat.role is MessageRole.ASSISTANT else "user"
+        out.append({"role": role, "content": content(held)})
+    return out

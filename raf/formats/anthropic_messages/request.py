@@ -25,7 +25,8 @@ from raf.formats.conversation import (
     options_and_extra,
     put_options,
     raw_message,
-    whole_raw,
+    spread_parts,
+    user_assistant_messages,
 )
 from raf.model import blocks
 from raf.model.blocks import Block
@@ -63,40 +64,11 @@ def _system(held: list[Block]) -> Any:
 
 
 def _parts(held: tuple[Block, ...] | list[Block]) -> list[Any]:
-    """The wire blocks of ``held``: a server tool's blocks spread, unsendable ones left out."""
-    out: list[Any] = []
-    for block in held:
-        part = _block(block)
-        if isinstance(block, blocks.HostedTool) and isinstance(part, list):
-            out.extend(part)
-        elif part is not SKIP:
-            out.append(part)
-    return out
+    return spread_parts(held, _block)
 
 
 def _messages(messages: tuple[ChatMessage, ...]) -> list[Any]:
-    out: list[Any] = []
-    results: list[Any] | None = None  # the open user message of tool results
-    for chat in messages:
-        if chat.role is MessageRole.SYSTEM:
-            continue
-        held = blocks_of(chat)
-        if whole_raw(held, ("role",)):
-            out.append(held[0].value)  # type: ignore[union-attr]
-            results = None
-            continue
-        if chat.role is MessageRole.TOOL:
-            parts = _parts(held)
-            if results is not None:
-                results.extend(parts)  # one user message for all the results of a turn
-            else:
-                results = parts
-                out.append({"role": "user", "content": results})
-            continue
-        results = None
-        role = "assistant" if chat.role is MessageRole.ASSISTANT else "user"
-        out.append({"role": role, "content": _content(held)})
-    return out
+    return user_assistant_messages(messages, _parts, _content)
 
 
 def _content(held: tuple[Block, ...]) -> Any:

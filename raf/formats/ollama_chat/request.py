@@ -34,6 +34,7 @@ from raf.formats.conversation import (
     options_and_extra,
     put_options,
     raw_message,
+    read_function_tool,
     text_of,
 )
 from raf.model import blocks
@@ -194,7 +195,7 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
         extra=extra,
     )
     messages = [_read_message(m) for m in body["messages"]] if "messages" in modeled else []
-    tools = [_read_tool(t) for t in body["tools"]] if "tools" in modeled else []
+    tools = [read_function_tool(t) for t in body["tools"]] if "tools" in modeled else []
     return Conversation(messages=tuple(messages), tools=tuple(tools), options=options)
 
 
@@ -254,24 +255,3 @@ def _read_calls(calls: Any) -> list[Block] | None:
             )
         )
     return out
-
-
-def _read_tool(wire: Any) -> ToolSpec:
-    function = wire.get("function") if isinstance(wire, dict) else None
-    if (
-        not isinstance(wire, dict)
-        or wire.keys() != {"type", "function"}
-        or wire["type"] != "function"
-        or not isinstance(function, dict)
-        or not isinstance(function.get("name"), str)
-        or not isinstance(function.get("description"), str | None)
-    ):
-        kind = wire.get("type") if isinstance(wire, dict) else None
-        return ToolSpec(name=kind if isinstance(kind, str) else "", raw=wire)
-    extra = {k: v for k, v in function.items() if k not in ("name", "description", "parameters")}
-    return ToolSpec(
-        name=function["name"],
-        description=function.get("description"),
-        parameters=function.get("parameters"),
-        extra=extra,
-    )

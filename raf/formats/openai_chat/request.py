@@ -24,6 +24,7 @@ from raf.formats.conversation import (
     options_and_extra,
     put_options,
     raw_message,
+    read_function_tool,
     whole_raw,
 )
 from raf.model import blocks
@@ -164,7 +165,7 @@ def read_request(body: Mapping[str, Any]) -> Conversation:
     messages = (
         [_read_message(m) for m in body.get("messages") or ()] if "messages" in modeled else []
     )
-    tools = [_read_tool(t) for t in body.get("tools") or ()] if "tools" in modeled else []
+    tools = [read_function_tool(t) for t in body.get("tools") or ()] if "tools" in modeled else []
     return Conversation(messages=tuple(messages), tools=tuple(tools), options=options)
 
 
@@ -247,24 +248,3 @@ def _read_calls(calls: Any) -> list[Block] | None:
         arguments = arguments_value(function["arguments"])
         out.append(blocks.ToolCall(id=call["id"], name=function["name"], arguments=arguments))
     return out
-
-
-def _read_tool(wire: Any) -> ToolSpec:
-    function = wire.get("function") if isinstance(wire, dict) else None
-    if (
-        not isinstance(wire, dict)
-        or wire.keys() != {"type", "function"}
-        or wire["type"] != "function"
-        or not isinstance(function, dict)
-        or not isinstance(function.get("name"), str)
-        or not isinstance(function.get("description"), str | None)
-    ):
-        kind = wire.get("type") if isinstance(wire, dict) else None
-        return ToolSpec(name=kind if isinstance(kind, str) else "", raw=wire)
-    extra = {k: v for k, v in function.items() if k not in ("name", "description", "parameters")}
-    return ToolSpec(
-        name=function["name"],
-        description=function.get("description"),
-        parameters=function.get("parameters"),
-        extra=extra,
-    )
