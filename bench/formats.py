@@ -63,8 +63,8 @@ import functools
 import io
 import json
 import random
-import sys
 import struct
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -86,9 +86,9 @@ from harness import (
 )
 
 import raf.formats
-from raf.framing import aws_eventstream_encode as encode
 from raf.collect import collect_agent_response
 from raf.dialects import Dialect
+from raf.framing import aws_eventstream_encode as encode
 from raf.model import AgentResponse, AgentResponseResult
 from raf.pipeline import respond, run
 
