@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from raf.cassettes import load
 from raf.cassettes.importers import guess_dialect, import_file, scenario_name
@@ -174,8 +175,6 @@ def test_an_aws_event_stream_response_is_the_stream_of_an_imported_cassette(
     # A recording of a Bedrock call made after another request (an STS call, a JSON body):
     # the binary application/vnd.amazon.eventstream response is the one that names the
     # dialect.
-    import yaml
-
     bundled = Path(__file__).resolve().parents[2] / "cassettes" / "bedrock_converse"
     recorded = yaml.safe_load((bundled / "plain_text.yaml").read_text(encoding="utf-8"))
     stream = recorded["interactions"][0]

@@ -300,10 +300,12 @@ def test_item_14_bedrock_events_names_only_what_raf_does_not_read() -> None:
     # InvokeModelWithResponseStream's chunks (as text) are not read...
     invoke = b'{"chunk":{"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"}}\n'
     found = sniff.unread(invoke)
-    assert found is not None and found.name == "bedrock_events"
+    assert found is not None
+    assert found.name == "bedrock_events"
     # ...while ConverseStream's binary event stream is bedrock_converse's, read in full.
     body = EVENT_STREAM_BODY
     assert sniff.unread(body) is None
     assert sniff.sniff(body) == "bedrock_converse"
     response = respond([body], "auto")
-    assert response.text and response.finish_reason == "stop" and response.errors == ()
+    assert response.text.startswith("The capital of France is Paris.")
+    assert (response.finish_reason, response.errors) == ("stop", ())

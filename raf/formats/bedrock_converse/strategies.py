@@ -109,9 +109,9 @@ def _profile(profile: str | Profile) -> Profile:
 
 
 FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
-"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``);
-no ``messageStop`` and no exception message, so a cut stream (``truncated``); text (``text``); non-ASCII text, sent unescaped
-(``non_ascii_text``)."""
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+``messageStop`` and no exception message, so a cut stream (``truncated``); text (``text``);
+non-ASCII text, sent unescaped (``non_ascii_text``)."""
 
 
 def _text(text: str, force: frozenset[str]) -> str:

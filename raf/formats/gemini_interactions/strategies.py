@@ -42,6 +42,7 @@ from hypothesis.errors import InvalidArgument
 from raf.formats._strategies.common import (
     GeneratedStream,
     Piece,
+    _tool_calls,
     argument_text,
     chunked,
     lookup_profile,
@@ -105,9 +106,9 @@ def _profile(profile: str | Profile) -> Profile:
 
 
 FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
-"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``);
-no ``interaction.completed``, so a cut stream (``truncated``); text (``text``); non-ASCII text, sent unescaped
-(``non_ascii_text``)."""
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+``interaction.completed``, so a cut stream (``truncated``); text (``text``); non-ASCII text,
+sent unescaped (``non_ascii_text``)."""
 
 
 def _text(text: str, force: frozenset[str]) -> str:
