@@ -108,6 +108,7 @@ CONTENT_TYPES = {
     "sse": "text/event-stream",
     "json_lines": "application/x-ndjson",
     "json_array": "application/json",
+    "aws_eventstream": "application/vnd.amazon.eventstream",
 }
 
 STAGES: dict[str, Callable[..., Any]] = {

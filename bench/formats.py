@@ -63,8 +63,10 @@ import functools
 import io
 import json
 import random
+import struct
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -86,10 +88,12 @@ from harness import (
 import raf.formats
 from raf.collect import collect_agent_response
 from raf.dialects import Dialect
+from raf.framing import aws_eventstream_encode as encode
 from raf.model import AgentResponse, AgentResponseResult
 from raf.pipeline import respond, run
 
 CHUNK = 4096
+_PRELUDE = struct.Struct(">II")  # an AWS event stream message's total and headers lengths
 STYLES = ("compact", "spaced")
 RESPOND_TARGET = {False: 1.0, True: 1.3}  # by raf_compiled()
 RUN_TARGET = {False: 0.5, True: 0.65}
@@ -507,6 +511,77 @@ def cohere_v2(r: Logical, dumps: Dumps) -> Frames:
     return frames
 
 
+def bedrock_converse(r: Logical, dumps: Dumps) -> Frames:
+    """ConverseStream as Bedrock streams it: text without ``contentBlockStart``, each call a
+    block of its own (start, input fragments, stop), ``messageStop``, then ``metadata``; each
+    payload one event stream message named by its event type (:func:`frame`)."""
+    p, c = USAGE
+
+    def ev(kind: str, usual: bool = False, **fields: Any) -> tuple[str, str, bool]:
+        return kind, dumps(fields), usual
+
+    frames: Frames = [ev("messageStart", role="assistant")]
+    block = 0
+    if r.text:
+        frames += [
+            ev("contentBlockDelta", True, contentBlockIndex=0, delta={"text": t}) for t in r.text
+        ]
+        frames.append(ev("contentBlockStop", contentBlockIndex=0))
+        block = 1
+    for n, call in enumerate(r.calls, block):
+        tool = {"toolUse": {"toolUseId": call.id, "name": call.name}}
+        frames.append(ev("contentBlockStart", contentBlockIndex=n, start=tool))
+        frames += [
+            ev("contentBlockDelta", True, contentBlockIndex=n, delta={"toolUse": {"input": f}})
+            for f in call.fragments
+        ]
+        frames.append(ev("contentBlockStop", contentBlockIndex=n))
+    frames.append(ev("messageStop", stopReason="tool_use" if r.calls else "end_turn"))
+    usage = {"inputTokens": p, "outputTokens": c, "totalTokens": p + c}
+    frames.append(ev("metadata", usage=usage, metrics={"latencyMs": 1754}))
+    return frames
+
+
+def gemini_interactions(r: Logical, dumps: Dumps) -> Frames:
+    """The Interactions API's steps stream: ``interaction.created``, a ``model_output`` step
+    of text deltas, a ``function_call`` step per call with its ``arguments_delta`` fragments,
+    ``interaction.completed`` with the usage, then ``event: done`` / ``[DONE]``."""
+    p, c = USAGE
+    interaction_id = "v1_ChdUR3NIYXVyQkFlYVA2ZGtQajZERThBVRIXVEdzSGF1ckJBZWFQNmRrUGo2REU4QVU"
+    interaction = {"id": interaction_id, "status": "in_progress", "object": "interaction"}
+
+    def ev(kind: str, usual: bool = False, **fields: Any) -> tuple[str, str, bool]:
+        return kind, dumps({**fields, "event_type": kind}), usual
+
+    frames: Frames = [
+        ev("interaction.created", interaction={**interaction, "model": "gemini-2.5-flash"}),
+        ev("interaction.status_update", interaction_id=interaction_id, status="in_progress"),
+    ]
+    step = 0
+    if r.text:
+        frames.append(ev("step.start", index=0, step={"type": "model_output"}))
+        frames += [
+            ev("step.delta", True, index=0, delta={"text": t, "type": "text"}) for t in r.text
+        ]
+        frames.append(ev("step.stop", index=0))
+        step = 1
+    for n, call in enumerate(r.calls, step):
+        opened = {"id": call.id, "signature": "", "type": "function_call", "name": call.name,
+                  "arguments": {}}  # fmt: skip
+        frames.append(ev("step.start", index=n, step=opened))
+        frames += [
+            ev("step.delta", True, index=n, delta={"arguments": f, "type": "arguments_delta"})
+            for f in call.fragments
+        ]
+        frames.append(ev("step.stop", index=n))
+    usage = {"total_tokens": p + c, "total_input_tokens": p, "total_output_tokens": c}
+    status = "requires_action" if r.calls else "completed"
+    done = {**interaction, "status": status, "model": "gemini-2.5-flash", "usage": usage}
+    frames.append(ev("interaction.completed", interaction=done))
+    frames.append(("done", "[DONE]", False))
+    return frames
+
+
 @dataclasses.dataclass(frozen=True)
 class Wire:
     """How a format is put on the wire: its frames, and its framing (``sse``, ``json_lines``,
@@ -523,6 +598,9 @@ class Wire:
     templated: bool = True
     end: bytes | None = None  # the data that ends the stream (the floor stops there)
     dialect: str = ""  # the format raf reads it as, when not the wire's own name
+    # Whether raf's dialect has fast paths (templates, a typed decoder) for the usual frames;
+    # without, every payload takes the shared path's full decode, once.
+    fast_paths: bool = True
 
 
 WIRES: dict[str, Wire] = {
@@ -541,11 +619,16 @@ WIRES: dict[str, Wire] = {
     "ollama_chat": Wire(ollama_chat, framing="json_lines", whole_calls=True),
     "openai_completions": Wire(openai_completions, tools=False, end=b"[DONE]"),
     "cohere_v2": Wire(cohere_v2, end=b"[DONE]"),
+    "bedrock_converse": Wire(bedrock_converse, framing="aws_eventstream", fast_paths=False),
+    "gemini_interactions": Wire(gemini_interactions, end=b"[DONE]", fast_paths=False),
 }
 
 
 def frame(frames: Frames, framing: str) -> bytes:
-    """The body of ``frames``: SSE blocks (``event:`` line when typed), or JSON lines."""
+    """The body of ``frames``: SSE blocks (``event:`` line when typed), JSON lines, or AWS
+    event stream messages (each named by its type, as Bedrock sends them)."""
+    if framing == "aws_eventstream":
+        return b"".join(encode.event(kind or "", payload.encode()) for kind, payload, _ in frames)
     if framing == "json_lines":
         return "".join(f"{payload}\n" for _, payload, _ in frames).encode()
     if framing == "json_array":  # as Google sends it: "[", elements joined by "\r\n,", "\r\n]"
@@ -742,6 +825,32 @@ def _array_floor(chunks: Iterable[bytes]) -> int:
     return count + 1
 
 
+def _eventstream_floor(chunks: Iterable[bytes]) -> int:
+    """Split AWS event stream messages by their lengths, check each message's CRC (what makes
+    the bytes trustworthy, as the prelude CRC is, which is 8 bytes), ``orjson.loads`` each
+    payload; the number decoded."""
+    loads = orjson.loads
+    crc32 = zlib.crc32
+    count = 0
+    held = b""
+    for chunk in chunks:
+        data = held + chunk if held else chunk
+        pos = 0
+        end = len(data)
+        while end - pos >= 12:
+            total, headers = _PRELUDE.unpack_from(data, pos)
+            if end - pos < total:
+                break
+            crc_at = pos + total - 4
+            if crc32(data[pos:crc_at]) != int.from_bytes(data[crc_at : crc_at + 4], "big"):
+                raise ValueError(f"message CRC at byte {pos}")
+            loads(data[pos + 12 + headers : crc_at])
+            count += 1
+            pos += total
+        held = data[pos:]
+    return count
+
+
 def floor(w: Workload, name: str = "floor") -> Contender[int]:
     """The format's floor: frames split, each payload decoded by orjson, nothing else."""
     wire = WIRES[w.format]
@@ -751,6 +860,8 @@ def floor(w: Workload, name: str = "floor") -> Contender[int]:
             return _lines_floor(metered(w.chunks))
         if wire.framing == "json_array":
             return _array_floor(metered(w.chunks))
+        if wire.framing == "aws_eventstream":
+            return _eventstream_floor(metered(w.chunks))
         return _sse_floor(metered(w.chunks), wire.end)
 
     def checked(count: int) -> str | None:

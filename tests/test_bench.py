@@ -218,6 +218,9 @@ def test_the_fast_paths_engage_on_every_format_workload(wire: str, name: str, st
     others = workload.frames - workload.usual
     fast = counts.get("template", 0) + counts.get("typed", 0)
     detail = f"{counts} for {workload.frames} payloads, {workload.usual} usual"
+    if not formats.WIRES[wire].fast_paths:  # no fast path yet: each payload decoded once
+        assert (fast, counts.get("full", 0)) == (0, workload.frames), detail
+        return
     assert counts.get("full", 0) <= others + learning, detail
     assert fast >= workload.usual - learning, detail
     if "template" in counts and formats.WIRES[wire].templated and workload.usual >= 16:

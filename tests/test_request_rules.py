@@ -32,7 +32,7 @@ from raf.model.request import Conversation
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "requests.md"
 BUG = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+#[1-9][0-9]*")
-FAMILIES = ("chat.", "anthropic.", "gemini.", "responses.", "bedrock.")
+FAMILIES = ("chat.", "anthropic.", "gemini.", "responses.", "bedrock.", "interactions.")
 DIALECTS = (
     "openai_chat",
     "ollama_chat",
@@ -40,6 +40,7 @@ DIALECTS = (
     "gemini",
     "openai_responses",
     "bedrock_converse",
+    "gemini_interactions",
 )
 
 EXAMPLES = [(r.id, f) for r in rules() for f in r.formats]
@@ -81,6 +82,8 @@ BROKEN_AT: dict[str, str] = {
     "bedrock.tool_input_object": "messages[1].content[0].toolUse.input",
     "bedrock.tool_result_json_object": "messages[2].content[0].toolResult.content[0].json",
     "bedrock.text_not_blank": "messages[1].content[0].text",
+    "interactions.thought_signature_kept": "input[1]",
+    "interactions.function_result_per_call": "input[2]",
 }
 """Where each rule's breaking request breaks it (the first place the rule names)."""
 
@@ -342,7 +345,14 @@ def test_the_table_links_each_rules_bugs_and_docs() -> None:
 
 # ------------------------------------------------------------ raf's own builder keeps them
 
-BUILT = ("openai_chat", "ollama_chat", "anthropic_messages", "gemini", "bedrock_converse")
+BUILT = (
+    "openai_chat",
+    "ollama_chat",
+    "anthropic_messages",
+    "gemini",
+    "bedrock_converse",
+    "gemini_interactions",
+)
 """The formats whose generated conversations are tool loops a provider accepts (the
 strategies of ``openai_responses`` also draw reasoning items that end a turn and repeated
 item ids, which the Responses API refuses: the rules rightly fire on those)."""

@@ -51,14 +51,36 @@ def _seconds(value: str | None) -> float | None:
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
-def provider_error(body: bytes) -> tuple[str | None, str | None]:
+def provider_error(
+    body: bytes, headers: Mapping[str, str] | None = None
+) -> tuple[str | None, str | None]:
     """The provider's message and error type in an error body, or ``None`` for each it does
     not hold. Reads every shape raf's formats answer with (their
     :attr:`raf.formats.Format.error_document`, checked by a test): ``{"error": {"message",
     "type"}}`` (OpenAI, Anthropic under ``"type": "error"``), ``{"error": {"message",
     "status", "code"}}`` (Google; ``status`` is the type), ``{"error": "<message>"}``
-    (Ollama), ``{"message": "<message>"}`` with no ``error`` (Cohere, sometimes beside an
-    ``id``; no type), and a JSON array of one such object (Gemini's streaming endpoint)."""
+    (Ollama), ``{"message": "<message>"}`` (or ``"Message"``) with no ``error`` (Cohere,
+    sometimes beside an ``id``, no type; Bedrock, which names the type in a header), and a
+    JSON array of one such object (Gemini's streaming endpoint). A body without a type takes
+    it from ``headers``' ``x-amzn-ErrorType`` (``ThrottlingException:http://...``: the part
+    before the first ``:``), looked up by lower-case name as :func:`retry_after` does."""
+    message, kind = _body_error(body)
+    if kind is None and headers is not None:
+        kind = _amzn_error_type(headers)
+    return message, kind
+
+
+def _amzn_error_type(headers: Mapping[str, str]) -> str | None:
+    value = headers.get("x-amzn-errortype")
+    if value is None:
+        value = next((v for k, v in headers.items() if k.lower() == "x-amzn-errortype"), None)
+    if not isinstance(value, str):
+        return None
+    kind = value.split(":", 1)[0].strip()
+    return kind or None
+
+
+def _body_error(body: bytes) -> tuple[str | None, str | None]:
     try:
         document = msgspec.json.decode(body)
     except msgspec.DecodeError:
@@ -68,8 +90,10 @@ def provider_error(body: bytes) -> tuple[str | None, str | None]:
     if not isinstance(document, dict):
         return None, None
     error = document.get("error")
-    if error is None and isinstance(document.get("message"), str):
-        return document["message"], None
+    if error is None:
+        for key in ("message", "Message"):
+            if isinstance(document.get(key), str):
+                return document[key], None
     if isinstance(error, str):
         return error, None
     if not isinstance(error, dict):
@@ -88,10 +112,11 @@ def status_error(
     """The :class:`HttpStatusError` of a response with a non-success ``status``: RAF's message
     ``Chat API returned 429 Too Many Requests: <body>``, the body (at most
     :data:`raf.limits.MAX_ERROR_BODY_BYTES`, decoded as UTF-8 with replacement), the wait it
-    asks for and the provider's message and type."""
+    asks for and the provider's message and type (the type from the body, else from
+    Bedrock's ``x-amzn-ErrorType`` header)."""
     reason = httpx.codes.get_reason_phrase(status) or reason
     text = body[:MAX_ERROR_BODY_BYTES].decode(errors="replace")
-    message, kind = provider_error(body[:MAX_ERROR_BODY_BYTES])
+    message, kind = provider_error(body[:MAX_ERROR_BODY_BYTES], headers)
     shown = f"{status} {reason}".strip()
     return HttpStatusError(
         f"Chat API returned {shown}: {text}",

@@ -87,11 +87,12 @@ def guess_dialect(uri: str) -> str:
 
 def is_event_stream(interaction: Interaction) -> bool:
     """Whether the recorded response is a stream: Server-Sent Events, JSON lines
-    (``application/x-ndjson``, ``application/jsonl``), or JSON answering a request for a
+    (``application/x-ndjson``, ``application/jsonl``), an AWS event stream
+    (``application/vnd.amazon.eventstream``, Bedrock's), or JSON answering a request for a
     streaming method of a format whose URL names one (:attr:`raf.formats.Format.request_url`:
     the JSON array Gemini streams from ``:streamGenerateContent`` without ``alt=sse``)."""
     kind = interaction.response.header("content-type") or ""
-    if "event-stream" in kind or "ndjson" in kind or "jsonl" in kind:
+    if "event-stream" in kind or "eventstream" in kind or "ndjson" in kind or "jsonl" in kind:
         return True
     if "json" not in kind:
         return False

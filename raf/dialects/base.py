@@ -279,6 +279,7 @@ _FRAME_NAMES = {
     "json_array": "JSON value",
     "json_lines": "JSON line",
     "auto": "frame (an SSE event or a JSON value)",
+    "aws_eventstream": "event stream message",
 }
 
 

@@ -56,14 +56,14 @@ UNREAD_FORMATS: tuple[UnreadFormat, ...] = (
     ),
     UnreadFormat(
         "bedrock_events",
-        "Amazon Bedrock's event stream (ConverseStream, InvokeModelWithResponseStream)",
-        '`{"contentBlockDelta": {...}}`, `{"messageStart": ...}`, `{"bytes": "<base64>"}`, '
-        "binary `:event-type` frames",
+        "Amazon Bedrock's InvokeModelWithResponseStream chunks, and ConverseStream decoded to "
+        "JSON text (bedrock_converse reads ConverseStream's binary event stream)",
+        '`{"bytes": "<base64>"}` (or `{"chunk": {"bytes": ...}}`), '
+        '`{"contentBlockDelta": {...}}` or `{"messageStart": ...}` as text',
         (
             rb'"(?:messageStart|contentBlockStart|contentBlockDelta|contentBlockStop|'
             rb'messageStop)"\s*:\s*\{',
             rb'(?:^|\n|\{)\s*"(?:chunk"\s*:\s*\{\s*")?bytes"\s*:\s*"',
-            rb":event-type",
         ),
     ),
     UnreadFormat(

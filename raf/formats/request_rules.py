@@ -75,6 +75,7 @@ MESSAGE_LISTS: Final[Mapping[str, str]] = {
     "openai_responses": "input",
     "cohere_v2": "messages",
     "bedrock_converse": "messages",
+    "gemini_interactions": "input",
 }
 """The request body member that holds the conversation, by format."""
 

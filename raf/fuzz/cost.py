@@ -48,6 +48,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from raf.framing import aws_eventstream_encode as encode
+
 __all__ = [
     "DEFAULT_BUDGET",
     "DEFAULT_FACTOR",
@@ -324,6 +326,54 @@ def _cohere_v2(parts: list[str], what: What) -> bytes:
     return b"".join(out)
 
 
+def _bedrock_converse(parts: list[str], what: What) -> bytes:
+    def event(kind: str, data: dict[str, object]) -> bytes:
+        return encode.event(kind, _json(data).encode())
+
+    out = [event("messageStart", {"role": "assistant"})]
+    if what == "text":
+        out += [
+            event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": p}})
+            for p in parts
+        ]
+        stop = "end_turn"
+    else:
+        tool = {"toolUse": {"toolUseId": "call_cost", "name": "f"}}
+        out.append(event("contentBlockStart", {"contentBlockIndex": 0, "start": tool}))
+        out += [
+            event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": p}}})
+            for p in parts
+        ]
+        stop = "tool_use"
+    out += [
+        event("contentBlockStop", {"contentBlockIndex": 0}),
+        event("messageStop", {"stopReason": stop}),
+    ]
+    return b"".join(out)
+
+
+def _gemini_interactions(parts: list[str], what: What) -> bytes:
+    def event(data: dict[str, object]) -> bytes:
+        return _sse(data, str(data["event_type"]))
+
+    interaction = {"id": "cost", "status": "in_progress", "object": "interaction", "model": "m"}
+    out = [event({"interaction": interaction, "event_type": "interaction.created"})]
+    if what == "text":
+        step: dict[str, object] = {"type": "model_output"}
+        deltas = [{"text": p, "type": "text"} for p in parts]
+        status = "completed"
+    else:
+        step = {"id": "call_cost", "type": "function_call", "name": "f", "arguments": {}}
+        deltas = [{"arguments": p, "type": "arguments_delta"} for p in parts]
+        status = "requires_action"
+    out.append(event({"index": 0, "step": step, "event_type": "step.start"}))
+    out += [event({"index": 0, "delta": d, "event_type": "step.delta"}) for d in deltas]
+    out.append(event({"index": 0, "event_type": "step.stop"}))
+    done = {**interaction, "status": status}
+    out += [event({"interaction": done, "event_type": "interaction.completed"})]
+    return b"".join([*out, b"event: done\ndata: [DONE]\n\n"])
+
+
 @dataclass(frozen=True)
 class _Framing:
     build: Callable[[list[str], What], bytes]
@@ -339,8 +389,15 @@ FORMATS: Final[dict[str, _Framing]] = {
     "gemini": _Framing(_gemini, "text/event-stream", ("text",)),
     "ollama_chat": _Framing(_ollama_chat, "application/x-ndjson", ("text",)),
     "cohere_v2": _Framing(_cohere_v2, "text/event-stream", ("text", "arguments")),
+    "bedrock_converse": _Framing(
+        _bedrock_converse, "application/vnd.amazon.eventstream", ("text", "arguments")
+    ),
+    "gemini_interactions": _Framing(
+        _gemini_interactions, "text/event-stream", ("text", "arguments")
+    ),
 }
-"""Every format the probe has streams for (SSE, and Ollama's JSON lines), with its framing's
+"""Every format the probe has streams for (SSE, Ollama's JSON lines, Bedrock's binary event
+stream), with its framing's
 content type and what can be long in it: the text, or (where a call's arguments stream in
 fragments) one tool call's arguments."""
 

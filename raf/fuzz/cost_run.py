@@ -122,6 +122,11 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     ),
     "ollama_chat": ("/api/chat", {"model": "m", "stream": True, "messages": _HI}),
     "cohere_v2": ("/v2/chat", {"model": "m", "stream": True, "messages": _HI}),
+    "bedrock_converse": (
+        "/model/m/converse-stream",
+        {"messages": [{"role": "user", "content": [{"text": "hi"}]}]},
+    ),
+    "gemini_interactions": ("/v1beta/interactions", {"model": "m", "stream": True, "input": "hi"}),
 }
 """The recorded call of each format's cost stream: the provider path and the request body a
 library is given (``raf serve`` answers any request on the case's path)."""

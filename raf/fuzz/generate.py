@@ -94,6 +94,7 @@ SSE = frozenset(
         "gemini",
         "openai_completions",
         "cohere_v2",
+        "gemini_interactions",
     }
 )
 """The formats framed as Server-Sent Events (Gemini's with its ``sse`` profiles)."""
@@ -107,6 +108,8 @@ WITH_CUTS = frozenset(
         "ollama_chat",
         "openai_completions",
         "cohere_v2",
+        "gemini_interactions",
+        "bedrock_converse",
     }
 )
 """The formats whose strategies can cut a stream short (``force={"truncated"}``)."""
@@ -582,7 +585,14 @@ def _comments(format: str, stream: GeneratedStream) -> tuple[str, ...]:
 
 
 def _events(format: str, stream: GeneratedStream) -> list[str | None] | None:
-    """Anthropic's and Cohere's ``event:`` names, where the profile sends them."""
-    if format not in ("anthropic_messages", "cohere_v2") or not stream.profile.event_names:
+    """Anthropic's, Cohere's and the Interactions API's ``event:`` names, where the profile
+    sends them."""
+    if not getattr(stream.profile, "event_names", False):
         return None
-    return [None if p == "[DONE]" else json.loads(p).get("type") for p in stream.payloads]
+    if format in ("anthropic_messages", "cohere_v2"):
+        return [None if p == "[DONE]" else json.loads(p).get("type") for p in stream.payloads]
+    if format == "gemini_interactions":
+        return [
+            "done" if p == "[DONE]" else json.loads(p).get("event_type") for p in stream.payloads
+        ]
+    return None

@@ -1106,7 +1106,7 @@ ROWS: Final[tuple[Row, ...]] = (
     Row("turn_transcript[].source", "a tool-output chunk (tool_result)"),
     Row(
         "turn_transcript[].blocks[].type",
-        "the part: text, reasoning, tool-*",
+        "the part: text, reasoning, tool-*; a raw item has no part (data-raf-event only)",
     ),
     Row(
         "turn_transcript[].blocks[].text",

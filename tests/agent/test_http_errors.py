@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email.utils
 
+import httpx
 import msgspec
 import pytest
 
@@ -41,11 +42,15 @@ def test_retry_after(headers: dict[str, str], expected: float | None) -> None:
 @pytest.mark.parametrize("name", formats.names())
 @pytest.mark.parametrize("status", [400, 401, 429, 500, 503])
 def test_every_formats_error_document_is_read(name: str, status: int) -> None:
-    document = formats.get(name).error_document(status, "slow down")
-    message, kind = provider_error(msgspec.json.encode(document))
+    format = formats.get(name)
+    document = format.error_document(status, "slow down")
+    headers = dict(format.error_headers(status)) if format.error_headers else {}
+    message, kind = provider_error(msgspec.json.encode(document), headers)
     assert message == "slow down"
     error = document.get("error")  # type: ignore[union-attr]
     expected = None if not isinstance(error, dict) else error.get("type") or error.get("status")
+    if "x-amzn-ErrorType" in headers:  # Bedrock's: the name before ":<namespace URL>"
+        expected = headers["x-amzn-ErrorType"].split(":", 1)[0]
     assert kind == expected
     # every format but Ollama's and Cohere's names a type
     assert name in ("ollama_chat", "cohere_v2") or kind
@@ -69,6 +74,11 @@ def test_every_formats_error_document_is_read(name: str, status: int) -> None:
             ("invalid request: model not found", None),
         ),
         (b'{"message": 429}', (None, None)),
+        # Bedrock's Smithy services sometimes capitalise it
+        (
+            b'{"Message": "Too many requests, please wait."}',
+            ("Too many requests, please wait.", None),
+        ),
         (b'{"error": {"code": 500}, "message": "not the provider\'s"}', (None, None)),
         (b'{"detail": "nope"}', (None, None)),
         (b"<html>Bad Gateway</html>", (None, None)),
@@ -97,3 +107,33 @@ def test_status_error_keeps_at_most_the_limit_of_the_body() -> None:
     assert len(error.body) == MAX_ERROR_BODY_BYTES
     broken = status_error(500, "", {}, b"\xff\xfe ok", now=NOW, attempts=1)
     assert broken.body == "\ufffd\ufffd ok"  # not UTF-8: replaced, never raised
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (
+            {
+                "x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/"
+            },
+            "ThrottlingException",
+        ),
+        ({"X-Amzn-Errortype": "ValidationException"}, "ValidationException"),
+        ({"x-amzn-errortype": ":http://x/"}, None),
+        ({"content-type": "application/json"}, None),
+    ],
+)
+def test_bedrock_s_error_type_is_read_from_its_header(
+    headers: dict[str, str], expected: str | None
+) -> None:
+    body = b'{"message": "Too many tokens, please wait before trying again."}'
+    message = "Too many tokens, please wait before trying again."
+    assert provider_error(body, headers) == (message, expected)
+    error = status_error(429, "", httpx.Headers(headers), body, now=NOW, attempts=1)
+    assert (error.provider_message, error.error_type) == (message, expected)
+
+
+def test_a_type_in_the_body_wins_over_the_header() -> None:
+    body = b'{"error": {"message": "m", "type": "rate_limit_error"}}'
+    headers = {"x-amzn-ErrorType": "ThrottlingException:http://x/"}
+    assert provider_error(body, headers) == ("m", "rate_limit_error")

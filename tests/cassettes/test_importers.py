@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from raf.cassettes import load
 from raf.cassettes.importers import guess_dialect, import_file, scenario_name
@@ -166,3 +167,31 @@ def test_imported_cassettes_of_the_new_formats_replay_through_their_dialect(tmp_
     assert cassette.info is not None
     response = respond([cassette.interactions[0].response.body], cassette.info.dialect)
     assert (response.text, response.finish_reason, response.errors) == ("Hi", "stop", ())
+
+
+def test_an_aws_event_stream_response_is_the_stream_of_an_imported_cassette(
+    tmp_path: Path,
+) -> None:
+    # A recording of a Bedrock call made after another request (an STS call, a JSON body):
+    # the binary application/vnd.amazon.eventstream response is the one that names the
+    # dialect.
+    bundled = Path(__file__).resolve().parents[2] / "cassettes" / "bedrock_converse"
+    recorded = yaml.safe_load((bundled / "plain_text.yaml").read_text(encoding="utf-8"))
+    stream = recorded["interactions"][0]
+    assert stream["response"]["headers"]["content-type"] == ["application/vnd.amazon.eventstream"]
+    before = {
+        "request": {"method": "POST", "uri": "https://sts.us-east-1.amazonaws.com/", "body": None,
+                    "headers": {}},
+        "response": {"status": {"code": 200, "message": "OK"},
+                     "headers": {"content-type": ["application/json"]},
+                     "body": {"string": '{"Credentials": {"Expiration": 1}}'}},
+    }  # fmt: skip
+    path = tmp_path / "bedrock_after_sts.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": [before, stream]}))
+    cassette = import_file(path)
+    assert cassette.info is not None
+    assert cassette.info.dialect == "bedrock_converse"
+    body = cassette.interactions[1].response.body
+    response = respond([body], "bedrock_converse")
+    assert response.text.startswith("The capital of France is Paris.")
+    assert response.finish_reason == "stop"

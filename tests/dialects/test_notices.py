@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from raf import formats
 from raf.collect import collect_agent_response
@@ -26,6 +27,9 @@ from tests.dialects.unread_bodies import BODIES, LEGACY_COMPLETIONS
 from tests.helpers import feed_all, split
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+EVENT_STREAM_BODY = yaml.safe_load(
+    (DOCS.parent / "cassettes" / "bedrock_converse" / "plain_text.yaml").read_text(encoding="utf-8")
+)["interactions"][0]["response"]["body"]["string"]
 
 
 def sse(*events: dict[str, Any]) -> bytes:
@@ -224,9 +228,10 @@ def test_item_14_a_stream_in_an_unread_format_ends_with_an_error_naming_it(name:
         assert out, dialect
         assert all(isinstance(u, updates.Error) for u in out), (dialect, out)
         framing = formats.get(dialect).framing
-        if framing == "aws_eventstream":  # a text body is no event stream: stream_corrupt
-            continue
-        if framing == "auto" or (b"data:" in body) == (framing == "sse"):  # frames it reads
+        if framing == "aws_eventstream":  # binary: a text body is no message at all
+            assert codes(out) == ["stream_corrupt"], (dialect, out)
+            assert "prelude CRC" in out[0].message  # type: ignore[union-attr]
+        elif framing == "auto" or (b"data:" in body) == (framing == "sse"):  # frames it reads
             assert "unrecognised_format" in codes(out), (dialect, out)
 
 
@@ -289,3 +294,18 @@ def test_item_14_auto_names_the_formats_it_recognises_but_does_not_read() -> Non
 
 def test_item_14_docs_dialects_has_the_table_of_unread_formats() -> None:
     assert table() in (DOCS / "dialects.md").read_text(encoding="utf-8")
+
+
+def test_item_14_bedrock_events_names_only_what_raf_does_not_read() -> None:
+    # InvokeModelWithResponseStream's chunks (as text) are not read...
+    invoke = b'{"chunk":{"bytes":"eyJ0eXBlIjoibWVzc2FnZV9zdGFydCJ9"}}\n'
+    found = sniff.unread(invoke)
+    assert found is not None
+    assert found.name == "bedrock_events"
+    # ...while ConverseStream's binary event stream is bedrock_converse's, read in full.
+    body = EVENT_STREAM_BODY
+    assert sniff.unread(body) is None
+    assert sniff.sniff(body) == "bedrock_converse"
+    response = respond([body], "auto")
+    assert response.text.startswith("The capital of France is Paris.")
+    assert (response.finish_reason, response.errors) == ("stop", ())

@@ -33,6 +33,9 @@ data: [DONE]
 
 """
 
+# ConverseStream decoded to JSON text (as an SDK or a proxy prints it): bedrock_converse reads
+# only the binary event stream; InvokeModelWithResponseStream's {"chunk": {"bytes": ...}} are
+# in tests/dialects/test_notices.py.
 BEDROCK_EVENTS = b"""{"messageStart":{"role":"assistant"}}
 {"contentBlockDelta":{"delta":{"text":"Hola"},"contentBlockIndex":0}}
 {"contentBlockStop":{"contentBlockIndex":0}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from raf.formats.bedrock_converse import dialect, http, request, rules
 from raf.formats.format import Endpoint, Format, RequestUrl
 
-__all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_type"]
+__all__ = ["ERROR_TYPES", "FORMAT", "error_document", "error_headers", "error_type"]
 
 ERROR_TYPES: dict[int, str] = {
     400: "ValidationException",
@@ -25,6 +25,16 @@ ERROR_TYPES: dict[int, str] = {
 def error_type(status: int) -> str:
     """The ``x-amzn-ErrorType`` header Bedrock sends with an HTTP error ``status``."""
     return ERROR_TYPES.get(status, "InternalServerException")
+
+
+def error_headers(status: int) -> dict[str, str]:
+    """The headers Bedrock sends with an HTTP error ``status``: ``x-amzn-ErrorType`` as
+    Bedrock writes it (the name, then ``:`` and a namespace URL), which boto3 reads as the
+    error's code."""
+    return {"x-amzn-ErrorType": f"{error_type(status)}:{_NAMESPACE}"}
+
+
+_NAMESPACE = "http://internal.amazon.com/coral/com.amazon.bedrock/"
 
 
 def error_document(status: int, message: str) -> object:
@@ -48,6 +58,7 @@ FORMAT = Format(
         Endpoint("POST", r"(?:/[^/]+)*/model/[^/]+/converse-stream/?", "POST .../converse-stream"),
     ),
     error_document=error_document,
+    error_headers=error_headers,
     request_fields=("messages", "system", "toolConfig"),
     # The model is in the path (percent-decoded here: an ARN's %2F is a /); the endpoint,
     # not a parameter, says the answer streams.

@@ -42,6 +42,7 @@ from hypothesis.errors import InvalidArgument
 
 from raf.formats._strategies.common import (
     GeneratedStream,
+    _tool_calls,
     argument_text,
     chunked,
     lookup_profile,
@@ -52,7 +53,7 @@ from raf.formats._strategies.common import (
 from raf.framing import aws_eventstream_encode as encode
 from raf.model import AgentResponse, Usage, contents
 
-__all__ = ["PROFILES", "Profile", "render", "responses", "streams"]
+__all__ = ["FORCEABLE", "PROFILES", "Profile", "render", "responses", "streams"]
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,29 @@ def _profile(profile: str | Profile) -> Profile:
     return lookup_profile(profile, PROFILES)
 
 
+FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+``messageStop`` and no exception message, so a cut stream (``truncated``); text (``text``);
+non-ASCII text, sent unescaped (``non_ascii_text``)."""
+
+
+def _text(text: str, force: frozenset[str]) -> str:
+    if "text" in force and not text:
+        text = "a"
+    return text + "é" if "non_ascii_text" in force and text.isascii() else text
+
+
 @st.composite
-def _responses(draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int) -> AgentResponse:
-    text = draw(st.text(max_size=8 * max_text_deltas))
+def _responses(
+    draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int, force: frozenset[str] = frozenset()
+) -> AgentResponse:
+    text = _text(draw(st.text(max_size=8 * max_text_deltas)), force)
     reasoning = draw(st.text(max_size=24))
-    calls = draw(tool_calls(max_tool_calls, id_prefix="tooluse_"))
-    finish = draw(_FINISH)
+    if "calls" in force:
+        calls = _tool_calls(draw, max_tool_calls, "tooluse_", min_count=1)[0]
+    else:
+        calls = draw(tool_calls(max_tool_calls, id_prefix="tooluse_"))
+    finish = None if "truncated" in force else draw(_FINISH)
     usage = draw(usages(cache=True)) if finish is not None else None
     return AgentResponse(
         text=text,
@@ -156,7 +174,9 @@ def _usage_object(draw: st.DrawFn, usage: Usage) -> dict[str, Any]:
 
 
 @st.composite
-def _render(draw: st.DrawFn, truth: AgentResponse, chosen: Profile) -> GeneratedStream:
+def _render(
+    draw: st.DrawFn, truth: AgentResponse, chosen: Profile, cut: bool = False
+) -> GeneratedStream:
     events: list[tuple[str, dict[str, Any]]] = [("messageStart", {"role": "assistant"})]
     index = 0
 
@@ -196,7 +216,7 @@ def _render(draw: st.DrawFn, truth: AgentResponse, chosen: Profile) -> Generated
     errors: tuple[contents.Error, ...] = ()
     exception: bytes = b""
     if truth.finish_reason is None:
-        if draw(st.booleans()):
+        if not cut and draw(st.booleans()):
             name = draw(st.sampled_from(_EXCEPTIONS))
             exception = encode.exception(name, _dump({"message": "the stream failed"}).encode())
             errors = (contents.Error(error_code="provider_error", message=""),)
@@ -250,12 +270,23 @@ def render(
 
 
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3, max_text_deltas: int = 6
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    max_text_deltas: int = 6,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
     """A whole stream with its ground truth: :func:`responses` put on the wire by
-    :func:`render` for ``profile`` (``None``: any built-in one)."""
+    :func:`render` for ``profile`` (``None``: any built-in one); ``force``: shapes every
+    stream has (:data:`FORCEABLE`)."""
+    if max_tool_calls < 0 or max_text_deltas < 0:
+        raise InvalidArgument("max_tool_calls and max_text_deltas must be at least 0")
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
     chosen = (
         st.sampled_from(list(PROFILES.values())) if profile is None else st.just(_profile(profile))
     )
-    drawn = responses(max_tool_calls=max_tool_calls, max_text_deltas=max_text_deltas)
-    return st.tuples(drawn, chosen).flatmap(lambda pair: render(pair[0], pair[1]))
+    drawn = _responses(max_tool_calls, max_text_deltas, frozenset(force))
+    cut = "truncated" in force
+    return st.tuples(drawn, chosen).flatmap(lambda pair: _render(pair[0], pair[1], cut))

@@ -30,6 +30,7 @@ import msgspec
 from raf._mypyc import mypyc_attr
 from raf.dialects.base import Frame, JSONEventDialect
 from raf.dialects.tables import UsageTable, finish_reason
+from raf.formats.cohere_v2._wire import _Usual
 from raf.framing.sse import ServerSentEvent
 from raf.limits import DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_RAW_CHARS
 from raf.model import updates
@@ -236,37 +237,6 @@ def _message_end(dialect: CohereV2Dialect, payload: dict[str, Any], frame: Frame
             usage=USAGE.parse(usage) if usage is not None and USAGE.has_any(usage) else None,
         )
     )
-
-
-class _UsualContent(msgspec.Struct):
-    text: str | None = None
-    thinking: str | None = None
-
-
-class _UsualFunction(msgspec.Struct):
-    arguments: str
-
-
-class _UsualCall(msgspec.Struct):
-    function: _UsualFunction
-
-
-class _UsualMessage(msgspec.Struct):
-    content: _UsualContent | None = None
-    tool_calls: _UsualCall | None = None
-
-
-class _UsualDelta(msgspec.Struct):
-    message: _UsualMessage
-
-
-class _Usual(msgspec.Struct):
-    """The usual event, a ``content-delta`` or a ``tool-call-delta``, strictly typed: a field
-    of another type fails the decode, and the event takes the shared path, which names it."""
-
-    type: str
-    index: int
-    delta: _UsualDelta
 
 
 _decode_usual = msgspec.json.Decoder(_Usual).decode

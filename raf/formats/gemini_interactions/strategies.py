@@ -42,6 +42,7 @@ from hypothesis.errors import InvalidArgument
 from raf.formats._strategies.common import (
     GeneratedStream,
     Piece,
+    _tool_calls,
     argument_text,
     chunked,
     lookup_profile,
@@ -53,7 +54,7 @@ from raf.formats._strategies.common import (
 from raf.formats._strategies.sse import framed
 from raf.model import AgentResponse, Usage, contents
 
-__all__ = ["PROFILES", "Profile", "render", "responses", "streams"]
+__all__ = ["FORCEABLE", "PROFILES", "Profile", "render", "responses", "streams"]
 
 
 @dataclass(frozen=True)
@@ -104,12 +105,29 @@ def _profile(profile: str | Profile) -> Profile:
     return lookup_profile(profile, PROFILES)
 
 
+FORCEABLE = frozenset({"calls", "truncated", "text", "non_ascii_text"})
+"""What ``streams(force=...)`` can make every stream have: a tool call (``calls``); no
+``interaction.completed``, so a cut stream (``truncated``); text (``text``); non-ASCII text,
+sent unescaped (``non_ascii_text``)."""
+
+
+def _text(text: str, force: frozenset[str]) -> str:
+    if "text" in force and not text:
+        text = "a"
+    return text + "é" if "non_ascii_text" in force and text.isascii() else text
+
+
 @st.composite
-def _responses(draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int) -> AgentResponse:
-    text = draw(st.text(max_size=8 * max_text_deltas))
+def _responses(
+    draw: st.DrawFn, max_tool_calls: int, max_text_deltas: int, force: frozenset[str] = frozenset()
+) -> AgentResponse:
+    text = _text(draw(st.text(max_size=8 * max_text_deltas)), force)
     reasoning = draw(st.text(max_size=24))
-    calls = draw(tool_calls(max_tool_calls, id_prefix="fc_"))
-    finish = draw(_FINISH)
+    if "calls" in force:
+        calls = _tool_calls(draw, max_tool_calls, "fc_", min_count=1)[0]
+    else:
+        calls = draw(tool_calls(max_tool_calls, id_prefix="fc_"))
+    finish = None if "truncated" in force else draw(_FINISH)
     if finish == "stop" and calls:
         finish = "tool_calls"  # a finished turn with calls (see the module docstring)
     usage = draw(usages(cache=True)) if finish is not None else None
@@ -292,12 +310,22 @@ def render(
 
 
 def streams(
-    profile: str | Profile | None = None, *, max_tool_calls: int = 3, max_text_deltas: int = 6
+    profile: str | Profile | None = None,
+    *,
+    max_tool_calls: int = 3,
+    max_text_deltas: int = 6,
+    force: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[GeneratedStream]:
     """A whole stream with its ground truth: :func:`responses` put on the wire by
-    :func:`render` for ``profile`` (``None``: any built-in one)."""
+    :func:`render` for ``profile`` (``None``: any built-in one); ``force``: shapes every
+    stream has (:data:`FORCEABLE`)."""
+    if max_tool_calls < 0 or max_text_deltas < 0:
+        raise InvalidArgument("max_tool_calls and max_text_deltas must be at least 0")
+    unknown = frozenset(force) - FORCEABLE
+    if unknown:
+        raise InvalidArgument(f"cannot force {sorted(unknown)}; use some of {sorted(FORCEABLE)}")
     chosen = (
         st.sampled_from(list(PROFILES.values())) if profile is None else st.just(_profile(profile))
     )
-    drawn = responses(max_tool_calls=max_tool_calls, max_text_deltas=max_text_deltas)
+    drawn = _responses(max_tool_calls, max_text_deltas, frozenset(force))
     return st.tuples(drawn, chosen).flatmap(lambda pair: render(pair[0], pair[1]))

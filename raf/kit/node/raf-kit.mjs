@@ -137,6 +137,15 @@ export const FINISH_REASONS = {
     tool_use: "tool_calls",
     refusal: "content_filter",
   },
+  bedrock_converse: {
+    end_turn: "stop",
+    stop_sequence: "stop",
+    max_tokens: "length",
+    model_context_window_exceeded: "length",
+    tool_use: "tool_calls",
+    guardrail_intervened: "content_filter",
+    content_filtered: "content_filter",
+  },
   cohere_v2: {
     COMPLETE: "stop",
     STOP_SEQUENCE: "stop",
@@ -154,6 +163,11 @@ export const FINISH_REASONS = {
     IMAGE_SAFETY: "content_filter",
     IMAGE_PROHIBITED_CONTENT: "content_filter",
     IMAGE_RECITATION: "content_filter",
+  },
+  gemini_interactions: {
+    completed: "stop",
+    requires_action: "tool_calls",
+    incomplete: "length",
   },
   ollama_chat: {},
   openai_chat: {},
