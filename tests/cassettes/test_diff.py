@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import raf.cassettes.diff as diff_module
+from raf import formats
 from raf.cassettes.diff import KINDS, Change, Drift, diff, render_table, table
 from raf.cassettes.format import Cassette
 from raf.cassettes.inventory import Unread, UnreadEvent, UnreadField
@@ -491,12 +492,15 @@ def test_crlf_line_endings_are_a_framing_change_and_no_meaning_change() -> None:
 
 def test_every_bundled_recording_against_itself_and_with_crlf_line_endings() -> None:
     """Diffing is deterministic (a recording has no change against itself), and CRLF line
-    endings change the framing of any format, never raf's reading."""
+    endings change the framing of any text format, never raf's reading (a binary event
+    stream has no lines: there, the same bytes changed are a corrupt stream)."""
     paths = sorted(bundled().cassettes.rglob("*.yaml"))
     assert len(paths) > 100
     for path in paths:
         old, new = load(path), load(path)
         assert diff(old, new).changes == (), path
+        if formats.get(old.info.dialect).framing == "aws_eventstream":
+            continue
         for interaction in new.interactions:
             if not interaction.response.coded:
                 body = interaction.response.body

@@ -136,7 +136,8 @@ def test_every_format_shrinks_to_one_plain_read(module: Any) -> None:
     simplest = find(module.streams(), lambda s: True, settings=settings(database=None))
     assert len(simplest.chunks) == (1 if simplest.body else 0)
     assert not simplest.response.tool_calls
-    assert b"\r" not in simplest.body
+    if simplest.body[:1] != b"\x00":  # text, not a binary AWS event stream
+        assert b"\r" not in simplest.body
     assert not simplest.body.startswith(b"\xef\xbb\xbf")
 
 
@@ -144,7 +145,22 @@ def test_every_format_shrinks_to_one_plain_read(module: Any) -> None:
 WITH_CALLS = [m for m in FORMATS if "max_tool_calls" in inspect.signature(m.streams).parameters]
 
 
-@pytest.mark.parametrize("module", WITH_CALLS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def _shrinks_to_one_read(module: Any) -> Any:
+    if module is strategies.gemini_interactions:
+        # Hypothesis stops at two reads ([1, 943] bytes: the chunking's plan b"\x00\x00" is
+        # not shortened to b"\x00") for the profile that sends arguments in step.start,
+        # whose body is the shortest; a stream of that profile in one read exists.
+        return pytest.param(
+            module, marks=pytest.mark.xfail(strict=True, reason="a local minimum of the shrinker")
+        )
+    return module
+
+
+@pytest.mark.parametrize(
+    "module",
+    [_shrinks_to_one_read(m) for m in WITH_CALLS],
+    ids=lambda m: m.__name__.rsplit(".", 1)[-1],
+)
 def test_two_calls_shrink_to_two_empty_calls_in_one_read(module: Any) -> None:
     two = find(
         module.streams(),
