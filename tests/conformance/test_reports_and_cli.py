@@ -215,9 +215,7 @@ def test_the_pytest_items_run_over_http_on_a_server_per_worker(tmp_path: Path) -
     # Six chunkings each, and a seventh (`eventstream`) for a binary event stream.
     others = [p.parent.name for p in (ROOT / "cassettes").glob("*/plain_text.yaml")]
     others.remove("openai_chat")
-    skipped = sum(
-        7 if formats.get(name).framing == "aws_eventstream" else 6 for name in others
-    )
+    skipped = sum(7 if formats.get(name).framing == "aws_eventstream" else 6 for name in others)
     assert skipped >= 6
     assert f"12 passed, {skipped} skipped" in run.stdout
 
