@@ -1,6 +1,6 @@
 """The field tables of the built-in formats as Markdown, for the documentation.
 
-    python -m raf.cassettes.unread_doc docs/recording.md                   # rewrites the block
+    python -m raf.cassettes.unread_doc docs/recording.md           # rewrites the block
     python -m raf.cassettes.unread_doc --check docs/recording.md   # exit 1 when stale
 
 The block sits between ``<!-- unread: tables -->`` and ``<!-- /unread -->``; it is written
