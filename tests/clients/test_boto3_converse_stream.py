@@ -197,7 +197,7 @@ _MESSAGES = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(messages=_MESSAGES, seed=st.integers(min_value=0, max_value=1000))
 def test_raf_and_botocore_decode_any_valid_stream_alike(
     messages: list[tuple[dict[str, Any], bytes]], seed: int
