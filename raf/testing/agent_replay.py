@@ -22,19 +22,26 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
+from raf.agent.chat_client import (
+    AsyncChatClient,
+    AsyncChatClientDecorator,
+    ChatClient,
+    ChatClientDecorator,
+)
 from raf.agent.options import ChatOptions
 from raf.agent.tools import ToolResult
 from raf.cassettes.persister import load
 from raf.model._base import JSONValue
 from raf.model.messages import ChatMessage, ToolApprovalResponse
 from raf.model.response import AgentResponse, AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
 from raf.shared.bundled import bundled
 
 if TYPE_CHECKING:
@@ -368,14 +375,16 @@ class RequestVerdict:
 @dataclass
 class RunReport:
     """One run of a scenario: the results as they streamed, the response collected from them,
-    the approval responses it was given, every request it sent, and the arguments of every
-    call each tool ran (by tool name, in the order they ran)."""
+    the approval responses it was given, every request it sent, the arguments of every
+    call each tool ran (by tool name, in the order they ran), and the updates the agent's
+    client streamed (the tool loop's stream: what the results were made of)."""
 
     results: list[AgentResponseResult]
     response: AgentResponse
     approvals: tuple[ToolApprovalResponse, ...]
     requests: list[RequestVerdict]
     invocations: dict[str, list[JSONValue]] = field(default_factory=dict)
+    updates: list[AgentResponseUpdate] = field(default_factory=list)
 
 
 def approval_responses(
@@ -499,6 +508,48 @@ def _runs(setup: _Setup) -> Iterator[tuple[int, str | Sequence[str] | None]]:
         yield n, (run.approve if setup.approve is None else setup.approve)
 
 
+class _Tap(ChatClientDecorator):
+    """Passes the wrapped client's updates on, keeping each in ``seen``."""
+
+    def __init__(self, inner: ChatClient, seen: list[AgentResponseUpdate]) -> None:
+        super().__init__(inner)
+        self.seen = seen
+
+    def stream(
+        self, messages: Sequence[ChatMessage], options: ChatOptions | None = None
+    ) -> Iterator[AgentResponseUpdate]:
+        stream = iter(self.inner_client.stream(messages, options))
+        try:
+            for update in stream:
+                self.seen.append(update)
+                yield update
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+
+
+class _AsyncTap(AsyncChatClientDecorator):
+    """The async :class:`_Tap`."""
+
+    def __init__(self, inner: AsyncChatClient, seen: list[AgentResponseUpdate]) -> None:
+        super().__init__(inner)
+        self.seen = seen
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], options: ChatOptions | None = None
+    ) -> AsyncIterator[AgentResponseUpdate]:
+        stream = aiter(self.inner_client.stream(messages, options))
+        try:
+            async for update in stream:
+                self.seen.append(update)
+                yield update
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+
 def _replay(setup: _Setup) -> list[RunReport]:
     from raf.agent import (  # noqa: PLC0415
         AgentSession,
@@ -517,6 +568,8 @@ def _replay(setup: _Setup) -> list[RunReport]:
         context_providers=(InMemoryHistoryProvider(),),
         max_rounds=setup.max_rounds,
     )
+    seen: list[AgentResponseUpdate] = []
+    agent.chat_client = _Tap(agent.chat_client, seen)  # the tool loop's stream, as it goes
     session = AgentSession()
     reports: list[RunReport] = []
     previous: AgentResponse | None = None
@@ -525,6 +578,7 @@ def _replay(setup: _Setup) -> list[RunReport]:
             approvals = approval_responses(previous, approving) if n else ()
             messages = scenario.agent.chat_messages() if n == 0 else []
             mark = server.journal.count
+            seen.clear()
             results: list[AgentResponseResult] = []
             run = agent.run(messages, session=session, options=_options(scenario, approvals))
             for result in run:
@@ -535,7 +589,12 @@ def _replay(setup: _Setup) -> list[RunReport]:
             # tool names), which the results alone do not carry.
             previous = run.response
             report = RunReport(
-                results, previous, approvals, _verdicts(server, mark), _invocations(setup)
+                results,
+                previous,
+                approvals,
+                _verdicts(server, mark),
+                _invocations(setup),
+                list(seen),
             )
             reports.append(report)
             if setup.on_run is not None:
@@ -563,6 +622,8 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
         context_providers=(InMemoryHistoryProvider(),),
         max_rounds=setup.max_rounds,
     )
+    seen: list[AgentResponseUpdate] = []
+    agent.chat_client = _AsyncTap(agent.chat_client, seen)
     session = AgentSession()
     reports: list[RunReport] = []
     previous: AgentResponse | None = None
@@ -571,6 +632,7 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
             approvals = approval_responses(previous, approving) if n else ()
             messages = scenario.agent.chat_messages() if n == 0 else []
             mark = server.journal.count
+            seen.clear()
             results: list[AgentResponseResult] = []
             arun = agent.run(messages, session=session, options=_options(scenario, approvals))
             async for result in arun:
@@ -579,7 +641,12 @@ async def _areplay(setup: _Setup) -> list[RunReport]:
                     setup.on_result(n, result)
             previous = arun.response
             report = RunReport(
-                results, previous, approvals, _verdicts(server, mark), _invocations(setup)
+                results,
+                previous,
+                approvals,
+                _verdicts(server, mark),
+                _invocations(setup),
+                list(seen),
             )
             reports.append(report)
             if setup.on_run is not None:
