@@ -198,6 +198,23 @@ class Expectations:
         listed = call_ids(expect.get("tool_calls") or expect.get("approval_requests") or ())
         return [listed if n == 0 else [] for n in range(requests)]
 
+    def reviewed_round(
+        self, expect: Mapping[str, Any], first: int, number: int
+    ) -> Mapping[str, Any] | None:
+        """The reviewed entry of a run's round ``number``: the run's own ``rounds``, else the
+        recording's own run's entry for that response, else none."""
+        rounds = expect.get("rounds")
+        if rounds:
+            if number >= len(rounds):
+                raise ReaderError(f"round {number} is not among the reviewed rounds")
+            found: Mapping[str, Any] = rounds[number]
+            return found
+        header_rounds = (self.header or {}).get("rounds") or ()
+        if first + number < len(header_rounds):
+            found = header_rounds[first + number]
+            return found
+        return None
+
     def answer(self, call_id: str, answers: list[Mapping[str, Any]] | None) -> Update:
         """The ``ToolCalled`` of ``call_id``: the run's next tool message when the run lists
         them (one per ``ToolCalled``, in order: docs/agent.md, "What collect makes..."), else
@@ -293,6 +310,7 @@ def read_run(
             if number != len(rounds) - 1:
                 raise ReaderError(f"round {number} has no finish but is not the last")
             break
+        check_round(known.reviewed_round(expect, first, number), number, kept, usage)
         if not calls:
             # "A round without calls ends the run: its Finish is forwarded unchanged."
             if number != len(rounds) - 1:
@@ -301,7 +319,6 @@ def read_run(
             break
         # "If the round calls tools: RoundFinished(round, finish_reason, usage) (the
         # provider's finish reason and the round's last usage)".
-        check_round(expect, number, kept["finish_reason"], usage)
         out.append(round_finished(number, kept["finish_reason"], usage))
         if paused and number == len(rounds) - 1:
             # "when a called tool requires approval, one ToolApprovalRequest per call whose
@@ -328,15 +345,12 @@ def read_run(
     return out, waiting
 
 
-def check_round(expect: Mapping[str, Any], number: int, finish_reason: Any, usage: Any) -> None:
-    """The recorded finish reason and usage of a tool round agree with the run's reviewed
-    ``rounds`` (when it lists them)."""
-    rounds = expect.get("rounds")
-    if not rounds:
+def check_round(want: Mapping[str, Any] | None, number: int, kept: Update, usage: Any) -> None:
+    """The recorded finish reason and last usage of a round agree with its reviewed entry
+    (``rounds[]``: "each round's finish reason and usage"), when there is one."""
+    if want is None:
         return
-    if number >= len(rounds):
-        raise ReaderError(f"round {number} is not among the reviewed rounds")
-    want = rounds[number]
+    finish_reason = kept["finish_reason"]
     if want.get("finish_reason") != finish_reason:
         raise ReaderError(
             f"round {number}: the body finishes {finish_reason!r}, the review says "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib
 import sys
 from collections.abc import Callable
@@ -82,18 +83,36 @@ def format_reader(dialect: str) -> Reader:
     return reader
 
 
+@functools.cache
+def yaml_file(path: Path) -> Any:
+    """A YAML file's document, read once (the callers copy what they change)."""
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def recorded_rounds(path: str) -> list[list[dict[str, Any]]]:
+    """The updates of every response of a recording, each read by its format's independent
+    reader."""
+    cassette = load_cassette(path)
+    assert cassette.info is not None
+    reader = format_reader(cassette.info.dialect)
+    return [
+        reader(i.response.status, i.response.reason, i.response.body) for i in cassette.interactions
+    ]
+
+
 def scenario_data(name: str) -> tuple[dict[str, Any], dict[str, Any] | None, str]:
     """The scenario as the reader takes it, read from the YAML files themselves (not through
     raf's loader): its runs with their reviewed expectations, ``max_rounds``,
     ``requires_approval`` and the agent's tools; the recording's ``raf.run.expect`` (``None``
     for a bundled cassette); and the recording's path."""
-    document = yaml.safe_load(SCENARIO_FILE.read_text(encoding="utf-8"))
+    document = yaml_file(SCENARIO_FILE)
     (entry,) = [s for s in document["scenarios"] if s["name"] == name]
     case = entry["case"]
     header: dict[str, Any] | None = None
     if entry["recording"] == "tool_loops":
         path = ROOT / "conformance" / "tool_loops" / f"{case}.yaml"
-        run = yaml.safe_load(path.read_text(encoding="utf-8"))["raf"]["run"]
+        run = yaml_file(path)["raf"]["run"]
         header = run["expect"]
         agent = run
         max_rounds = entry.get("max_rounds", run.get("max_rounds", 10))
@@ -117,13 +136,7 @@ def scenario_data(name: str) -> tuple[dict[str, Any], dict[str, Any] | None, str
 def derived_updates(name: str) -> Runs:
     """The reader's stream of each run of ``name``."""
     scenario, header, path = scenario_data(name)
-    cassette = load_cassette(path)
-    assert cassette.info is not None
-    reader = format_reader(cassette.info.dialect)
-    rounds = [
-        reader(i.response.status, i.response.reason, i.response.body) for i in cassette.interactions
-    ]
-    return read_runs(scenario, header, rounds)
+    return read_runs(scenario, header, recorded_rounds(path))
 
 
 def read_results(updates: list[Any]) -> list[Any]:
@@ -268,19 +281,16 @@ def test_the_reader_refuses_an_expectation_the_bodies_contradict() -> None:
     """The reader checks the reviewed rounds against the bodies, so a wrong review is not
     turned into a wrong reference."""
     scenario, header, path = scenario_data("openai_chat/two_tools")
-    cassette = load_cassette(path)
-    reader = format_reader("openai_chat")
-    rounds = [
-        reader(i.response.status, i.response.reason, i.response.body) for i in cassette.interactions
-    ]
+    rounds = recorded_rounds(path)
+    assert read_runs(scenario, header, rounds)
     wrong = copy.deepcopy(scenario)
     wrong["runs"][0]["expect"]["rounds"][1]["usage"]["completion_tokens"] += 1
     with pytest.raises(ReaderError, match="run 0: round 1: the body's last usage"):
-        read_runs(wrong, header, rounds)
+        read_runs(wrong, copy.deepcopy(header), rounds)
     unanswered = copy.deepcopy(scenario)
     unanswered["runs"][0]["expect"]["tool_messages"].pop()
     with pytest.raises(ReaderError, match="no tool message left"):
-        read_runs(unanswered, header, rounds)
+        read_runs(unanswered, copy.deepcopy(header), rounds)
 
 
 def test_scenarios_are_found() -> None:
