@@ -298,6 +298,13 @@ def read_run(
     # called". "States": ready --Begin--> resuming --ToolsDone--> "ToolCalled per pending
     # call; CallModel".
     out.extend(known.answer(call_id, answers) for call_id in resumed)
+    if max_rounds == 0:
+        # "States": ready --Begin--> "max_rounds 0: Finish(max_rounds), DONE"; resuming
+        # --ToolsDone--> "CallModel or Finish(max_rounds)": the model is never called.
+        if rounds:
+            raise ReaderError("max_rounds is 0, yet the run calls the model")
+        out.append(finish("max_rounds"))
+        return out, []
 
     waiting: list[str] = []
     for number, updates in enumerate(rounds):

@@ -9,7 +9,8 @@ results a fresh AgentResponseConverter makes of them.
 - each golden's updates are those the independent reader of the loop
   (tests/agent/reader_loop.py, written from docs/agent.md) derives from the recording's bodies
   (read by the independent format readers) and the scenario's reviewed expectations;
-- each golden's results are what the converter's independent reader makes of those updates;
+- each golden's results are what the converter's independent reader makes of those updates,
+  and, collected, give the scenario's reviewed outcome;
 - a wrongly ordered or wrongly counted stream is caught, and the review names the entry.
 """
 
@@ -28,8 +29,16 @@ import pytest
 import yaml
 from syrupy.assertion import SnapshotAssertion
 
+from raf.agent.loop import Begin, CallModel, Emit, InnerEnded, InnerUpdate, ToolLoop
+from raf.agent.tools import ToolRegistry
 from raf.cassettes import load as load_cassette
-from raf.model.canonical import to_canonical
+from raf.collect import collect_agent_response
+from raf.model.blocks import ToolResult as ToolResultBlock
+from raf.model.canonical import from_canonical, to_canonical
+from raf.model.messages import ChatMessage
+from raf.model.response import AgentResponseResult
+from raf.model.updates import AgentResponseUpdate
+from raf.model.usage import Usage
 from raf.testing.agent_replay import Scenario, load_scenarios, replay
 from tests.agent import agent_goldens as ag
 from tests.agent.reader_loop import ReaderError, read_runs
@@ -178,6 +187,50 @@ def test_the_golden_results_are_the_converter_readers(name: str) -> None:
     assert problems == [], "\n".join(problems)
 
 
+def counted(usage: Usage | None) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_golden_results_collect_to_the_reviewed_outcome(name: str) -> None:
+    """Each run's results, collected, give what the scenario's reviewed expectation states:
+    the golden file itself is held to the person-reviewed outcome."""
+    scenario, _, _ = scenario_data(name)
+    for run, kept in zip(scenario["runs"], golden(name).runs, strict=True):
+        expect = run["expect"]
+        response = collect_agent_response(from_canonical(kept.results, list[AgentResponseResult]))
+        assert response.text == expect["text"]
+        assert response.finish_reason == expect["finish_reason"]
+        assert response.errors == ()
+        if "tool_calls" in expect:
+            want = [c if isinstance(c, str) else c["id"] for c in expect["tool_calls"]]
+            assert [c.id for c in response.tool_calls] == want
+        if "tool_messages" in expect:
+            got = []
+            for message in response.tool_messages:
+                (block,) = [b for b in message.blocks if isinstance(b, ToolResultBlock)]
+                got.append((message.tool_call_id, message.content, block.is_error))
+            assert got == [
+                (m["call_id"], m["content"], m["is_error"]) for m in expect["tool_messages"]
+            ]
+        if "rounds" in expect:
+            assert [(r.finish_reason, counted(r.usage)) for r in response.rounds] == [
+                (r["finish_reason"], r["usage"]) for r in expect["rounds"]
+            ]
+        if "usage" in expect:
+            assert counted(response.usage) == expect["usage"]
+        if "approval_requests" in expect:
+            assert [(a.call_id, a.name, a.arguments) for a in response.approval_requests] == [
+                (a["call_id"], a["name"], a["arguments"]) for a in expect["approval_requests"]
+            ]
+
+
 # -- a wrong loop is caught ----------------------------------------------------------------------
 
 
@@ -259,6 +312,50 @@ def test_a_resumed_call_answered_before_the_model_is_required() -> None:
     problems = ag.review(derived_updates(name), runs)
     assert problems
     assert problems[0].startswith("run 1, update 0 (")
+
+
+def test_the_reader_and_the_loop_keep_the_last_finish_of_a_round() -> None:
+    """Beyond the recordings: a round that streams two ``Finish`` updates (a usage between
+    them) ends the run with the last, after everything else the round streamed, as the reader
+    reads docs/agent.md."""
+    round_ = [
+        {"type": "text_delta", "delta": "Hi"},
+        {"type": "finish", "finish_reason": "length", "usage": None},
+        {"type": "usage", "usage": USAGE},
+        {"type": "finish", "finish_reason": "stop", "usage": None},
+    ]
+    scenario = {"runs": [{"expect": {"requests": 1, "finish_reason": "stop"}}], "tools": []}
+    (derived,) = read_runs(scenario, None, [round_])
+    loop = ToolLoop([ChatMessage.user("Hi?")], ToolRegistry([]))
+    actions = loop.feed(Begin())
+    assert isinstance(actions[0], CallModel)
+    for update in round_:
+        actions += loop.feed(InnerUpdate(from_canonical(update, AgentResponseUpdate)))
+    actions += loop.feed(InnerEnded())
+    emitted = [to_canonical(a.update) for a in actions if isinstance(a, Emit)]
+    assert emitted == derived == [round_[0], round_[2], round_[3]]
+
+
+def test_the_reader_and_the_loop_call_no_model_with_max_rounds_0() -> None:
+    scenario = {
+        "runs": [{"expect": {"requests": 0, "finish_reason": "max_rounds"}}],
+        "max_rounds": 0,
+        "tools": [],
+    }
+    (derived,) = read_runs(scenario, None, [])
+    loop = ToolLoop([ChatMessage.user("Hi?")], ToolRegistry([]), max_rounds=0)
+    emitted = [to_canonical(a.update) for a in loop.feed(Begin()) if isinstance(a, Emit)]
+    assert emitted == derived == [{"type": "finish", "finish_reason": "max_rounds", "usage": None}]
+
+
+USAGE = {
+    "prompt_tokens": 3,
+    "completion_tokens": 1,
+    "total_tokens": 4,
+    "prompt_cache_hit_tokens": None,
+    "prompt_cache_miss_tokens": None,
+    "reasoning_tokens": None,
+}
 
 
 # -- the reader itself -----------------------------------------------------------------------------
