@@ -11,7 +11,9 @@ agent_response_result.schema.json. It imports nothing from raf: only the standar
 :func:`read_results` turns the canonical JSON of one interaction's updates into the canonical
 JSON of the results raf's pipeline gives for them (metadata left out, as the goldens write
 them): the same keys, in the same order, with the same values. Error messages are for people;
-the reader writes its own, and reviews compare errors with messages blanked.
+the reader writes its own, and reviews compare errors with messages blanked. Every update type
+of update.schema.json is read, the tool loop's included (``tool_called``,
+``tool_approval_request``, ``round_finished``), so a run of the agent reads the same way.
 
 Not modelled (no golden reaches them): the size limits ``max_arguments_chars``,
 ``max_total_arguments_chars`` and ``max_tool_calls``, and ``internal_error``.
@@ -659,8 +661,8 @@ class Converter:
                 )
             )
         elif kind == "hosted_tool_call":
-            fields = ("call_id", "name", "arguments", "item")
-            contents.append(content("hosted_tool_call", **{f: update[f] for f in fields}))
+            names = ("call_id", "name", "arguments", "item")
+            contents.append(content("hosted_tool_call", **{f: update[f] for f in names}))
         elif kind == "hosted_tool_result":
             fields = ("call_id", "name", "output", "error", "item")
             contents.append(content("hosted_tool_result", **{f: update[f] for f in fields}))
