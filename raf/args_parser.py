@@ -84,19 +84,19 @@ _FAILED: Final = 12  # reads nothing; ``error`` says why
 
 # Ordinary characters and complete escapes of a JSON string (no quote, no backslash alone, no
 # control character).
-_STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+_STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f\ud800-\udfff]+|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
 # What may remain of an escape cut by the end of a fragment.
 _ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
 _HIGH_SURROGATE_END = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 # The same run (possessive: never backtracking), then what may remain of an escape cut by the
 # end of the fragment, up to the end: the fast path of a fragment that may end in a cut escape.
 _RUN_AND_CUT = re.compile(
-    r'((?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+)(?:\\(?:u[0-9a-fA-F]{0,3})?)?'
+    r'((?:[^"\\\x00-\x1f\ud800-\udfff]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+)(?:\\(?:u[0-9a-fA-F]{0,3})?)?'
 )
 _BLOCK = 256
 
 _WS = re.compile(r"[ \t\n\r]*")
-_STRING_SPECIAL = re.compile(r'["\\\x00-\x1f]')
+_STRING_SPECIAL = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
 _NESTED_SPECIAL = re.compile(r'["\\{}\[\]]')
 _NESTED_STRING_SPECIAL = re.compile(r'["\\]')
 _NESTED_SPECIAL_BUT_QUOTE = re.compile(r"[\\{}\[\]]")
@@ -114,6 +114,14 @@ _SCALAR_CHARS = re.compile(r"[0-9A-Za-z+\-.]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _decode = msgspec.json.Decoder().decode
 _decode_string = msgspec.json.Decoder(str).decode
+
+
+def _unexpected(c: str) -> str:
+    """What a character a string may not hold raw is: a control character, or a lone
+    surrogate (a ``str`` fragment holding one was built by hand: no stream decodes to it)."""
+    if "\ud800" <= c <= "\udfff":
+        return "lone surrogate"
+    return f"control character U+{ord(c):04X}"
 
 
 def _high_surrogate_at_end(run: str) -> int:
@@ -466,7 +474,7 @@ class StreamingArgsParser:
                 continue
             raw.append(s[i : j + 1])
             if c != '"':
-                self._fail(f"control character U+{ord(c):04X} in a key")
+                self._fail(f"{_unexpected(c)} in a key")
                 return n
             try:
                 self._key = _decode("".join(raw))
@@ -548,11 +556,7 @@ class StreamingArgsParser:
                 self._complete(self._text())
                 return i + end + 1 - len(tail)
             if c != "\\" or _ESCAPE_PREFIX.fullmatch(text, end) is None:
-                what = (
-                    f"control character U+{ord(c):04X}"
-                    if c != "\\"
-                    else f"invalid escape {text[end : end + 6]!r}"
-                )
+                what = _unexpected(c) if c != "\\" else f"invalid escape {text[end : end + 6]!r}"
                 self._fail(f"{what} in the value of {self._key!r}")
                 return len(s)
         run, rest = text[:end], text[end:]

@@ -516,6 +516,12 @@ class AgentResponseConverter:
         if call is not None and call.state is not _CALLED:
             self._end(call, out)
             out.extend(self._calling(call))
+        if call is not None:
+            # The call is over: an id of it that comes again names another call (a reused
+            # id), never this one, whose text and parser are gone.
+            by_id = self._by_id
+            for known in [key for key, value in by_id.items() if value is call]:
+                del by_id[known]
         out.append(
             contents.ToolCalled(
                 call_id=call.reported_id if call is not None else update.id,
@@ -599,9 +605,13 @@ class AgentResponseConverter:
         if update.id is not None:
             self._response_id = update.id
         model = update.model
-        if model is not None and model != self.model_id:
-            self._response_model = self.model_id = model
-            self._meta = None  # later contents carry the new model id
+        if model is not None:
+            # Every turn's (and round's) result names its model, also when it is the model of
+            # the turn before: finalize forgot the response's model, not the contents' one.
+            self._response_model = model
+            if model != self.model_id:
+                self.model_id = model
+                self._meta = None  # later contents carry the new model id
         return None
 
     def finalize(

@@ -166,6 +166,26 @@ def test_a_lone_surrogate_character_in_a_str_fragment_stops_the_parser(
     assert not parser.done
 
 
+@pytest.mark.parametrize("use_feed", [False, True], ids=["push_poll", "feed"])
+@pytest.mark.parametrize(
+    "fragments",
+    [
+        ('{"t":"a', "b\ud800", 'c"}'),
+        ('{"t":"a', "\ud83d", "\ude00", '"}'),
+        ('{"t":"a', "\\n\udfff"),
+    ],
+    ids=["after_text", "raw_pair_halves", "after_an_escape"],
+)
+def test_progress_never_reports_a_lone_surrogate_character(
+    fragments: tuple[str, ...], use_feed: bool
+) -> None:
+    # Progress reports only complete characters (docs/converter.md): the fragment holding the
+    # surrogate stops the parser before anything of it is reported.
+    out, parser = polls(*fragments, use_feed=use_feed)
+    assert out == [[G("t", 1, "a")]] + [[]] * (len(fragments) - 1)
+    assert parser.error == "lone surrogate in the value of 't'"
+
+
 def test_events_before_a_failure_are_kept() -> None:
     out, parser = polls('{"a":1,"b":', "oops}")
     assert out == [[P("a", 1)], []]

@@ -728,3 +728,67 @@ def test_a_move_the_state_table_does_not_list_raises_state_error() -> None:
     assert call.state is CallState.CALLED
     with pytest.raises(StateError, match="no move 'call' from 'called'"):
         call.move(Step.CALL)
+
+
+# -- a converter used for more than one turn (or round) -------------------------------------
+
+
+def test_every_turn_names_its_model_also_when_it_is_the_model_of_the_turn_before() -> None:
+    # "ResponseMetadata(id, model): the id and model go into the final result", and after
+    # finalize "The converter is then ready for another turn" (docs/converter.md).
+    converter = AgentResponseConverter(clock=lambda: T0)
+    finals = []
+    for turn in ("r1", "r2"):
+        converter.consume(updates.ResponseMetadata(id=turn, model="m"))
+        converter.consume(updates.TextDelta(delta="x"))
+        finals.append(converter.finalize("stop"))
+    assert [(final.id, final.model) for final in finals] == [("r1", "m"), ("r2", "m")]
+
+
+def test_a_round_and_the_turn_after_it_name_the_same_model() -> None:
+    converter = AgentResponseConverter(clock=lambda: T0)
+    converter.consume(updates.ResponseMetadata(id="r1", model="m"))
+    closed = converter.results(
+        [
+            Delta(index=0, id="c1", name="f", arguments_delta="{}"),
+            updates.RoundFinished(round=0, finish_reason="tool_calls"),
+            updates.ToolCalled(id="c1", result="ok"),
+            updates.ResponseMetadata(id="r2", model="m"),
+            updates.TextDelta(delta="done"),
+        ]
+    )
+    final = converter.finalize("stop")
+    assert [(r.id, r.model) for r in closed if r.id is not None] == [("r1", "m")]
+    assert (final.id, final.model) == ("r2", "m")
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        Delta(index=None, id="c1", name=None, arguments_delta='{"a":2}'),
+        updates.ToolCallArgs(id="c1", args_delta='{"a":2}'),
+    ],
+    ids=["legacy_delta", "explicit_args"],
+)
+def test_an_id_that_comes_again_after_its_call_ran_names_another_call(
+    again: AgentResponseUpdate,
+) -> None:
+    # A called call is final (docs/converter.md, the state table) and "A call id reused in a
+    # later round is another call" (docs/agent.md): its text and parser are gone, so the id
+    # starts a new call, never an internal error.
+    steps, final = run(
+        [
+            Delta(index=0, id="c1", name="f", arguments_delta='{"a":1}'),
+            updates.ToolCalled(id="c1", result="ok"),
+            again,
+            updates.ToolCallStart(id="c1", name="g"),
+        ]
+    )
+    errors = [c for step in steps for c in step if isinstance(c, contents.Error)]
+    assert errors == []
+    assert steps[-1] == [
+        Start(call_id="c1", name="g"),
+        Args(call_id="c1", args_delta='{"a":2}'),
+        Parsed(call_id="c1", name="a", value=2),
+    ]
+    assert final == [End(call_id="c1"), Calling(call_id="c1", name="g", arguments={"a": 2})]
