@@ -37,7 +37,7 @@ def every_split_point(data: bytes, *, limit: int = 600) -> Iterator[list[bytes]]
     CR, an LF or a non-ASCII byte, where chunk boundaries matter.
     """
     if len(data) <= limit:
-        positions = range(len(data) + 1)
+        positions: range | list[int] = range(len(data) + 1)
     else:
         step = len(data) // limit
         special = {i for i, b in enumerate(data) if b in (0x0A, 0x0D) or b >= 0x80}

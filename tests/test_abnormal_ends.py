@@ -17,6 +17,7 @@ import pytest
 from raf.collect import ResponseCollector, acollect_agent_response, collect_agent_response
 from raf.errors import AgentResponseError
 from raf.model import AgentResponse, contents
+from raf.model.response import AgentResponseResult
 from raf.pipeline import Pipeline, arespond, arun, cancelled_error, respond, run
 from raf.transport import aiter_response, iter_response
 from tests.loopback import serve
@@ -88,7 +89,7 @@ def test_respond_after_a_dropped_connection_has_text_finished_calls_and_the_stre
 
 
 def test_run_yields_the_error_and_the_final_result_before_re_raising() -> None:
-    seen = []
+    seen: list[AgentResponseResult] = []
     with pytest.raises(ConnectionResetError):
         seen.extend(run(dropping(BEFORE_THE_DROP, ConnectionResetError())))
     final = seen[-1]
@@ -206,7 +207,8 @@ def test_an_async_source_that_raises_gives_agent_response_error_with_everything(
     async def main() -> AgentResponse:
         with pytest.raises(AgentResponseError) as info:
             await arespond(source())
-        return info.value.response
+        response: AgentResponse = info.value.response
+        return response
 
     assert_partial(asyncio.run(main()), first_error="transport_error")
 
@@ -285,14 +287,13 @@ def test_item_10_every_async_entry_point_keeps_the_partial_response_when_cancell
 
 def test_a_connection_reset_mid_stream_over_a_real_socket() -> None:
     with serve(BEFORE_THE_DROP, finish=False) as url, httpx.Client() as client:
-        results = []
+        results: list[AgentResponseResult] = []
         with (
             client.stream("POST", url + "/v1/chat/completions") as response,
             pytest.raises(httpx.TransportError),
         ):
             results.extend(iter_response(response))
-    response = collect_agent_response(results)
-    assert_partial(response, first_error="transport_error")
+    assert_partial(collect_agent_response(results), first_error="transport_error")
 
 
 def test_a_read_timeout_over_a_real_socket() -> None:
@@ -302,7 +303,7 @@ def test_a_read_timeout_over_a_real_socket() -> None:
     # thread answers: then the run is tried again with a longer one.
     for read in (0.3, 1.0, 3.0, 10.0, 30.0):
         timeout = httpx.Timeout(5.0, read=read)
-        results = []
+        results: list[AgentResponseResult] = []
         try:
             with (
                 serve(BEFORE_THE_DROP, stall_after_first=True) as url,
@@ -314,11 +315,11 @@ def test_a_read_timeout_over_a_real_socket() -> None:
                 break
         except httpx.ReadTimeout:  # no headers within the read timeout: a busy machine
             continue
-    response = collect_agent_response(results)
-    assert response.text == ""  # only the first event (reasoning) arrived before the stall
-    assert response.reasoning_text == "Look it up."
-    assert [e.error_code for e in response.errors] == ["transport_error"]
-    assert "ReadTimeout" in response.errors[0].message
+    collected = collect_agent_response(results)
+    assert collected.text == ""  # only the first event (reasoning) arrived before the stall
+    assert collected.reasoning_text == "Look it up."
+    assert [e.error_code for e in collected.errors] == ["transport_error"]
+    assert "ReadTimeout" in collected.errors[0].message
 
 
 def test_asyncio_timeout_around_a_real_async_client() -> None:

@@ -9,11 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.cassettes import load
+from raf.framing import ServerSentEvent
 from raf.framing import aws_eventstream_encode as encode
 from raf.framing.aws_eventstream import EventStreamDecoder, HeaderValue
 from raf.shared.bundled import bundled
 
-_NAMES = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20)
+_NAMES = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=20)
 _VALUES: st.SearchStrategy[HeaderValue | encode.Header] = st.one_of(
     st.booleans(),
     st.integers(-(2**63), 2**63 - 1),
@@ -23,9 +24,9 @@ _VALUES: st.SearchStrategy[HeaderValue | encode.Header] = st.one_of(
 )
 
 
-def _decoded(body: bytes, cuts: list[int]) -> list[object]:
+def _decoded(body: bytes, cuts: list[int]) -> list[ServerSentEvent]:
     decoder = EventStreamDecoder()
-    out = []
+    out: list[ServerSentEvent] = []
     start = 0
     for cut in [*sorted(c % (len(body) + 1) for c in cuts), len(body)]:
         out += decoder.feed(body[start:cut])

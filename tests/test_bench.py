@@ -18,6 +18,7 @@ import pytest
 from raf import dialects as raf_dialects
 from raf import formats as raf_formats
 from raf import interop as raf_interop
+from raf.dialects.base import JSONEventDialect
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -212,6 +213,7 @@ def test_the_fast_paths_engage_on_every_format_workload(wire: str, name: str, st
     dialect = raf_dialects.create(workload.dialect)
     response = formats.respond(workload.chunks, dialect)
     assert formats.check(response, workload) is None
+    assert isinstance(dialect, JSONEventDialect)
     counts = dialect.fast_path_counts()
     streamed = 0 if formats.WIRES[wire].whole_calls else len(workload.truth.calls)
     learning = bool(workload.truth.text) + streamed
@@ -371,6 +373,7 @@ def test_a_model_that_loses_a_part_stops_the_interop_bench() -> None:
 
     class Lossy:  # what every other item makes is lost
         def __init__(self) -> None:
+            assert model.decoder is not None
             self.decoder, self.fed = model.decoder(), 0
 
         def feed(self, item: Any) -> list[Any]:

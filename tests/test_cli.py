@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from tests import processes
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "openai_chat_parallel_tools.sse"
 
 
-def lines(text: str) -> list[dict[str, object]]:
+def lines(text: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
@@ -33,7 +34,7 @@ def test_pipeline_prints_canonical_updates(capsys: pytest.CaptureFixture[str]) -
     args = {0: "", 1: ""}
     for u in out:
         if u["type"] == "tool_call_delta":
-            args[u["index"]] += u["arguments_delta"]  # type: ignore[index, operator]
+            args[u["index"]] += u["arguments_delta"]
     assert json.loads(args[0]) == {"location": "Paris, France"}
     assert json.loads(args[1]) == {"location": "São Paulo", "unit": "c"}
     assert out[-2] == {"type": "finish", "finish_reason": "tool_calls", "usage": None}
@@ -69,13 +70,11 @@ def test_pipeline_results_with_and_without_metadata(capsys: pytest.CaptureFixtur
     main(["pipeline", str(EXAMPLE), "--results"])
     plain = lines(capsys.readouterr().out)
     assert plain[-1]["finish_reason"] == "tool_calls"
-    assert all("meta" not in c for r in plain for c in r["contents"])  # type: ignore[union-attr]
+    assert all("meta" not in c for r in plain for c in r["contents"])
     main(["pipeline", str(EXAMPLE), "--results", "--meta"])
     with_meta = lines(capsys.readouterr().out)
     assert all(
-        c["meta"]["model_id"] == "gpt-4o-2024-08-06"  # type: ignore[index]
-        for r in with_meta
-        for c in r["contents"]  # type: ignore[union-attr]
+        c["meta"]["model_id"] == "gpt-4o-2024-08-06" for r in with_meta for c in r["contents"]
     )
 
 

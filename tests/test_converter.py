@@ -7,6 +7,7 @@ produced (metadata stripped), and the final result's contents last.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,7 +45,7 @@ def strip(items: list[Content]) -> list[Content]:
 
 
 def run(
-    stream: list[AgentResponseUpdate], finish: str | None = "tool_calls", **options: Any
+    stream: Sequence[AgentResponseUpdate], finish: str | None = "tool_calls", **options: Any
 ) -> tuple[list[list[Content]], list[Content]]:
     converter = AgentResponseConverter(clock=lambda: T0, **options)
     steps = [strip(converter.consume(u)[0]) for u in stream]
@@ -52,13 +53,13 @@ def run(
     return steps, strip(list(final.contents))
 
 
-def flat(stream: list[AgentResponseUpdate], finish: str | None = "tool_calls") -> list[Content]:
+def flat(stream: Sequence[AgentResponseUpdate], finish: str | None = "tool_calls") -> list[Content]:
     steps, final = run(stream, finish)
     return [c for step in steps for c in step] + final
 
 
 def callings(
-    stream: list[AgentResponseUpdate], finish: str | None = "tool_calls"
+    stream: Sequence[AgentResponseUpdate], finish: str | None = "tool_calls"
 ) -> list[tuple[str, str, Any]]:
     return [
         (c.call_id, c.name, c.arguments) for c in flat(stream, finish) if isinstance(c, Calling)
@@ -404,7 +405,7 @@ def test_missing_ids_are_synthesized_deterministically__peers36() -> None:
 
 def test_synthetic_ids_count_calls_not_indices() -> None:
     # An index-less server: ordinals keep ids unique where RAF's __tc_<index> would collide.
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         Delta(name="f", arguments_delta="{}"),
         updates.ToolCallEnd(id="__tc_0"),
         Delta(name="f", arguments_delta='{"n":2}'),
@@ -508,7 +509,7 @@ def test_rechunked_parallel_calls_keep_their_identity__peers26() -> None:
 
 def test_explicit_start_then_legacy_deltas_one_start_one_call() -> None:
     # RAF's Anthropic stream sends both (raf-spec 2.7, 5.9).
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.ToolCallStart(id="toolu_1", name="f"),
         Delta(index=1, id="toolu_1", name="f", arguments_delta='{"a":'),
         Delta(index=1, id="toolu_1", name="f", arguments_delta="1}"),
@@ -524,7 +525,7 @@ def test_explicit_start_then_legacy_deltas_one_start_one_call() -> None:
 
 
 def test_legacy_delta_then_explicit_start_and_end_no_duplicates() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         Delta(index=0, id="c1", name="f", arguments_delta="{}"),
         updates.ToolCallStart(id="c1", name="f"),
         updates.ToolCallEnd(id="c1"),
@@ -537,7 +538,7 @@ def test_legacy_delta_then_explicit_start_and_end_no_duplicates() -> None:
 
 def test_explicit_parallel_interleaved_calls() -> None:
     # RAF's tool loop loses A's later arguments here (raf-spec 5.9); the converter must not.
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.ToolCallStart(id="A", name="f"),
         updates.ToolCallStart(id="B", name="g"),
         updates.ToolCallArgs(id="A", args_delta='{"a":'),
@@ -697,7 +698,7 @@ def test_progress_reports_new_text_and_received_count() -> None:
 def test_a_call_ended_before_its_name_still_starts_once_and_is_called_but_never_ended_again() -> (
     None
 ):
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         updates.ToolCallArgs(id="c1", args_delta='{"q": 1}'),
         updates.ToolCallEnd(id="c1"),  # before the name: nothing to end yet
         updates.ToolCallStart(id="c1", name="search"),
@@ -709,7 +710,7 @@ def test_a_call_ended_before_its_name_still_starts_once_and_is_called_but_never_
 
 
 def test_an_executed_call_is_neither_ended_nor_called_again() -> None:
-    stream = [
+    stream: list[AgentResponseUpdate] = [
         Delta(index=0, id="c1", name="f", arguments_delta="{}"),
         updates.ToolCalled(id="c1", result="ok"),
         updates.ToolCallEnd(id="c1"),

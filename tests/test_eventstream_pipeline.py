@@ -122,7 +122,7 @@ def test_a_corrupt_stream_is_stream_corrupt_after_every_earlier_update(
 
 @pytest.mark.parametrize("framing_name", [None, "auto", "aws_eventstream"])
 def test_the_response_keeps_the_text_and_reports_the_corruption(framing_name: str | None) -> None:
-    options = {} if framing_name is None else {"framing": framing_name}
+    options: dict[str, Any] = {} if framing_name is None else {"framing": framing_name}
     body = BEFORE + CORRUPT["message_crc"] + STOP
     response = respond([body], "bedrock_converse", **options)
     assert response.text == "Hello"
@@ -253,7 +253,7 @@ def test_eventstream_chunking_keeps_what_is_no_message_whole(body: bytes) -> Non
 
 
 def write_cassette(folder: Path, scenario: str, body: bytes, *, text: str = "Hello!") -> Path:
-    expect = {
+    expect: dict[str, Any] = {
         "text": text,
         "reasoning": None,
         "tool_calls": [],

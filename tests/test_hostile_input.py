@@ -275,7 +275,7 @@ def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothin
                 raise KeyError("boom")
             original(self, chunk, frame)
 
-        monkeypatch.setitem(OpenAIChatDialect.handlers, "chunk", broken)  # type: ignore[arg-type]
+        monkeypatch.setitem(OpenAIChatDialect.handlers, "chunk", broken)
         # Usage makes the chunk unusual: it is mapped by the handler.
         bad = b'data: {"choices":[{"delta":{"content":"boom"}}],"usage":{}}\n\n'
     else:

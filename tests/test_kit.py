@@ -381,7 +381,8 @@ def doc_adapter() -> str:
     section = PROTOCOL_DOC.read_text("utf-8").split("## Node.js: the kit", 1)[1]
     blocks = re.findall(r"```js\n(.*?)```", section, re.S)
     assert len(blocks) == 1
-    return blocks[0]
+    block: str = blocks[0]
+    return block
 
 
 def test_the_documented_openai_adapter_is_short_and_in_the_house_style() -> None:

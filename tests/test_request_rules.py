@@ -309,7 +309,7 @@ def test_no_check_raises_on_a_mutated_example(
     chosen = (found.keeps if keep else found.breaks)[dialect]
     body = _mutate(dict(chosen.body), data)
     prior = chosen.prior
-    if prior and data.draw(st.booleans()):
+    if prior and bool(data.draw(st.booleans())):
         prior = tuple(_mutated_prior(p, data) for p in prior)
     for dialect_judged in DIALECTS:
         _checked(dialect_judged, body if isinstance(body, dict) else {"input": body}, prior)

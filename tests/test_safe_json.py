@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from raf import safe_json
 from raf.converter import AgentResponseConverter
 from raf.model import contents, updates
+from raf.model.codes import ErrorCode
 from raf.pipeline import respond
 from raf.safe_json import LEAN_FROM, UnusableJSON, decode, decode_strict
 
@@ -37,7 +38,7 @@ def _reference(text: str) -> Any:
     try:
         return _msgspec(text)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise UnusableJSON(safe_json.ErrorCode.SSE_PARSE_ERROR, str(exc), str(exc)) from None
+        raise UnusableJSON(ErrorCode.SSE_PARSE_ERROR, str(exc), str(exc)) from None
 
 
 # Tokens on which the two libraries differ, or nearly: dropped into JSON text anywhere.

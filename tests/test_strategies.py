@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis.errors import InvalidArgument
 
+from raf.formats._strategies import common
 from raf.pipeline import respond
 from raf.testing import strategies
-from raf.testing.strategies import PROFILES, GeneratedStream, Profile, common, openai_chat, streams
+from raf.testing.strategies import PROFILES, GeneratedStream, Profile, openai_chat, streams
 from tests.properties.support import summary
 
 
@@ -62,7 +63,7 @@ def test_bad_arguments_are_refused_when_the_strategy_is_built(build: Any) -> Non
 
 
 def tool_entries(stream: GeneratedStream) -> list[dict[str, Any]]:
-    entries = []
+    entries: list[dict[str, Any]] = []
     for payload in stream.payloads:
         if payload.startswith("{"):
             for choice in json.loads(payload).get("choices") or []:
@@ -88,7 +89,7 @@ def test_nim_profile_sends_no_ids_and_expects_synthetic_ones(stream: GeneratedSt
     assert all("id" not in e for e in tool_entries(stream))
     # Every call, complete or reported incomplete, has raf's id for its position.
     incomplete = [e.call_id for e in stream.response.errors if e.call_id is not None]
-    ids = sorted([c.id for c in stream.response.tool_calls] + incomplete)  # type: ignore[arg-type]
+    ids = sorted([c.id for c in stream.response.tool_calls] + incomplete)
     assert ids == sorted(f"__tc_{n}" for n in range(len(ids)))
 
 

@@ -443,7 +443,8 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
     its reasoning text, signatures or encrypted items, and its calls (id, name, arguments)."""
     if dialect == "openai_responses":
         turn = items[: len(items) - answered]
-        calls, reasoning = [], []
+        calls: list[Any] = []
+        reasoning: list[Any] = []
         for item in reversed(turn):
             if item.get("type") == "function_call":
                 calls.insert(0, item)
@@ -528,7 +529,7 @@ def echoed(dialect: str, items: list[Any], answered: int) -> dict[str, Any]:
 
 def recorded_tools(dialect: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool definitions of a request body: name, description, parameter schema."""
-    out = []
+    out: list[dict[str, Any]] = []
     if dialect == "bedrock_converse":
         specs = [t["toolSpec"] for t in body.get("toolConfig", {}).get("tools", ())]
         return [

@@ -147,7 +147,7 @@ def _check_response(report: RunReport, expect: dict[str, Any]) -> None:
 def _check_transcript(report: RunReport, expect: dict[str, Any]) -> None:
     """The transcript rebuilds the conversation: per round, the assistant turn with its calls
     then one tool message per call in call order; last, the answer."""
-    shape = []
+    shape: list[tuple[str, tuple[str | None, ...]]] = []
     for message in report.response.turn_transcript:
         if message.role == MessageRole.ASSISTANT:
             calls = tuple(b.id for b in message.blocks if isinstance(b, ToolCallBlock))

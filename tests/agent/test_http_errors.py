@@ -47,7 +47,8 @@ def test_every_formats_error_document_is_read(name: str, status: int) -> None:
     headers = dict(format.error_headers(status)) if format.error_headers else {}
     message, kind = provider_error(msgspec.json.encode(document), headers)
     assert message == "slow down"
-    error = document.get("error")  # type: ignore[union-attr]
+    assert isinstance(document, dict)
+    error = document.get("error")
     expected = None if not isinstance(error, dict) else error.get("type") or error.get("status")
     if "x-amzn-ErrorType" in headers:  # Bedrock's: the name before ":<namespace URL>"
         expected = headers["x-amzn-ErrorType"].split(":", 1)[0]

@@ -200,7 +200,7 @@ def test_rate_limits_are_retried_with_the_formats_error_read(
     waits: list[float] = []
     base = server.url + f"/s/{name}/{scenario}/f/http-429x2/i/0/v1"
     mark = server.journal.count
-    retried = {"path": case.path, "headers": {"x-raf-session": f"{name}-retried"}}
+    retried: dict[str, Any] = {"path": case.path, "headers": {"x-raf-session": f"{name}-retried"}}
     with HttpChatClient(name, base, sleep=waits.append, **retried) as leaf:
         got = list(leaf.stream(case.messages, case.options))
     entries = server.journal.since(mark)
@@ -208,7 +208,10 @@ def test_rate_limits_are_retried_with_the_formats_error_read(
     assert all(e["check"]["ok"] for e in entries)
     assert waits == [1.0, 1.0]  # the server's Retry-After: 1, twice
     assert compared_response(response_of(got)) == case.golden.interactions[0].response
-    once = {"path": case.path, "headers": {"x-raf-session": f"{name}-once"}}  # a new count
+    once: dict[str, Any] = {
+        "path": case.path,
+        "headers": {"x-raf-session": f"{name}-once"},
+    }  # a new count
     with (
         HttpChatClient(name, base, retry=RetryPolicy.none(), **once) as leaf,
         pytest.raises(HttpStatusError) as raised,

@@ -38,7 +38,7 @@ def called(out: Sequence[AgentResponseUpdate]) -> list[updates.ToolCalled]:
 
 
 def test_the_wrapped_client_gets_the_registrys_definitions_unless_the_caller_set_them() -> None:
-    provider = tool(lambda y: y, name="extra")
+    provider = tool(name="extra")(lambda y: y)
     client = ScriptedClient(
         [call_turn(("c1", "extra", '{"y": 1}')), text_turn("a"), text_turn("b")]
     )

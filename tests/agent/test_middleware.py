@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Generator
 
 import httpx
 import pytest
@@ -78,6 +79,7 @@ def test_in_band_errors_and_an_early_stop_are_reported() -> None:
     assert reports[-1].completed
     respx.post(CHAT_URL).mock(return_value=httpx.Response(200, content=ANSWER))
     stream = client.stream(MESSAGES)
+    assert isinstance(stream, Generator)
     next(stream)
     stream.close()  # the caller stops reading
     assert (reports[-1].updates, reports[-1].completed) == (1, False)

@@ -101,6 +101,7 @@ def _broken(root: Path, name: str = "broken") -> Path:
             )
         ],
     )
+    assert cassette.info is not None
     cassette.info = msgspec.structs.replace(cassette.info, scenario=name)
     return save(cassette, root / "cassettes" / "openai_chat" / f"{name}.yaml", scrub=False)
 
@@ -167,6 +168,7 @@ def test_item_8_serve_sends_a_coded_body_decoded_and_without_its_coding(
                 with httpx.stream("POST", url, content=b"{}") as response:
                     results = list(iter_response(response, dialect))
                 golden = goldens.load(goldens.golden_path(SUITE.goldens, dialect, scenario))
+                assert golden is not None
                 assert (
                     compared_response(collect_agent_response(results))
                     == golden.interactions[0].response

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import raf.cassettes.diff as diff_module
 from raf import formats
+from raf.cassettes import inventory
 from raf.cassettes.diff import KINDS, Change, Drift, diff, render_table, table
 from raf.cassettes.format import Cassette
 from raf.cassettes.inventory import Unread, UnreadEvent, UnreadField
@@ -89,7 +90,7 @@ def _rename_openai(payload: dict[str, Any]) -> dict[str, Any]:
 
 def _rename_anthropic(payload: dict[str, Any]) -> dict[str, Any]:
     delta = payload.get("delta")
-    if payload.get("type") == "content_block_delta" and "text" in delta:
+    if payload.get("type") == "content_block_delta" and isinstance(delta, dict) and "text" in delta:
         delta["content"] = delta.pop("text")
     return payload
 
@@ -499,6 +500,7 @@ def test_every_bundled_recording_against_itself_and_with_crlf_line_endings() -> 
     for path in paths:
         old, new = load(path), load(path)
         assert diff(old, new).changes == (), path
+        assert old.info is not None
         if formats.get(old.info.dialect).framing == "aws_eventstream":
             continue
         for interaction in new.interactions:
@@ -685,7 +687,7 @@ def test_the_diff_is_linear_in_the_number_of_events(monkeypatch: pytest.MonkeyPa
     """Fields are aggregated per event type: the work (counted as JSON values looked at)
     grows with the events, never with pairs of events."""
     looked = [0]
-    original = diff_module.json_type
+    original = inventory.json_type  # what raf.cassettes.diff imports
 
     def counting(value: Any) -> Any:
         looked[0] += 1

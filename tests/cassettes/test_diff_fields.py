@@ -43,6 +43,7 @@ def nested(depth: int, leaf: Any) -> dict[str, Any]:
     value: Any = leaf
     for _ in range(depth):
         value = {"n": value}
+    assert isinstance(value, dict)
     return value
 
 

@@ -137,7 +137,7 @@ def test_the_model_id_reaches_raf_serve_in_the_path(server: ReplayServer) -> Non
 def botocore_messages(body: bytes, pieces: list[bytes]) -> list[tuple[dict[str, Any], bytes]]:
     eventstream = library("botocore.eventstream")
     buffer = eventstream.EventStreamBuffer()
-    out = []
+    out: list[tuple[dict[str, Any], bytes]] = []
     for piece in pieces:
         buffer.add_data(piece)
         out.extend((dict(m.headers), bytes(m.payload)) for m in buffer)

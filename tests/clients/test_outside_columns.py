@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +16,6 @@ import pytest
 
 from raf.cli import main
 from raf.cli.clients import LOOPS_BEGIN, LOOPS_END, MATRIX_BEGIN, MATRIX_END
-from raf.client_matrix import outside
 from raf.client_matrix.outside import OutsideClient, Session, node_clients, run_outside
 from raf.client_matrix.run import merge
 from raf.serve import ReplayServer
@@ -243,7 +243,7 @@ def bare_node_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     (folder / "some-sdk-node.mjs").write_text('import "./raf-kit.mjs";\n', encoding="utf-8")
     monkeypatch.setattr("raf.clients.NODE_FOLDER", folder)
-    monkeypatch.setattr(outside.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")  # as outside sees it
     return folder
 
 

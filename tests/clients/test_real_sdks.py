@@ -34,6 +34,7 @@ def _recorded(dialect: str, scenario: str) -> dict[str, Any]:
 
 def _expected(dialect: str, scenario: str) -> dict[str, Any]:
     golden = load_golden(SUITE.goldens / dialect / f"{scenario}.json")
+    assert golden is not None
     response: dict[str, Any] = golden.interactions[0].response
     return response
 

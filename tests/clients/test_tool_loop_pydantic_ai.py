@@ -16,7 +16,7 @@ __all__ = ["loop_server"]
 
 ADAPTER = "pydantic-ai-agent"
 
-CELLS = {
+CELLS: dict[str, tuple[str | None, set[tuple[str, str]], set[str]]] = {
     "anthropic_messages/omitted_thinking_tool_use": (
         None,
         set(),

@@ -35,7 +35,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 # docs/limits.md: the defaults of the two limits the dialect applies to a payload.
 MAX_JSON_DEPTH = 256
@@ -353,7 +353,7 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def is_integer(value: Any) -> bool:
+def is_integer(value: Any) -> TypeGuard[int]:
     """A JSON integer (Python's ``bool`` is an ``int`` subclass; JSON ``true`` is not)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

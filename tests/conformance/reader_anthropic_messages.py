@@ -122,6 +122,7 @@ def hosted_result_of(block_type: str, block: dict[str, Any]) -> dict[str, Any]:
     error_text: str | None = None
     is_error_object = isinstance(content, dict) and str(content.get("type")).endswith("_error")
     if is_error_object:
+        assert isinstance(content, dict)
         code = content.get("error_code")
         error_text = code if isinstance(code, str) and code else compact_json(content)
     elif block.get("is_error") is True:

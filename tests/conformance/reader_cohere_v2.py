@@ -144,7 +144,10 @@ class Frame:
 
     def message(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """``delta.message``: "Every event nests its data under ``delta.message``"."""
-        return self.typed(self.typed(payload, "delta", dict), "message", dict)
+        message: dict[str, Any] | None = self.typed(
+            self.typed(payload, "delta", dict), "message", dict
+        )
+        return message
 
     def violation(self) -> None:
         self.out.append(error("protocol_violation", "", shortened(self.data)))

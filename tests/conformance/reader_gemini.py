@@ -1161,6 +1161,7 @@ def aggregate(body: bytes) -> dict[str, Any]:
             for part_kind in ("executableCode", "toolCall"):
                 if isinstance(part.get(part_kind), dict):
                     wire = part[part_kind]
+                    seen: list[Any]
                     if part_kind == "executableCode":
                         seen = ["code_execution", {k: v for k, v in wire.items() if k != "id"}]
                     else:

@@ -17,7 +17,7 @@ from raf.conformance.levels import (
     compare_updates,
     normalise,
 )
-from raf.conformance.protocol import decode_from_implementation
+from raf.conformance.protocol import Result, decode_from_implementation
 from raf.shared.client_response import ClientResponse
 
 GOLDENS = bundled().goldens
@@ -263,6 +263,7 @@ def test_results_are_decoded_leniently_where_encoders_differ() -> None:
     result = decode_from_implementation(
         b'{"type":"result","id":"x","response":{"text":"a\\ud83db"}}'
     )
+    assert isinstance(result, Result)
     assert result.response is not None
     assert result.response.text == "a\ufffdb"
     # an integer written as a float (JavaScript writes 1e21 as 1e+21) is the integer
@@ -270,6 +271,7 @@ def test_results_are_decoded_leniently_where_encoders_differ() -> None:
         b'{"type":"result","id":"x","response":{"usage":{"prompt_tokens":1e+21,'
         b'"completion_tokens":2.0,"total_tokens":3}}}'
     )
+    assert isinstance(result, Result)
     expected = {"usage": {"prompt_tokens": 10**21, "completion_tokens": 2, "total_tokens": 3}}
     assert compare_response(expected, result.response, capabilities=["usage"]) == []
 

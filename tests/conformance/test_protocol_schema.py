@@ -163,6 +163,7 @@ def test_the_schema_and_the_decoder_agree_on_any_result(message: dict[str, Any])
 
 
 def test_a_call_without_a_name_is_judged_not_refused() -> None:
+    call: dict[str, Any]
     for call in ({"id": "c1", "arguments": {}}, {"id": "c1", "name": None, "arguments": {}}):
         result = decoded({"type": "result", "id": ID, "response": {"tool_calls": [call]}})
         assert isinstance(result, Result)

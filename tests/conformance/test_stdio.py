@@ -172,5 +172,5 @@ def test_undeclared_dialects_levels_and_capabilities_are_skipped_and_counted(
     assert skipped["deepseek_reasoning_then_content"] == "needs capability reasoning"
     assert skipped["http_429_json_error"] == "needs capability http_errors"
     assert "plain_text" not in skipped  # run, and failed: it returns an empty response
-    others = sum(not r.id.startswith("openai_chat/") for r in report.results)
-    assert report.counts()["skip"] == len(chat_skips) + others  # other dialects: all skipped
+    other_cases = sum(not r.id.startswith("openai_chat/") for r in report.results)
+    assert report.counts()["skip"] == len(chat_skips) + other_cases  # other dialects: all skipped

@@ -108,7 +108,7 @@ def test_the_html_report_has_a_row_per_cassette_with_something_new(tmp_path: Pat
 def test_each_cassette_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = _recording(tmp_path)
     loads: list[str] = []
-    real = unread_module.load
+    real = persister.load  # what raf.conformance.reports.unread reads cassettes with
 
     def counting(file: str) -> object:
         loads.append(str(file))

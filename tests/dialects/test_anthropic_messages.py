@@ -39,7 +39,7 @@ def event(kind: str, named: bool = True, **fields: Any) -> str:
 
 
 def start(usage: dict[str, Any] | None = None, **message: Any) -> str:
-    body = {
+    body: dict[str, Any] = {
         "id": MSG_ID,
         "type": "message",
         "role": "assistant",
@@ -708,6 +708,7 @@ def test_bedrock_invocation_metrics_are_ignored() -> None:
         + event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 3})
         + event(
             "message_stop",
+            named=True,
             **{"amazon-bedrock-invocationMetrics": {"inputTokenCount": 25, "outputTokenCount": 3}},
         )
     )

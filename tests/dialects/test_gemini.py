@@ -164,7 +164,7 @@ def test_item_11_gemini_code_execution_is_a_hosted_call() -> None:
         resp({"codeExecutionResult": {"outcome": "OUTCOME_OK"}}),
         resp({"text": "one"}, finish="STOP"),
     )
-    code = {"executableCode": {}}
+    code: dict[str, dict[str, Any]] = {"executableCode": {}}
     assert out == [
         RM,
         updates.HostedToolCall(

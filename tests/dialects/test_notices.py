@@ -128,7 +128,7 @@ def anthropic(*events: dict[str, Any]) -> bytes:
     return sse(*events)
 
 
-START = {
+START: dict[str, Any] = {
     "type": "message_start",
     "message": {"id": "msg_1", "model": "claude", "usage": {"input_tokens": 7, "output_tokens": 1}},
 }

@@ -150,7 +150,7 @@ def test_each_profile_round_trips(profile: str, data: st.DataObject) -> None:
     assert summary(respond(list(stream.chunks), "ollama_chat")) == summary(stream.response)
 
 
-FOLLOW_UP = {
+FOLLOW_UP: dict[str, Any] = {
     "model": "qwen3:8b",
     "messages": [
         {"role": "system", "content": "Be brief."},

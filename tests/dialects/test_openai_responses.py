@@ -1248,10 +1248,10 @@ def test_wrong_field_types_are_invalid_chunk_rest_counts() -> None:
             created(),
             added(msg(), 0),
             {**text_delta("x"), "content_index": "0"},
-            {**text_delta(5)},
+            {**text_delta(5)},  # type: ignore[arg-type]  # a number where the text goes
             completed(),
         ]
-    )  # type: ignore[arg-type]
+    )
     assert codes(out) == ["invalid_chunk", "invalid_chunk"]
     assert updates.TextDelta(delta="x") in out
 

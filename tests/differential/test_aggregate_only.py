@@ -199,7 +199,12 @@ def test_a_chunk_like_the_last_with_another_model_is_not_read_through_its_templa
     assert fast.text == "aaaa"
     assert fast.model == "m2"
     results = list(run([body], "openai_chat", clock=clock))
-    models = [c.meta.model_id for r in results for c in r.contents if isinstance(c, contents.Text)]
+    models = [
+        c.meta.model_id if c.meta else None
+        for r in results
+        for c in r.contents
+        if isinstance(c, contents.Text)
+    ]
     assert models == ["m", "m", "m2", "m"]
 
 

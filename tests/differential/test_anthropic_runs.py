@@ -65,7 +65,7 @@ def _inserted(
     line) and its data. Its delta is mostly of a block the stream has (``seen``), often of
     the kind of that block's."""
     value = draw(_STRINGS)
-    if seen and draw(st.integers(0, 3)):
+    if seen and draw(st.integers(0, 3)) != 0:
         index, kind = draw(st.sampled_from(seen))
         if draw(st.booleans()):  # thinking in a text block, text in a thinking block
             kind = draw(st.sampled_from(["text_delta", "thinking_delta"]))
@@ -73,7 +73,11 @@ def _inserted(
     else:
         index = draw(st.integers(0, 3))
         kind, field = draw(st.sampled_from(_DELTAS))
-    delta = {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: value}}
+    delta: dict[str, Any] = {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": kind, field: value},
+    }
     text = _dump(delta, separators)
     colon = separators[1]
     key = f'"{field}"{colon}'
@@ -150,7 +154,7 @@ def bodies(draw: st.DrawFn) -> list[bytes]:
     for _ in range(draw(st.integers(0, 4))):
         # Anywhere, or right after a block's stop (before the next block starts).
         stops = [n + 1 for n, (_, text) in enumerate(events) if '"content_block_stop"' in text]
-        if stops and draw(st.booleans()):
+        if stops and bool(draw(st.booleans())):
             where = draw(st.sampled_from(stops))
         else:
             where = draw(st.integers(0, len(events)))

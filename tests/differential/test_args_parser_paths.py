@@ -73,7 +73,8 @@ def valid_texts(draw: st.DrawFn) -> str:
         return json.dumps(obj)  # \\uXXXX escapes, astral characters as surrogate pairs
     if style == "spaced":
         return json.dumps(obj, ensure_ascii=False)
-    return json.dumps(obj, indent=draw(st.sampled_from([1, 2, "\t"])))
+    indents: list[int | str] = [1, 2, "\t"]
+    return json.dumps(obj, indent=draw(st.sampled_from(indents)))
 
 
 # What a mutation inserts: cut or bad escapes, lone surrogates (escaped, and as a raw

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from raf import framing
 from raf.collect import collect_agent_response
+from raf.dialects.base import JSONEventDialect
 from raf.formats.gemini import strategies
 from raf.formats.gemini.dialect import _USAGE_FIELDS, USAGE, GeminiDialect
 from raf.formats.ollama_chat import strategies as ollama_strategies
@@ -47,11 +48,14 @@ class _SharedOllama(OllamaChatDialect):
     usual = None  # type: ignore[assignment]
 
 
-_SHARED: dict[type, type] = {GeminiDialect: _Shared, OllamaChatDialect: _SharedOllama}
+_SHARED: dict[type[JSONEventDialect], type[JSONEventDialect]] = {
+    GeminiDialect: _Shared,
+    OllamaChatDialect: _SharedOllama,
+}
 
 
 def _by_events(
-    chunks: list[bytes], depth: int | None = None, cls: type = GeminiDialect
+    chunks: list[bytes], depth: int | None = None, cls: type[JSONEventDialect] = GeminiDialect
 ) -> list[Any]:
     """The reference: each frame mapped on its own by the shared path."""
     limits = {} if depth is None else {"max_json_depth": depth}
@@ -61,11 +65,14 @@ def _by_events(
         out.extend(dialect.feed_events(body.feed(chunk)))
     close = body.close()
     out.extend(dialect.feed_events(close))
-    return out + dialect.close(truncated=body.truncated)  # type: ignore[attr-defined]
+    return out + dialect.close(truncated=body.truncated)
 
 
 def _by_runs(
-    chunks: list[bytes], batch: bool, depth: int | None = None, cls: type = GeminiDialect
+    chunks: list[bytes],
+    batch: bool,
+    depth: int | None = None,
+    cls: type[JSONEventDialect] = GeminiDialect,
 ) -> tuple[list[Any], Any]:
     limits = {} if depth is None else {"max_json_depth": depth}
     body, dialect = framing.create("auto"), cls(**limits)
@@ -73,7 +80,7 @@ def _by_runs(
     for chunk in chunks:
         out.extend(dialect.feed_frames(body.feed_runs(chunk), batch=batch))  # type: ignore[attr-defined]
     out.extend(dialect.feed_frames(body.close(), batch=batch))
-    out += dialect.close(truncated=body.truncated)  # type: ignore[attr-defined]
+    out += dialect.close(truncated=body.truncated)
     return out, dialect
 
 
@@ -85,7 +92,9 @@ def _expanded(items: list[Any]) -> list[Any]:
     ]
 
 
-def _check(chunks: list[bytes], depth: int | None = None, cls: type = GeminiDialect) -> None:
+def _check(
+    chunks: list[bytes], depth: int | None = None, cls: type[JSONEventDialect] = GeminiDialect
+) -> None:
     """Runs, runs with batches (expanded) and the shared path give the same updates, in the
     same order; respond() is collect(run())."""
     reference = _by_events(chunks, depth, cls)
@@ -304,7 +313,13 @@ def test_a_run_is_taken_and_its_batch_left_open_until_flushed() -> None:
 
 
 def test_the_typed_usage_reads_the_counts_the_usage_table_reads() -> None:
-    counts = ("prompt_tokens", "completion_tokens", "total_tokens", "cache_hit", "cache_miss")
+    counts: tuple[str, ...] = (
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "cache_hit",
+        "cache_miss",
+    )
     counts += ("reasoning",)
     read = {path for name in counts for group in getattr(USAGE, name) for path in group}
     assert set(_USAGE_FIELDS) == read
@@ -314,7 +329,11 @@ def test_the_typed_usage_reads_the_counts_the_usage_table_reads() -> None:
 
 
 def _ollama_line(message: dict[str, Any], separators: tuple[str, str], **extra: Any) -> bytes:
-    body = {"model": "qwen3", "created_at": "2026-01-01T00:00:00Z", "message": message}
+    body: dict[str, Any] = {
+        "model": "qwen3",
+        "created_at": "2026-01-01T00:00:00Z",
+        "message": message,
+    }
     body |= {"done": False, **extra}
     return json.dumps(body, separators=separators, ensure_ascii=False).encode()
 

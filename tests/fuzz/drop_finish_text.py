@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import sys
+from typing import Any
 
 from raf.conformance.reference import output_for
 
@@ -43,6 +44,7 @@ def main() -> int:
     for line in sys.stdin.buffer:
         message = json.loads(line)
         kind = message.get("type")
+        reply: dict[str, Any]
         if kind == "hello":
             reply = {
                 "type": "hello",

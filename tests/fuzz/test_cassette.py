@@ -23,6 +23,7 @@ from raf.conformance.update import update_goldens
 from raf.fuzz.cassette import finding_cassette, scenario_name, signature
 from raf.fuzz.generate import FuzzStream, streams
 from raf.shared.bundled import bundled
+from raf.testing.strategies import GeneratedStream
 
 LOST_TEXT = Mismatch("text", '"a"', '""', kind="lost")
 
@@ -106,8 +107,8 @@ def test_the_bundled_suite_has_no_recorded_case() -> None:
     assert all(c.chunking in ("whole", "eventstream") for c in suite.cases)
 
 
-def _stream() -> object:
-    out: list[object] = []
+def _stream() -> GeneratedStream:
+    out: list[GeneratedStream] = []
 
     @settings(max_examples=30, database=None, deadline=None)
     @given(streams("openai_chat", max_tool_calls=1))

@@ -54,7 +54,7 @@ def test_the_cost_streams_of_cohere_carry_the_long_event_whole(what: str) -> Non
     framing = cost.FORMATS["cohere_v2"]
     assert what in framing.whats
     parts = ["ab", "cd", "é"] if what == "text" else ['{"a"', ':"é"}']
-    response = respond([framing.build(parts, what)], "cohere_v2")  # type: ignore[arg-type]
+    response = respond([framing.build(parts, what)], "cohere_v2")
     if what == "text":
         assert response.text == "abcdé"
         assert response.finish_reason == "stop"

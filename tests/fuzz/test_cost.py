@@ -127,7 +127,7 @@ def test_a_quadratic_implementation_is_reported_with_its_ratio_and_exponent() ->
 def test_growth_the_short_events_show_too_is_not_the_long_events() -> None:
     # A transport or server that slows down with the body's size: both streams grow alike.
     def slow_transport(n: float) -> float:
-        return (n / KiB) ** 1.8 * 1e-3
+        return float((n / KiB) ** 1.8 * 1e-3)
 
     probe = synthetic(
         {

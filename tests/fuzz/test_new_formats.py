@@ -86,7 +86,7 @@ def test_the_cost_streams_carry_the_long_event_whole(name: str, what: str) -> No
     framing = cost.FORMATS[name]
     assert what in framing.whats
     parts = ["ab", "cd", "é"] if what == "text" else ['{"a"', ':"é"}']
-    response = respond([framing.build(parts, what)], name)  # type: ignore[arg-type]
+    response = respond([framing.build(parts, what)], name)
     assert not response.errors
     if what == "text":
         assert (response.text, response.finish_reason) == ("abcdé", "stop")

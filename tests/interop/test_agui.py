@@ -223,7 +223,9 @@ def test_native_strips_exactly_rafs_extension_data() -> None:
         "role": "tool",
     }
     assert native(result) == {**result, "metadata": {"app": 1}}
-    assert list(native(result)) == list(result)
+    kept = native(result)
+    assert kept is not None
+    assert list(kept) == list(result)
     assert native({**result, "metadata": {"raf": {"is_error": True}}}) == {
         key: value for key, value in result.items() if key != "metadata"
     }
@@ -391,7 +393,16 @@ def test_objects_are_ag_ui_event_classes() -> None:
         objects([{"type": "TOOL_CALL_ARGS", "toolCallId": "a"}])
 
 
-_KEYS = ("messageId", "delta", "toolCallId", "toolCallName", "role", "name", "value", "content")
+_KEYS: tuple[str, ...] = (
+    "messageId",
+    "delta",
+    "toolCallId",
+    "toolCallName",
+    "role",
+    "name",
+    "value",
+    "content",
+)
 _KEYS += ("subtype", "entityId", "encryptedValue", "threadId", "runId", "result", "usage")
 _KEYS += ("outcome", "metadata", "message", "code")
 _TYPES = [

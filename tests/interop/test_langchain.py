@@ -302,8 +302,8 @@ def test_the_decoder_reports_what_it_cannot_read_and_keeps_the_rest() -> None:
         {"type": "human", "data": {"content": "hi"}},
         {"type": "AIMessageChunk", "data": {"content": " world", "chunk_position": "last"}},
     ]
+    assert MODEL.decoder is not None
     decoder = MODEL.decoder()
-    assert decoder is not None
     results = [r for item in items for r in decoder.feed(item)] + decoder.close()
     response = collect_agent_response(results)
     assert response.text == "Hello world"
@@ -370,8 +370,8 @@ MALFORMED: list[Any] = [
 
 
 def test_malformed_messages_are_reported_by_position_never_raised() -> None:
+    assert MODEL.decoder is not None
     decoder = MODEL.decoder()
-    assert decoder is not None
     results = [r for item in MALFORMED for r in decoder.feed(item)] + decoder.close()
     response = collect_agent_response(results)
     positions = [int(e.message.split(":")[0].removeprefix("item ")) for e in response.errors]

@@ -46,7 +46,8 @@ def _view(chat_response: dict[str, Any]) -> dict[str, Any]:
     reasoning and signatures, calls (id, name, parsed arguments, hosted or not) and results;
     the approval requests and errors in order; the usage, finish reason, id and model."""
     messages = []
-    approvals, errors = [], []
+    approvals: list[tuple[Any, ...]] = []
+    errors: list[tuple[Any, ...]] = []
     for message in chat_response.get("messages", []):
         items = message["contents"]
         approvals.extend(

@@ -28,6 +28,11 @@ json_values: st.SearchStrategy[Any] = st.recursive(
 )
 
 
+def _deferred(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
+    """``from_type_info(info)``, made when first drawn (a struct's fields may name it)."""
+    return st.deferred(lambda: from_type_info(info))
+
+
 def from_type_info(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
     """A strategy for values of the type ``msgspec.inspect`` describes."""
     match info:
@@ -60,9 +65,9 @@ def from_type_info(info: msgspec.inspect.Type) -> st.SearchStrategy[Any]:
         case msgspec.inspect.DictType(key_type=key, value_type=value):
             return st.dictionaries(from_type_info(key), from_type_info(value), max_size=3)
         case msgspec.inspect.StructType(cls=cls, fields=fields):
-            return st.fixed_dictionaries(
-                {f.name: st.deferred(lambda f=f: from_type_info(f.type)) for f in fields}
-            ).map(lambda kw, cls=cls: cls(**kw))
+            return st.fixed_dictionaries({f.name: _deferred(f.type) for f in fields}).map(
+                lambda kw: cls(**kw)
+            )
     raise NotImplementedError(f"no strategy for {info!r}")  # pragma: no cover
 
 

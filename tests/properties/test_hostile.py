@@ -101,8 +101,8 @@ def damaged_payloads(draw: st.DrawFn) -> tuple[list[str], int, list[str]]:
         original = list(draw(streams()).payloads)
         event("seed: a generated stream")
     else:
-        path = draw(st.sampled_from(CASSETTES))
-        original = list(cassette_payloads(path))
+        cassette = draw(st.sampled_from(CASSETTES))
+        original = list(cassette_payloads(cassette))
         event("seed: a bundled cassette")
     json_events = [n for n, p in enumerate(original) if _is_json_container(p)]
     if not json_events:

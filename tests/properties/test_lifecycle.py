@@ -13,14 +13,16 @@ from raf.model import contents
 from raf.pipeline import run
 from raf.testing.strategies import GeneratedStream, streams
 
-STEP = {
-    contents.ToolCallStart: "start",
-    contents.ToolCallArgs: "args",
-    contents.ToolCallArgsParsed: "parsed",
-    contents.ToolCallArgsProgress: "progress",
-    contents.ToolCallEnd: "end",
-    contents.ToolCalling: "calling",
-}
+# The contents of a tool call's lifecycle, each naming its call.
+LIFECYCLE = (
+    contents.ToolCallStart,
+    contents.ToolCallArgs,
+    contents.ToolCallArgsParsed,
+    contents.ToolCallArgsProgress,
+    contents.ToolCallEnd,
+    contents.ToolCalling,
+)
+STEP = dict(zip(LIFECYCLE, ["start", "args", "parsed", "progress", "end", "calling"], strict=True))
 
 
 @given(streams())
@@ -32,10 +34,10 @@ def test_tool_call_lifecycle(stream: GeneratedStream) -> None:
     names: dict[str, str] = {}
     for result in run(stream.chunks):
         for content in result.contents:
-            kind = STEP.get(type(content))
-            if kind is None:
+            if not isinstance(content, LIFECYCLE):
                 continue
-            call_id = content.call_id  # type: ignore[union-attr]
+            kind = STEP[type(content)]
+            call_id = content.call_id
             steps[call_id].append(kind)
             if isinstance(content, contents.ToolCallStart):
                 names[call_id] = content.name
@@ -55,8 +57,9 @@ def test_tool_call_lifecycle(stream: GeneratedStream) -> None:
     # stable, unique, in first-seen order
     assert [call_id for call_id in steps if call_id not in incomplete] == expected_ids
     assert incomplete <= set(steps)
-    for call_id in incomplete:  # started, ended, never called
-        assert steps.pop(call_id) == ["start", "end"]
+    for incomplete_id in incomplete:  # started, ended, never called
+        assert incomplete_id is not None
+        assert steps.pop(incomplete_id) == ["start", "end"]
     for call_id, sequence in steps.items():
         assert sequence[0] == "start"
         assert sequence[-2:] == ["end", "calling"]

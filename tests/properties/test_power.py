@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from tests.properties.broken import VARIANTS
 from tests.properties.support import summary
 
 
-def disagrees(converter: type[AgentResponseConverter]) -> object:
+def disagrees(converter: type[AgentResponseConverter]) -> Callable[[GeneratedStream], bool]:
     def check(stream: GeneratedStream) -> bool:
         return summary(respond(stream.chunks, converter=converter())) != summary(stream.response)
 
@@ -35,13 +36,14 @@ def disagrees(converter: type[AgentResponseConverter]) -> object:
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_properties_catch_the_broken_converter(
-    name: str, record_property: pytest.RecordProperty
+    name: str, record_property: Callable[[str, object], None]
 ) -> None:
+    assert settings.default is not None
     budget = max(settings.default.max_examples, 400)
     started = time.perf_counter()
     example = find(
         streams(),
-        disagrees(VARIANTS[name]),  # type: ignore[arg-type]
+        disagrees(VARIANTS[name]),
         settings=settings(max_examples=budget, database=None, derandomize=True, deadline=None),
     )
     record_property("seconds_to_catch", round(time.perf_counter() - started, 2))
@@ -94,10 +96,11 @@ def test_each_broken_converter_has_its_bug_and_nothing_else(name: str) -> None:
 
 
 def test_the_reference_converter_passes_the_same_search() -> None:
+    assert settings.default is not None
     budget = max(settings.default.max_examples, 400)
     with pytest.raises(Exception, match="No examples"):  # hypothesis.errors.NoSuchExample
         find(
             streams(),
             disagrees(AgentResponseConverter),
             settings=settings(max_examples=budget, database=None, derandomize=True, deadline=None),
-        )  # type: ignore[arg-type]
+        )

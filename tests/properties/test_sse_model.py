@@ -45,16 +45,12 @@ def naive(stream: bytes) -> tuple[list[tuple[str, str, str, int | None]], str, i
     if text.startswith("\ufeff"):
         text = text[1:]
     *lines, tail = re.split("\r\n|\r|\n", text)
-    events, data, event_type, id_buffer, last_id, retry, block_retry, open_block = (
-        [],
-        [],
-        "",
-        "",
-        "",
-        None,
-        None,
-        False,
-    )
+    events: list[tuple[str, str, str, int | None]] = []
+    data: list[str] = []
+    event_type, id_buffer, last_id = "", "", ""
+    retry: int | None = None
+    block_retry: int | None = None
+    open_block = False
     for line in lines:
         if line == "":
             last_id = id_buffer

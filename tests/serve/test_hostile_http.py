@@ -216,9 +216,9 @@ def test_item_5_connection_limits_refuse_only_the_excess_and_reads_time_out() ->
         # the one idle the longest gives up its place.
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(1000)]
         try:
-            answer = httpx.post(f"http://127.0.0.1:{port}{CASE}", content=b"{}")
-            assert answer.status_code == 200
-            assert answer.content == expected
+            reply = httpx.post(f"http://127.0.0.1:{port}{CASE}", content=b"{}")
+            assert reply.status_code == 200
+            assert reply.content == expected
             # ...and the header timeout closes the ones that never send a request.
             for sock in idle[-50:]:
                 assert _read_all(sock) == b""

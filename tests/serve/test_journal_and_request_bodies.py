@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import httpx
@@ -188,6 +189,7 @@ def test_item_4_any_request_body_gets_a_json_4xx_never_a_500(
 
 def test_item_4_wrong_types_in_a_body_are_mismatches_not_a_500(server: ReplayServer) -> None:
     url = server.case_url("openai_chat", "plain_text") + CHAT
+    sent: dict[str, Any]
     for sent in (
         {"messages": [{"role": "user", "content": [{"type": [1], "text": "x"}]}]},
         {"model": ["gpt"], "messages": 5, "tools": "all", "stream": {"a": None}},
@@ -223,7 +225,8 @@ def test_item_4_a_body_at_the_depth_limit_is_checked_without_recursing_past_it()
     recorded = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
     deep = "[" * (MAX_BODY_DEPTH - 4) + "]" * (MAX_BODY_DEPTH - 4)
     sent = '{"model": "m", "messages": [{"role": "user", "content": ' + deep + "}]}"
-    frames, frame = 0, sys._getframe()
+    frames = 0
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         frames, frame = frames + 1, frame.f_back
     previous = sys.getrecursionlimit()

@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from raf.chunking import chunk
-from raf.serve.faults import Close, Truncate, Write, parse_faults, plan
+from raf.serve.faults import Close, Plan, Truncate, Write, parse_faults, plan
 from raf.serve.routes import Route, parse
 from raf.shared.case_paths import case_path
 
@@ -18,7 +18,7 @@ BODIES = st.binary(max_size=400) | st.lists(
 ).map(b"".join)
 
 
-def _plan(body: bytes, chunking: str, faults: str = "", delays: bool = False) -> object:
+def _plan(body: bytes, chunking: str, faults: str = "", delays: bool = False) -> Plan:
     chunks = chunk(body, chunking)
     return plan(
         dialect="openai_chat",

@@ -24,7 +24,16 @@ from raf.formats._strategies.common import json_values
 from raf.formats.request_rules import Broken, Prior, ProviderError, RequestRule
 from raf.serve import rounds as rounds_module
 from raf.serve import verdicts
-from raf.serve.rounds import Answer, Match, Rounds, RoundsCache, answer_of, match, rounds_of
+from raf.serve.rounds import (
+    Answer,
+    Match,
+    Matched,
+    Rounds,
+    RoundsCache,
+    answer_of,
+    match,
+    rounds_of,
+)
 from raf.serve.verdicts import HEADER, MAX_HEADER_CHARS, header_value, judge
 from raf.shared.bundled import bundled
 
@@ -62,7 +71,7 @@ def test_each_recorded_follow_up_asks_for_its_own_round_whatever_came_before(
     assert len(rounds) == 4
     assert [len(r.call_names) for r in rounds.rounds] == [2, 1, 1, 0]
     assert rounds.openings() == (0,)
-    by = "call_names" if dialect in {"gemini", "ollama_chat"} else "call_ids"
+    by: Matched = "call_names" if dialect in {"gemini", "ollama_chat"} else "call_ids"
     for turn, n in enumerate((3, 1, 2, 0, 2)):  # out of order, any turn of the session
         answer = answer_of(dialect, _request(cassette, n))
         expected = Match(n, by) if n else Match(0, "order")
@@ -285,7 +294,7 @@ def test_a_check_that_raises_loses_no_other_rule_and_blames_no_request(
     def both(dialect: str) -> tuple[RequestRule, ...]:
         return (raising, real) if dialect == "openai_chat" else ()
 
-    monkeypatch.setitem(chat.request_rules, "fake.raises", fails)  # type: ignore[index]
+    monkeypatch.setitem(chat.request_rules, "fake.raises", fails)
     monkeypatch.setattr(request_rules, "rules_for", both)
     monkeypatch.setattr(verdicts, "rules_for", both)
     with pytest.raises(KeyError):  # what the engine does with the bug

@@ -9,6 +9,7 @@ from raf.serve.faults import (
     Close,
     FaultError,
     Pause,
+    Plan,
     Truncate,
     Write,
     active,
@@ -92,7 +93,7 @@ def test_provider_paths_are_the_ones_each_dialects_clients_append() -> None:
     assert provider_path_problem("openai_chat", "GET", "/v1/chat/completions") is not None
 
 
-def _plan(faults: str, chunks: list[bytes] | None = None, status: int = 200) -> object:
+def _plan(faults: str, chunks: list[bytes] | None = None, status: int = 200) -> Plan:
     return plan(
         dialect="openai_chat",
         status=status,

@@ -20,6 +20,7 @@ from raf.collect import collect_agent_response
 from raf.conformance.bundled import bundled
 from raf.conformance.goldens import load as load_golden
 from raf.conformance.reference import compared_response
+from raf.model.response import AgentResponseResult
 from raf.pipeline import respond
 from raf.serve.server import ReplayServer, bind
 from raf.transport import iter_response
@@ -46,7 +47,9 @@ def _request_body(path: Path = PLAIN) -> bytes:
 
 
 def _golden_response(dialect: str, scenario: str) -> object:
-    return load_golden(SUITE.goldens / dialect / f"{scenario}.json").interactions[0].response
+    golden = load_golden(SUITE.goldens / dialect / f"{scenario}.json")
+    assert golden is not None
+    return golden.interactions[0].response
 
 
 @pytest.mark.parametrize("chunking", ["whole", "bytes", "fixed-7", "utf8", "crlf", "random"])
@@ -113,7 +116,7 @@ def test_a_cut_stream_through_raf_keeps_what_arrived_and_reports_a_transport_err
     server: ReplayServer,
 ) -> None:
     url = server.case_url("openai_chat", "plain_text", faults=["cut-2000"]) + CHAT
-    results = []
+    results: list[AgentResponseResult] = []
     with (
         pytest.raises(httpx.RemoteProtocolError),
         httpx.stream("POST", url, content=b"{}") as response,

@@ -58,9 +58,12 @@ from __future__ import annotations
 import argparse
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from example import load_example  # the module beside this script
+if TYPE_CHECKING:
+    from tests.conformance.clients.example import load_example
+else:
+    from example import load_example  # the module beside this script, run as a script
 
 BUGS = ("concat-names", "index-only", "finish-delta", "all-choices")
 DEFAULT_BUGS = ("concat-names", "index-only")
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None) -> None:
         "--bug", action="append", choices=BUGS, help="default: concat-names and index-only"
     )
     bugs = set(parser.parse_args(argv).bug or DEFAULT_BUGS)
-    example = load_example()
+    example: Any = load_example()  # a module run from its path: its globals are set below
     example.HELLO = {**example.HELLO, "name": "broken-python"}
     # read_response builds its stream from the module's global: replace it.
     example.ChatCompletionStream = broken(example, bugs)

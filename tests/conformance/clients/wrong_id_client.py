@@ -10,11 +10,14 @@ and ``raf conform --level requests`` names the rule it breaks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from example import load_example  # the module beside this script
+if TYPE_CHECKING:
+    from tests.conformance.clients.example import load_example
+else:
+    from example import load_example  # the module beside this script, run as a script
 
-example = load_example()
+example: Any = load_example()  # a module run from its path: its globals are set below
 correct = example.tool_messages
 
 

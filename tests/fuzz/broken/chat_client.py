@@ -281,7 +281,7 @@ class Reader:
                 self.tool_call(entry)
 
     def tool_call(self, entry: dict[str, Any]) -> None:
-        function = entry.get("function") if isinstance(entry.get("function"), dict) else {}
+        function = found if isinstance(found := entry.get("function"), dict) else {}
         index = entry.get("index") if type(entry.get("index")) is int else None
         call_id = entry.get("id") if isinstance(entry.get("id"), str) and entry["id"] else None
         name = function.get("name") if isinstance(function.get("name"), str) else None
