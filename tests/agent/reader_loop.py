@@ -288,7 +288,9 @@ def read_run(
 ) -> tuple[list[Update], list[str]]:
     """One run's stream, and the calls it leaves waiting for approval."""
     listed = expect.get("tool_messages")
-    answers = [dict(m) for m in listed] if listed is not None else None
+    answers: list[Mapping[str, Any]] | None = (
+        [dict(m) for m in listed] if listed is not None else None
+    )
     calls_of = known.round_calls(expect, first, len(rounds))
     paused = expect["finish_reason"] == "awaiting_approval"
     out: list[Update] = []

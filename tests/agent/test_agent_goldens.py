@@ -21,7 +21,6 @@ import copy
 import functools
 import importlib
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from raf.model.usage import Usage
 from raf.testing.agent_replay import Scenario, load_scenarios, replay
 from tests.agent import agent_goldens as ag
 from tests.agent.reader_loop import ReaderError, read_runs
+from tests.conformance.reader_converter import read_results as read_converter_results
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO_FILE = ROOT / "conformance" / "tool_loop_scenarios.yaml"
@@ -152,23 +152,7 @@ def derived_updates(name: str) -> Runs:
 def read_results(updates: list[Any]) -> list[Any]:
     """The converter's results of ``updates`` (canonical JSON), as the independent reader of
     the converter derives them (tests/conformance/reader_converter.py)."""
-    try:
-        from tests.conformance.reader_converter import (  # noqa: PLC0415 - see below
-            read_results as independent,
-        )
-    except ModuleNotFoundError as exc:
-        if exc.name != "tests.conformance.reader_converter":
-            raise
-        # SWITCH: until tests/conformance/reader_converter.py is merged, raf's own converter
-        # reads the reader-derived updates (said in the run's warnings). Once it is, delete
-        # this except branch.
-        warnings.warn(
-            "tests/conformance/reader_converter.py is missing: the agent goldens' results are "
-            "checked against raf's own converter",
-            stacklevel=2,
-        )
-        return ag.converter_results_of(updates)
-    return list(independent(updates))
+    return list(read_converter_results(updates))
 
 
 def golden(name: str) -> ag.AgentGolden:
@@ -325,7 +309,7 @@ def test_the_reader_and_the_loop_keep_the_last_finish_of_a_round() -> None:
     """Beyond the recordings: a round that streams two ``Finish`` updates (a usage between
     them) ends the run with the last, after everything else the round streamed, as the reader
     reads docs/agent.md."""
-    round_ = [
+    round_: list[dict[str, Any]] = [
         {"type": "text_delta", "delta": "Hi"},
         {"type": "finish", "finish_reason": "length", "usage": None},
         {"type": "usage", "usage": USAGE},
