@@ -35,6 +35,15 @@ def test_ci_runs_both_readme_commands_verbatim() -> None:
     assert any(line.startswith(main_job) for line in ci_lines)
 
 
+def test_ci_runs_the_readme_test_command_with_the_corpus_required() -> None:
+    # The README says the corpus tests fail instead of skipping with the switch, as CI runs
+    # them; CI sets it before that command (the corpus is beside the clone there).
+    _, tests = quick_start_commands()
+    ci_lines = [line.strip() for line in CI.splitlines()]
+    assert ci_lines.index("export RAF_REQUIRE_CORPUS=1") < ci_lines.index(tests)
+    assert "`RAF_REQUIRE_CORPUS=1`" in README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+
+
 def test_files_named_in_the_readme_exist() -> None:
     for name in re.findall(r"\((docs/[\w./-]+)\)", README) + re.findall(
         r"`(examples/[\w./-]+)`", README
