@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
 from raf.dialects.templates import Templates
 from raf.errors import raw_excerpt
@@ -321,6 +322,33 @@ def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_noth
     assert codes(response) == ["internal_error"]
     assert "bug in raf" in response.errors[0].message
     assert response.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("streaming_contents", [False, True])
+def test_a_batch_the_converter_fails_on_is_skipped_as_one_update_in_both_modes(
+    streaming_contents: bool,
+) -> None:
+    # A DeltaBatch whose order names a fragment it does not hold (a bug of the dialect that
+    # made it): converting it fails, and so does expanding it into updates. It is skipped as
+    # one update, with one internal_error; nothing is raised, nothing before or after it is
+    # lost, nothing of it is folded in twice; the same in both modes.
+    converter = AgentResponseConverter(streaming_contents=streaming_contents)
+    collector = ResponseCollector()
+    broken = updates.DeltaBatch(reasoning=["hmm"], text=["lost"], arguments={0: ["1"]}, order=[1])
+    for batch in (
+        [
+            updates.TextDelta(delta="Hello"),
+            updates.ToolCallDelta(index=0, id="a", name="f", arguments_delta='{"x": '),
+        ],
+        [broken],
+        [updates.ToolCallDelta(index=0, arguments_delta="2}"), updates.TextDelta(delta="!")],
+    ):
+        converter.collect(batch, collector)
+    collector.add(converter.finalize("tool_calls"))
+    response = collector.response()
+    assert (response.text, response.reasoning_text) == ("Hello!", None)
+    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [("a", "f", {"x": 2})]
+    assert codes(response) == ["internal_error"]
 
 
 # -- safe_json directly ---------------------------------------------------------------------
