@@ -17,6 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# pytest in a subprocess, none of it compiled code: the pure-Python run only (.ci/run).
+pytestmark = pytest.mark.processes
+
 
 def run_pytest(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
     """Run pytest with this project's configuration; its exit status and output."""
