@@ -1,8 +1,11 @@
-"""The counts of the bundled suite that the README and docs/conformance.md give in their prose
-(scenarios per format, cases, tool loops, request rules), written from the suite itself.
+"""The counts of the bundled suite that the README, docs/conformance.md and docs/agent.md give
+in their prose (scenarios per format, cases, tool loops, request rules, the cassettes the chat
+clients replay), written from the suite itself.
 
-    python -m tests.readme_counts README.md docs/conformance.md          # rewrites them
-    python -m tests.readme_counts --check README.md docs/conformance.md  # exit 1 when stale
+    python -m tests.readme_counts README.md docs/*.md          # rewrites them
+    python -m tests.readme_counts --check README.md docs/*.md  # exit 1 when stale
+
+(Only the documents it knows are taken from ``docs/*.md``.)
 
 Each count is a number in a known phrase ("replays 163 recorded scenarios of the nine
 formats"); only the number (or the number word) is rewritten, where it stands, so the wrapping
@@ -21,13 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from raf import formats
 from raf.conformance.cases import load_suite
 from raf.formats.request_rules import rules
 from raf.shared.bundled import bundled
 from raf.shared.doc_block import rewrite_files
 
+# The cassettes whose first request no chat client sends (that test's data, docs/agent.md).
+from tests.agent.test_http_replay import NOT_SENT
+
 MODULE: Final = "tests.readme_counts"
-DOCUMENTS: Final = ("README.md", "docs/conformance.md")
+DOCUMENTS: Final = ("README.md", "docs/conformance.md", "docs/agent.md")
 """The documents this rewrites, relative to the repository."""
 
 WORDS: Final = [
@@ -81,6 +88,7 @@ class Facts:
     tool_loop_cassettes: int  # the cassettes of more than one interaction
     rules: int  # the request rules
     rule_formats: int  # the formats they are about
+    not_sent: dict[str, int]  # per format, the cassettes a chat client cannot replay
 
     @property
     def total(self) -> int:
@@ -110,6 +118,7 @@ def facts() -> Facts:
         tool_loop_cassettes=sum(n > 1 for n in per_cassette.values()),
         rules=len(every),
         rule_formats=len({name for rule in every for name in rule.formats}),
+        not_sent=dict(Counter(name for name, _ in NOT_SENT)),
     )
 
 
@@ -219,6 +228,26 @@ PHRASES: Final[dict[str, tuple[tuple[str, Fill], ...]]] = {
 }
 
 
+def _replayed(name: str) -> tuple[str, Fill]:
+    """docs/agent.md's count of the cassettes of format ``name`` that a chat client replays."""
+    return (
+        rf"{name} (?P<passing>\d+)/(?P<total>\d+)",
+        lambda f: {
+            "passing": str(f.scenarios[name] - f.not_sent.get(name, 0)),
+            "total": str(f.scenarios[name]),
+        },
+    )
+
+
+PHRASES["docs/agent.md"] = (
+    (
+        r"(?P<passing>\d+) of the (?P<total>\d+) cassettes pass both",
+        lambda f: {"passing": str(f.total - sum(f.not_sent.values())), "total": str(f.total)},
+    ),
+    *(_replayed(name) for name in formats.names()),
+)
+
+
 def render(text: str, document: str, found: Facts | None = None) -> str:
     """``text`` (the document ``document``, one of :data:`DOCUMENTS`) with its counts written
     from the bundled suite (or ``found``).
@@ -259,7 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Rewrite the counts of each document in ``argv`` (``--check``: only say whether they are
     current). Exit 0 when done (or current), 1 when ``--check`` found stale counts, 2 for a
     usage error or a document whose phrases are not found (left as it was)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    args = [
+        arg
+        for arg in (sys.argv[1:] if argv is None else argv)
+        if arg.startswith("-") or _document(arg) is not None or not arg.startswith("docs/")
+    ]
     for arg in args:
         if not arg.startswith("-") and _document(arg) is None:
             print(f"error: {arg}: not one of {', '.join(DOCUMENTS)}", file=sys.stderr)
