@@ -328,9 +328,15 @@ class AgentResponseConverter:
                 produced = _Result(contents=(self._internal_error(exc, "an update"),))
                 if isinstance(update, updates.DeltaBatch):
                     # A batch stands for many updates: convert them one by one instead, so
-                    # that a bug in the batch path costs one error, not the batch's deltas.
+                    # that a bug in the batch path costs one error, not the batch's deltas
+                    # (a batch that cannot even be expanded is skipped, as one update).
                     out.append(produced)
-                    produced = self._convert(update.updates(), self._unbatched(handlers))
+                    try:
+                        expanded = update.updates()
+                    except Exception:
+                        produced = None
+                    else:
+                        produced = self._convert(expanded, self._unbatched(handlers))
             if produced is not None:
                 if isinstance(produced, list):  # a DeltaBatch produced several results
                     out.extend(produced)
@@ -380,40 +386,46 @@ class AgentResponseConverter:
         by id) added to it at once when each call is started and open and no limit can be passed;
         otherwise the fragments go one by one, in the order they came, as usual."""
         sink: ResponseCollector = self._sink  # type: ignore[assignment]  # set by collect()
+        order = batch.order
+        # Where every fragment goes is found before anything is folded in: should that fail
+        # (a bug of raf), the batch's updates are converted again one by one, none twice.
+        ready: list[tuple[_Call, list[str], int]] = []
+        current: _Call | None = None
+        grand = 0
+        if order:
+            by_index = self._by_index
+            by_id = self._by_id
+            max_call = self.max_arguments_chars
+            for key, pieces in batch.arguments.items():
+                call = by_id.get(key) if isinstance(key, str) else by_index.get(key)
+                if call is None or call.state is not _OPEN or call.name is None or call.overflow:
+                    break
+                added = sum(map(len, pieces))
+                if call.size + added > max_call:
+                    break
+                grand += added
+                ready.append((call, pieces, added))
+            else:
+                if self._total_arguments + grand <= self.max_total_arguments_chars:
+                    last = order[-1]
+                    current = by_id[last] if isinstance(last, str) else by_index[last]
         if batch.reasoning:
             sink.add_reasoning_deltas(batch.reasoning)
         if batch.text:
             sink.add_text_deltas(batch.text)
-        order = batch.order
         if not order:
             return None
-        by_index = self._by_index
-        by_id = self._by_id
-        grand = 0
-        max_call = self.max_arguments_chars
-        ready: list[tuple[_Call, list[str], int]] = []
-        for key, pieces in batch.arguments.items():
-            call = by_id.get(key) if isinstance(key, str) else by_index.get(key)
-            if call is None or call.state is not _OPEN or call.name is None or call.overflow:
-                break
-            added = sum(map(len, pieces))
-            if call.size + added > max_call:
-                break
-            grand += added
-            ready.append((call, pieces, added))
-        else:
-            if self._total_arguments + grand <= self.max_total_arguments_chars:
-                for call, pieces, added in ready:
-                    call.size += added
-                    args = call.args
-                    args.extend(pieces)
-                    if len(args) >= _BLOCK:
-                        call.blocks.append("".join(args))
-                        call.args = []
-                self._total_arguments += grand
-                last = order[-1]
-                self._current = by_id[last] if isinstance(last, str) else by_index[last]
-                return None
+        if current is not None:
+            for call, pieces, added in ready:
+                call.size += added
+                args = call.args
+                args.extend(pieces)
+                if len(args) >= _BLOCK:
+                    call.blocks.append("".join(args))
+                    call.args = []
+            self._total_arguments += grand
+            self._current = current
+            return None
         return self._convert(
             updates.DeltaBatch(
                 reasoning=[], text=[], arguments=batch.arguments, order=order

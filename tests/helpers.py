@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 
 from raf import dialects
 from raf.chunking import chunk
+from raf.model import updates
 from raf.pipeline import UpdateDecoder
 
 T = TypeVar("T")
@@ -82,3 +83,24 @@ def taken_by_usual(dialect: Any, body: bytes) -> list[str]:
     decoder = UpdateDecoder(Watching())
     feed_all(decoder.feed, decoder.close, [body])
     return taken
+
+
+def is_argument_fragment(update: object) -> bool:
+    """An argument fragment (a ``ToolCallArgs``, or a ``ToolCallDelta`` with no id and no
+    name): what a ``DeltaBatch`` keeps in its ``order``, which may stand elsewhere among the
+    batch's texts once the batch is expanded (reasoning, text, then the fragments)."""
+    if isinstance(update, updates.ToolCallArgs):
+        return True
+    return isinstance(update, updates.ToolCallDelta) and update.id is None and update.name is None
+
+
+def in_batch_order(expanded: list[Any], events: list[Any]) -> None:
+    """Assert that the expanded batches of a run stand for its events' updates in their
+    order: every update but the argument fragments in the order it came (the texts and the
+    reasoning among them), and the fragments in the order they came."""
+    assert [u for u in expanded if not is_argument_fragment(u)] == [
+        u for u in events if not is_argument_fragment(u)
+    ]
+    assert [u for u in expanded if is_argument_fragment(u)] == [
+        u for u in events if is_argument_fragment(u)
+    ]

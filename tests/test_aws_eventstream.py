@@ -228,9 +228,8 @@ def _recorded_bodies() -> list[tuple[str, bytes]]:
     out = []
     for path in sorted(BUNDLED.glob("*.yaml")):
         out += _bodies(path, BUNDLED, clean_only=True)
-    if corpus.ROOT.is_dir():
-        for path in sorted(corpus.ROOT.rglob("*.yaml")):
-            out += _bodies(path, corpus.ROOT, clean_only=False)
+    for path in corpus.files():
+        out += _bodies(path, corpus.ROOT, clean_only=False)
     return out
 
 
@@ -249,6 +248,7 @@ def _messages_by_length(body: bytes) -> list[bytes]:
 
 
 def test_every_recorded_bedrock_message_decodes_to_a_converse_stream_event() -> None:
+    corpus.check()
     bodies = _recorded_bodies()
     assert len([name for name, _ in bodies if "#" in name and "/" not in name]) >= 8
     seen = set()

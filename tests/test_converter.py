@@ -15,8 +15,7 @@ import msgspec
 import pytest
 
 from raf.collect import ResponseCollector
-from raf.converter import AgentResponseConverter, CallState, Step, _Call
-from raf.errors import StateError
+from raf.converter import AgentResponseConverter
 from raf.model import (
     AgentResponseResult,
     ApprovalRequest,
@@ -720,15 +719,6 @@ def test_an_executed_call_is_neither_ended_nor_called_again() -> None:
     assert kinds.count(End) == 1
     assert kinds.count(Calling) == 1
     assert kinds.count(contents.ToolCalled) == 2
-
-
-def test_a_move_the_state_table_does_not_list_raises_state_error() -> None:
-    # (a bug of raf if it ever happened: results() reports it as internal_error)
-    call = _Call(0, None, "c1")
-    call.move(Step.CALL)
-    assert call.state is CallState.CALLED
-    with pytest.raises(StateError, match="no move 'call' from 'called'"):
-        call.move(Step.CALL)
 
 
 # -- a converter used for more than one turn (or round) -------------------------------------

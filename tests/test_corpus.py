@@ -12,16 +12,14 @@ import pytest
 
 from raf.model import updates
 from raf.pipeline import UpdateDecoder, respond
-from tests.corpus import ROOT, RecordedStream, recorded_streams
+from tests import corpus
+from tests.corpus import RecordedStream, recorded_streams
 from tests.helpers import feed_all, split
 
 STREAMS = recorded_streams()
 
-if not STREAMS:
-    pytest.skip(f"shared corpus not found at {ROOT}", allow_module_level=True)
 
-
-@pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s.name)
+@pytest.mark.parametrize("stream", corpus.params(STREAMS), ids=lambda s: s.name)
 def test_recorded_stream_runs_through_the_pipeline(stream: RecordedStream) -> None:
     if stream.dialect is None:
         if stream.wire_format == "unknown":
@@ -51,6 +49,7 @@ def test_recorded_stream_runs_through_the_pipeline(stream: RecordedStream) -> No
 
 
 def test_corpus_has_openai_chat_streams() -> None:
+    corpus.require()
     assert sum(s.dialect == "openai_chat" for s in STREAMS) >= 50
 
 
@@ -114,7 +113,9 @@ def reference_aggregate(body: bytes) -> dict[str, object]:
 
 
 @pytest.mark.parametrize(
-    "stream", [s for s in STREAMS if s.dialect == "openai_chat"], ids=lambda s: s.name
+    "stream",
+    corpus.params([s for s in STREAMS if s.dialect == "openai_chat"]),
+    ids=lambda s: s.name,
 )
 def test_recorded_stream_aggregates_to_the_independent_reading(stream: RecordedStream) -> None:
     expected = reference_aggregate(stream.body)
@@ -132,7 +133,9 @@ def test_recorded_stream_aggregates_to_the_independent_reading(stream: RecordedS
     assert {e.error_code for e in response.errors} <= {"provider_error"}
 
 
-@pytest.mark.parametrize("stream", [s for s in STREAMS if s.dialect is None], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "stream", corpus.params([s for s in STREAMS if s.dialect is None]), ids=lambda s: s.name
+)
 def test_item_14_a_recorded_stream_raf_does_not_read_is_never_a_silent_empty_answer(
     stream: RecordedStream,
 ) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from raf import converter as converter_module
+from raf.collect import ResponseCollector
 from raf.converter import AgentResponseConverter
 from raf.dialects.templates import Templates
 from raf.errors import raw_excerpt
@@ -294,25 +294,61 @@ def test_an_unexpected_failure_in_the_dialect_is_internal_error_and_loses_nothin
     assert "bug in raf" in response.errors[0].message
 
 
+class FailingOnBoom(AgentResponseConverter):
+    """A converter with a bug on one update: its text handler (a documented hook,
+    docs/converter.md "Subclasses") fails on the delta "boom"."""
+
+    def _on_text(self, update: updates.TextDelta) -> Any:
+        if update.delta == "boom":
+            raise ValueError("boom")
+        return super()._on_text(update)
+
+
+@pytest.mark.parametrize("how", ["whole", "bytewise", "random"])
 @pytest.mark.parametrize("streaming_contents", [False, True])
 def test_an_unexpected_failure_in_the_converter_is_internal_error_and_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch, streaming_contents: bool
+    streaming_contents: bool, how: str
 ) -> None:
-    def broken(self: AgentResponseConverter, update: Any) -> None:
-        raise ValueError("boom")
-
-    # The converter's dispatch tables (streaming and aggregate-only): the handler of
-    # reasoning deltas fails, and so does that of batches (aggregate-only: a read's usual
-    # deltas come as one batch), whose updates are then converted one by one.
-    for table in (converter_module._HANDLERS, converter_module._COLLECT_HANDLERS):
-        monkeypatch.setitem(table, updates.ReasoningDelta, broken)
-    monkeypatch.setitem(converter_module._COLLECT_HANDLERS, updates.DeltaBatch, broken)
-    # (Reasoning first: reasoning after text would close the batch before it, making two.)
+    # docs/converter.md, "Never raises on input": the update that failed is skipped, with one
+    # internal_error; what came before it in the same read and what came after is kept. The
+    # same in both modes (aggregate-only: the read's deltas come as one batch).
     thinking = b'data: {"choices":[{"delta":{"reasoning_content":"hmm"}}]}\n\n'
-    response = respond([thinking + HELLO + WORLD + DONE], streaming_contents=streaming_contents)
+    boom = b'data: {"choices":[{"delta":{"content":"boom"}}]}\n\n'
+    body = thinking + HELLO + boom + WORLD + DONE
+    converter = FailingOnBoom(streaming_contents=streaming_contents)
+    response = respond(split(body, how), converter=converter)
     assert response.text == "Hello world"
+    assert response.reasoning_text == "hmm"
     assert codes(response) == ["internal_error"]
-    assert response.reasoning_text == (None if streaming_contents else "hmm")
+    assert "bug in raf" in response.errors[0].message
+    assert response.finish_reason == "stop"
+
+
+@pytest.mark.parametrize("streaming_contents", [False, True])
+def test_a_batch_the_converter_fails_on_is_skipped_as_one_update_in_both_modes(
+    streaming_contents: bool,
+) -> None:
+    # A DeltaBatch whose order names a fragment it does not hold (a bug of the dialect that
+    # made it): converting it fails, and so does expanding it into updates. It is skipped as
+    # one update, with one internal_error; nothing is raised, nothing before or after it is
+    # lost, nothing of it is folded in twice; the same in both modes.
+    converter = AgentResponseConverter(streaming_contents=streaming_contents)
+    collector = ResponseCollector()
+    broken = updates.DeltaBatch(reasoning=["hmm"], text=["lost"], arguments={0: ["1"]}, order=[1])
+    for batch in (
+        [
+            updates.TextDelta(delta="Hello"),
+            updates.ToolCallDelta(index=0, id="a", name="f", arguments_delta='{"x": '),
+        ],
+        [broken],
+        [updates.ToolCallDelta(index=0, arguments_delta="2}"), updates.TextDelta(delta="!")],
+    ):
+        converter.collect(batch, collector)
+    collector.add(converter.finalize("tool_calls"))
+    response = collector.response()
+    assert (response.text, response.reasoning_text) == ("Hello!", None)
+    assert [(c.id, c.name, c.arguments) for c in response.tool_calls] == [("a", "f", {"x": 2})]
+    assert codes(response) == ["internal_error"]
 
 
 # -- safe_json directly ---------------------------------------------------------------------

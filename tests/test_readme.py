@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -9,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from raf.cli import main
-from raf.conformance.cases import load_suite
-from tests import readme_tour
+from tests import readme_counts, readme_tour
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -33,6 +33,15 @@ def test_ci_runs_both_readme_commands_verbatim() -> None:
     ci_lines = [line.strip() for line in CI.splitlines()]
     assert tests in ci_lines
     assert any(line.startswith(main_job) for line in ci_lines)
+
+
+def test_ci_runs_the_readme_test_command_with_the_corpus_required() -> None:
+    # The README says the corpus tests fail instead of skipping with the switch, as CI runs
+    # them; CI sets it before that command (the corpus is beside the clone there).
+    _, tests = quick_start_commands()
+    ci_lines = [line.strip() for line in CI.splitlines()]
+    assert ci_lines.index("export RAF_REQUIRE_CORPUS=1") < ci_lines.index(tests)
+    assert "`RAF_REQUIRE_CORPUS=1`" in README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
 
 
 def test_files_named_in_the_readme_exist() -> None:
@@ -69,14 +78,54 @@ def test_every_python_snippet_of_the_tour_runs_as_written(
             assert printed in out, (n, printed)
 
 
-def test_the_tour_counts_the_bundled_cases_as_they_are() -> None:
-    # The node client reads Chat Completions only: the other dialects' cases are skipped.
-    suite = load_suite(ROOT / "cassettes", ROOT / "conformance" / "goldens")
-    total = len(suite.cases)
-    chat = sum(case.dialect == "openai_chat" for case in suite.cases)
+COUNTS = "python -m tests.readme_counts README.md docs/*.md"
+
+
+@pytest.mark.parametrize("document", readme_counts.DOCUMENTS)
+def test_the_counts_in_the_prose_are_those_of_the_bundled_suite(document: str) -> None:
+    # Scenarios per format, cases (the tour's run of the Node.js client, which reads Chat
+    # Completions only: the other formats' cases are skipped), tool loops, request rules.
     assert "raf conform --impl 'node examples/clients/node/client.js'" in README
-    assert f"{total} cases: {chat} passed, 0 failed, {total - chat} skipped" in README
-    assert f"holds {len({case.cassette for case in suite.cases})} recorded scenarios" in README
+    text = (ROOT / document).read_text(encoding="utf-8")
+    assert readme_counts.render(text, document) == text, f"{document} is stale: run {COUNTS}"
+
+
+def test_the_counts_are_rewritten_where_they_stand() -> None:
+    now = readme_counts.facts()
+    scenarios = {**now.scenarios, "openai_chat": now.scenarios["openai_chat"] + 1}
+    more = dataclasses.replace(
+        now, scenarios=scenarios, cases=now.cases + 6, chat_cases=now.chat_cases + 6, rules=40
+    )
+    total = now.total + 1
+    written = readme_counts.render(README, "README.md", more)
+    flat = " ".join(written.split())
+    for phrase in (
+        f"replays {total} recorded scenarios of the nine formats",
+        f"holds {total} recorded scenarios ({scenarios['openai_chat']} Chat Completions, ",
+        f"{now.cases + 6} cases: {now.chat_cases + 6} passed, 0 failed, ",
+        f"({total} cassettes; Ctrl-C stops)",
+        "against 40 request rules",
+        "40 request rules over seven formats",
+    ):
+        assert phrase in flat, phrase
+    assert readme_counts.render(written, "README.md", now) == README
+    assert len(written.splitlines()) == len(README.splitlines())  # the wrapping is kept
+
+
+def test_the_counts_command_checks_and_rewrites_a_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale = tmp_path / "README.md"
+    stale.write_text(README.replace("(45 Chat Completions,", "(44 Chat Completions,"), "utf-8")
+    assert readme_counts.main(["--check", str(stale)]) == 1
+    assert f"run: python -m tests.readme_counts {stale}" in capsys.readouterr().out
+    assert readme_counts.main([str(stale)]) == 0
+    assert stale.read_text(encoding="utf-8") == README
+    reworded = tmp_path / "docs" / "conformance.md"
+    reworded.parent.mkdir()
+    reworded.write_text("no counts here\n", encoding="utf-8")
+    assert readme_counts.main([str(reworded)]) == 2
+    assert "is there 0 times, not once" in capsys.readouterr().err
 
 
 def test_the_tour_anthropic_example_gives_what_the_readme_shows(

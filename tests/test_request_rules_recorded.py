@@ -12,7 +12,6 @@ The shared corpus is read-only and may be absent: its test skips, saying so, unl
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 from raf.cassettes.importers import guess_dialect, import_file, is_event_stream
 from raf.formats.request_rules import MESSAGE_LISTS, Prior, check_rules, prior_of, rules_for
 from raf.pipeline import respond
+from tests import corpus
 from tests.corpus import ROOT as CORPUS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -100,10 +100,8 @@ def test_no_rule_fires_on_a_recorded_follow_up_of_the_bundled_recordings() -> No
 
 
 def test_no_rule_fires_on_a_recorded_follow_up_of_the_shared_corpus() -> None:
-    if not PYDANTIC_AI.is_dir():
-        if os.environ.get("RAF_REQUIRE_CORPUS") == "1":
-            pytest.fail(f"RAF_REQUIRE_CORPUS=1 but the shared corpus is not at {PYDANTIC_AI}")
-        pytest.skip(f"shared corpus not found at {PYDANTIC_AI}")
+    corpus.require()
+    assert PYDANTIC_AI.is_dir(), f"the shared corpus has no {PYDANTIC_AI.name} folder"
     judged, fired = judge((PYDANTIC_AI,))
     print(f"corpus follow-ups judged: {dict(judged)}; rules fired: {len(fired)}")
     assert sum(judged.values()) > 0

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,11 +38,12 @@ from raf.formats._strategies.request import FEATURES, features
 from raf.model.request import Conversation
 from raf.pipeline import respond
 from raf.serve.request_check import check_request, normal_form
+from tests import corpus
 from tests.corpus import ROOT as CORPUS
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = formats.names()
-CORPUS_FILES = sorted(CORPUS.rglob("*.yaml")) if CORPUS.is_dir() else []
+CORPUS_FILES = corpus.files()
 
 
 def strategies_of(name: str) -> ModuleType:
@@ -65,14 +65,6 @@ def build(fmt: Format, conversation: Conversation) -> dict[str, Any]:
 def read(fmt: Format, body: Any) -> Conversation:
     assert fmt.read_request is not None
     return fmt.read_request(body)
-
-
-def corpus_needed() -> None:
-    if CORPUS_FILES:
-        return
-    if os.environ.get("RAF_REQUIRE_CORPUS") == "1":
-        pytest.fail(f"RAF_REQUIRE_CORPUS=1 but the shared corpus is not at {CORPUS}")
-    pytest.skip(f"shared corpus not found at {CORPUS}")
 
 
 # ------------------------------------------------------------ 1. read(build(x)) == x
@@ -240,10 +232,8 @@ def test_every_format_has_bundled_requests_to_round_trip() -> None:
     assert {r.dialect for r in BUNDLED} == set(NAMES)
 
 
-@pytest.mark.parametrize("recorded", RECORDED_CORPUS or [None], ids=lambda r: r and r.where)
-def test_a_corpus_request_builds_again_from_what_it_reads(recorded: Recorded | None) -> None:
-    corpus_needed()
-    assert recorded is not None
+@pytest.mark.parametrize("recorded", corpus.params(RECORDED_CORPUS), ids=lambda r: r.where)
+def test_a_corpus_request_builds_again_from_what_it_reads(recorded: Recorded) -> None:
     assert equivalent_after_round_trip(recorded)
 
 
@@ -402,7 +392,7 @@ def test_every_format_with_reasoning_to_echo_has_a_follow_up_cassette() -> None:
 
 
 def test_the_corpus_follow_ups_match_but_for_the_known_differences() -> None:
-    corpus_needed()
+    corpus.require()
     differing = {case.where for case in CORPUS_FOLLOW_UPS if follow_up_check(case)}
     assert differing == set(KNOWN_CORPUS_DIFFERENCES)
     by_format = Counter(case.dialect for case in CORPUS_FOLLOW_UPS)

@@ -27,6 +27,7 @@ from raf.model import blocks
 from raf.model.canonical import to_canonical
 from raf.model.messages import ChatMessage
 from raf.pipeline import respond, run
+from tests import corpus
 from tests.corpus import recorded_streams
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -281,8 +282,7 @@ def test_the_turn_message_keeps_what_the_bundled_stream_had_under_every_chunking
     check(stream)
 
 
-@pytest.mark.skipif(not CORPUS, reason="shared corpus not found (tests/corpus.py)")
-@pytest.mark.parametrize("stream", CORPUS, ids=lambda s: s.name)
+@pytest.mark.parametrize("stream", corpus.params(CORPUS), ids=lambda s: s.name)
 def test_the_turn_message_keeps_what_the_recorded_stream_had_under_every_chunking(
     stream: Stream,
 ) -> None:

@@ -65,6 +65,7 @@ from raf.errors import CassetteError
 from raf.pipeline import respond
 from raf.sse import SSEDecoder
 from raf.testing.strategies import sse_framing, streams
+from tests import corpus
 from tests.corpus import ROOT
 
 BUNDLED = sorted(Path(__file__).resolve().parents[2].joinpath("cassettes").rglob("*.yaml"))
@@ -934,11 +935,9 @@ def test_bundled_cassettes_hold_no_secret_and_scrub_to_themselves(
     assert scrubbed == save(cassette, tmp_path / "kept.yaml", scrub=False).read_bytes()
 
 
-CORPUS = sorted(ROOT.rglob("*.yaml")) if ROOT.is_dir() else []
-
-
-@pytest.mark.skipif(not CORPUS, reason=f"shared corpus not found at {ROOT} (set RAF_CORPUS)")
-@pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize(
+    "path", corpus.params(corpus.files()), ids=lambda p: str(p.relative_to(ROOT))
+)
 def test_real_recordings_are_not_flagged_beyond_their_credential_headers(
     path: Path, tmp_path: Path
 ) -> None:

@@ -24,6 +24,7 @@ import pytest
 
 from raf.model.canonical import to_json
 from raf.pipeline import iter_updates, respond
+from tests import corpus
 from tests.conformance.reader_anthropic_messages import aggregate, read_updates
 from tests.corpus import RecordedStream, recorded_streams
 from tests.helpers import CHUNKINGS, split
@@ -101,13 +102,14 @@ CORPUS = streams()
 
 
 def test_the_corpus_has_streams_of_the_format() -> None:
-    if not recorded_streams():
-        pytest.skip("the shared corpus is absent")
+    corpus.require()
     assert CORPUS, "no anthropic_messages stream in the shared corpus"
 
 
 @pytest.mark.parametrize("how", CHUNKINGS)
-@pytest.mark.parametrize("stream", [reviewed(stream.name, stream) for stream in CORPUS])
+@pytest.mark.parametrize(
+    "stream", corpus.params([reviewed(stream.name, stream) for stream in CORPUS])
+)
 def test_raf_reads_real_recordings_as_the_independent_reader(
     stream: RecordedStream, how: str
 ) -> None:

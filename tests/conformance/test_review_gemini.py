@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from raf.pipeline import respond
+from tests import corpus
 from tests.conformance.reader_gemini import aggregate, read_updates
 from tests.corpus import RecordedStream, recorded_streams
 from tests.helpers import CHUNKINGS, split
@@ -75,14 +76,15 @@ CORPUS = [stream for stream in recorded_streams() if stream.wire_format == "gemi
 
 
 def test_the_corpus_has_gemini_streams() -> None:
-    if not CORPUS:
-        pytest.skip("the shared corpus is absent (set RAF_CORPUS)")
+    corpus.require()
     assert CORPUS
 
 
 @pytest.mark.parametrize("how", CHUNKINGS)
 @pytest.mark.parametrize(
-    "stream", [known(stream.name, stream) for stream in CORPUS], ids=lambda stream: stream.name
+    "stream",
+    corpus.params([known(stream.name, stream) for stream in CORPUS]),
+    ids=lambda stream: stream.name,
 )
 def test_corpus_stream_aggregates_to_the_independent_reading(
     stream: RecordedStream, how: str

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from raf.pipeline import respond
+from tests import corpus
 from tests.conformance.reader_openai_responses import aggregate, read_updates
 from tests.corpus import RecordedStream, recorded_streams
 from tests.helpers import split
@@ -129,7 +130,7 @@ def raf_aggregate(stream: RecordedStream, how: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("how", ["whole", "bytewise", "random"])
-@pytest.mark.parametrize("stream", STREAMS, ids=lambda stream: stream.name)
+@pytest.mark.parametrize("stream", corpus.params(STREAMS), ids=lambda stream: stream.name)
 def test_corpus_stream_aggregates_to_the_independent_reading(
     stream: RecordedStream, how: str
 ) -> None:
@@ -139,6 +140,5 @@ def test_corpus_stream_aggregates_to_the_independent_reading(
 
 
 def test_the_corpus_has_responses_streams() -> None:
-    if not recorded_streams():
-        pytest.skip("shared corpus not found")
+    corpus.require()
     assert STREAMS

@@ -25,6 +25,7 @@ from raf.errors import AgentResponseError
 from raf.pipeline import respond
 from raf.sse import SSEDecoder
 from raf.testing.strategies import GeneratedStream, network_chunkings, streams
+from tests import corpus
 from tests.corpus import recorded_streams
 from tests.properties.soundness import sound_response
 from tests.properties.test_sse_model import streams_of_bytes
@@ -202,7 +203,9 @@ def test_arbitrary_bytes_are_sound(stream: bytes, data: st.DataObject) -> None:
 @cache
 def recorded_bodies() -> tuple[bytes, ...]:
     """Real streams to mutate: the bundled cassettes' and the corpus's Chat Completions bodies
-    (those over 16 KB left out: they would dominate the time of a campaign)."""
+    (those over 16 KB left out: they would dominate the time of a campaign). The corpus's
+    absence fails the test that draws them with RAF_REQUIRE_CORPUS=1."""
+    corpus.check()
     bodies = [load(path).interactions[-1].response.body for path in CASSETTES]
     bodies += [s.body for s in recorded_streams() if s.dialect == "openai_chat"]
     return tuple(body for body in bodies if len(body) < 16 * 1024)
