@@ -335,14 +335,15 @@ def test_a_batch_the_converter_fails_on_is_skipped_as_one_update_in_both_modes(
     converter = AgentResponseConverter(streaming_contents=streaming_contents)
     collector = ResponseCollector()
     broken = updates.DeltaBatch(reasoning=["hmm"], text=["lost"], arguments={0: ["1"]}, order=[1])
-    for batch in (
+    batches: tuple[list[updates.AgentResponseUpdate | updates.DeltaBatch], ...] = (
         [
             updates.TextDelta(delta="Hello"),
             updates.ToolCallDelta(index=0, id="a", name="f", arguments_delta='{"x": '),
         ],
         [broken],
         [updates.ToolCallDelta(index=0, arguments_delta="2}"), updates.TextDelta(delta="!")],
-    ):
+    )
+    for batch in batches:
         converter.collect(batch, collector)
     collector.add(converter.finalize("tool_calls"))
     response = collector.response()
