@@ -119,7 +119,7 @@ _decode_string = msgspec.json.Decoder(str).decode
 def _unexpected(c: str) -> str:
     """What a character a string may not hold raw is: a control character, or a lone
     surrogate (a ``str`` fragment holding one was built by hand: no stream decodes to it)."""
-    if "\ud800" <= c <= "\udfff":
+    if 0xD800 <= ord(c) <= 0xDFFF:
         return "lone surrogate"
     return f"control character U+{ord(c):04X}"
 
