@@ -10,6 +10,8 @@ from raf.fuzz.properties import conformance_property
 from tests.fuzz.test_cli import BROKEN
 
 
+# Unshrunk, the failing stream is large, and hypothesis warns of the size of its repr.
+@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 def test_the_property_fails_on_a_broken_program_naming_the_signature() -> None:
     # Without the shrink phase: what is asserted is the failure and the signature it names,
     # which the first failing example shows; hypothesis's shrinking of it is hypothesis's own
