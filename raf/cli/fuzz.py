@@ -38,6 +38,7 @@ from raf.conformance.implementation import Implementation, ReferenceImplementati
 from raf.conformance.protocol import LEVELS, STREAM_LEVELS
 from raf.conformance.severity import KINDS, SEVERITIES, Policy, parse_severity_overrides
 from raf.conformance.stdio import DEFAULT_TIMEOUT, ImplementationFailed, StdioImplementation
+from raf.fuzz.stop import StopRequest
 from raf.shared.bundled import owned_by_raf
 
 if TYPE_CHECKING:  # raf.fuzz needs hypothesis (raf[testing]): imported when the command runs
@@ -312,23 +313,32 @@ def _implementation(
 
 
 @contextlib.contextmanager
-def _sigterm_interrupts(terminated: list[int]) -> Iterator[None]:
-    """While the campaigns run, SIGTERM stops them as Ctrl-C does (what was found is saved
-    and shown; exit 143); ``terminated`` gets the signal's number."""
+def _stop_on_signals(stop: StopRequest, terminated: list[int]) -> Iterator[None]:
+    """While the campaigns run, Ctrl-C and SIGTERM stop them (what was found is saved and
+    shown; exit 130 or 143) through ``stop``, which raises ``KeyboardInterrupt`` only where
+    that is safe (:class:`raf.fuzz.stop.StopRequest`); ``terminated`` gets SIGTERM's number."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def stop(signum: int, frame: FrameType | None) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         del frame
-        terminated.append(signum)
-        raise KeyboardInterrupt
+        if signum == signal.SIGTERM:
+            terminated.append(signum)
+        stop.request()
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {
+        number: signal.getsignal(number)
+        for number in (signal.SIGINT, signal.SIGTERM)
+        if signal.getsignal(number) is not signal.SIG_IGN  # an ignored signal stays ignored
+    }
+    for number in previous:
+        signal.signal(number, on_signal)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @contextlib.contextmanager
@@ -435,7 +445,10 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.client:
         return _run_clients(args, console, quirks)
     run_ = _Run(args, quirks)
-    with _implementation(args) as (implementation, live), _sigterm_interrupts(run_.terminated):
+    with (
+        _implementation(args) as (implementation, live),
+        _stop_on_signals(run_.stop, run_.terminated),
+    ):
         try:
             check_of = _checks(args, implementation, live, policy)
         except ImplementationFailed as exc:
@@ -472,6 +485,8 @@ class _Run:
         self.interrupted = False
         self.fatal = ""
         self.terminated: list[int] = []
+        self.stop = StopRequest()
+        """Stops the campaigns on Ctrl-C or SIGTERM (:func:`_stop_on_signals`)."""
 
     @property
     def over(self) -> bool:
@@ -497,6 +512,7 @@ class _Run:
                 on_progress=progress,
                 on_finding=self.saver,
                 name=f"{owner}{name}:{','.join(self.quirks or ())}",
+                stop=self.stop,
             )
             progress.show(
                 Progress(campaign.examples, campaign.seconds, len(campaign.findings)), "\n"
@@ -559,7 +575,7 @@ def _run_clients(
     except (OSError, RuntimeError) as exc:
         raise _InputError(f"cannot start raf serve: {_reason(exc)}") from exc
     try:
-        with _sigterm_interrupts(run_.terminated):
+        with _stop_on_signals(run_.stop, run_.terminated):
             for name in _client_names(args):
                 try:
                     with open_library(name, live, timeout=args.timeout) as library:

@@ -48,6 +48,7 @@ from hypothesis.errors import Flaky
 from raf.conformance.levels import Mismatch
 from raf.fuzz.cassette import Signature, signature
 from raf.fuzz.generate import FuzzStream
+from raf.fuzz.stop import StopRequest
 
 __all__ = [
     "DEFAULT_EXAMPLES",
@@ -56,6 +57,7 @@ __all__ = [
     "KeepingDatabase",
     "Progress",
     "StopCampaign",
+    "StopRequest",
     "explains",
     "fuzz",
 ]
@@ -256,6 +258,7 @@ def fuzz(
     on_finding: Callable[[Finding], None] | None = None,
     shrink_seconds: float = 30.0,
     name: str | None = None,
+    stop: StopRequest | None = None,
 ) -> Campaign:
     """Search ``strategy`` for streams that ``check`` fails, and shrink each distinct failure.
 
@@ -275,9 +278,12 @@ def fuzz(
         shrink_seconds: past the time, the longest a failure's shrinking goes on.
         name: what the database keys the examples by (default: the strategy's repr): the
             format and the quirks.
+        stop: how a signal handler stops the campaign (:class:`StopRequest`).
 
     Ctrl-C (``KeyboardInterrupt``) stops the campaign: the findings so far are returned with
-    ``interrupted`` set. A check that raises :class:`StopCampaign` stops it too
+    ``interrupted`` set. A shell that handles signals passes ``stop`` and calls its
+    :meth:`StopRequest.request` from its handler instead of raising (see
+    :class:`StopRequest`). A check that raises :class:`StopCampaign` stops it too
     (``stopped``); any other exception it raises is raised again.
     """
     if examples is None and seconds is None:
@@ -309,7 +315,10 @@ def fuzz(
         if on_finding is not None:
             on_finding(finding)
 
+    stopping = stop if stop is not None else StopRequest()
+
     def test(data: st.DataObject) -> None:
+        stopping.checkpoint()
         now = clock()
         if state.target is None:
             if spent(now):
@@ -321,12 +330,14 @@ def fuzz(
         stream = data.draw(strategy)
         state.calls += 1
         try:
-            found = tuple(check(stream))
+            with stopping.immediate():
+                found = tuple(check(stream))
         except StopCampaign as exc:
             state.stopped = str(exc) or type(exc).__name__
             raise _StopRound from None
         except Exception as exc:
             raise _CheckRaised(exc) from None
+        stopping.checkpoint()
         if on_progress is not None:
             on_progress(progress())
         if not found:
@@ -363,34 +374,35 @@ def fuzz(
     interrupted = False
     round_number = 0
     try:
-        while not spent(clock()):
-            remaining = 10**9 if examples is None else max(examples - state.generated, 1)
-            round_test = settings(
-                database=keeping,
-                max_examples=remaining,
-                deadline=None,
-                phases=(Phase.reuse, Phase.generate, Phase.shrink),
-                suppress_health_check=list(HealthCheck),
-                report_multiple_bugs=False,
-                verbosity=Verbosity.quiet,
-                print_blob=False,
-                derandomize=False,
-            )(seeded((state.seed << 16) + round_number)(given(st.data())(test)))
-            round_number += 1
-            try:
-                round_test()
-            except _Failed:
-                record(shrunk=True)
-            except Flaky:  # the minimal example passed when replayed: keep the last failure
-                record(shrunk=True)
-            except _StopRound:
-                record(shrunk=False)
-                break
-            else:  # nothing new in a whole round: the budget is spent, or nothing is left
-                break
-            finally:
-                if keeping is not None:
-                    keeping.end_round()
+        with stopping.deferred():
+            while not spent(clock()):
+                remaining = 10**9 if examples is None else max(examples - state.generated, 1)
+                round_test = settings(
+                    database=keeping,
+                    max_examples=remaining,
+                    deadline=None,
+                    phases=(Phase.reuse, Phase.generate, Phase.shrink),
+                    suppress_health_check=list(HealthCheck),
+                    report_multiple_bugs=False,
+                    verbosity=Verbosity.quiet,
+                    print_blob=False,
+                    derandomize=False,
+                )(seeded((state.seed << 16) + round_number)(given(st.data())(test)))
+                round_number += 1
+                try:
+                    round_test()
+                except _Failed:
+                    record(shrunk=True)
+                except Flaky:  # the minimal example passed when replayed: keep the last failure
+                    record(shrunk=True)
+                except _StopRound:
+                    record(shrunk=False)
+                    break
+                else:  # nothing new in a whole round: the budget is spent, or nothing is left
+                    break
+                finally:
+                    if keeping is not None:
+                        keeping.end_round()
     except KeyboardInterrupt:
         interrupted = True
         record(shrunk=False)
